@@ -122,7 +122,8 @@ class Document:
             object.__setattr__(self, "meta", FrozenMeta(self.meta or {}))
 
     def __repr__(self) -> str:
-        return f"Document(id={self.id!r}, chars={len(self.text)}, spans={len(self.spans)}, meta_keys={sorted(self.meta)})"
+        return (f"Document(id={self.id!r}, chars={len(self.text)}, spans={len(self.spans)}, "
+                f"meta_keys={sorted(self.meta)})")
 
     __str__ = __repr__
 
