@@ -306,7 +306,9 @@ _scheme("ontonotes", "spaCy / OntoNotes 5 entity types (only those that can be i
     ("CARDINAL", "OTHER", "other numerals"),
     ("PER", "NAME", "people (spaCy WikiNER models)"),
     ("MISC", "OTHER", "miscellaneous (spaCy WikiNER models)"),
-], preferred={"LOCATION": "GPE", "LOCATION.COUNTRY": "GPE", "AGE": "DATE", "ID": "CARDINAL"})
+], preferred={"LOCATION": "GPE", "LOCATION.COUNTRY": "GPE", "LOCATION.HOSPITAL": "ORG",
+              "LOCATION.DEPARTMENT": "ORG", "LOCATION.STREET": "FAC", "LOCATION.ROOM": "FAC", "AGE": "DATE",
+              "ID": "CARDINAL"})
 
 # --- Presidio -------------------------------------------------------------------------------------------------
 _scheme("presidio", "Microsoft Presidio entity types (global and country-specific recognizers)", [

@@ -1,0 +1,256 @@
+"""Batch runs that survive bad documents and ``kill -9``.
+
+Every input record yields either an output document or an error record. Results are appended to a journal
+(``.<out>.clinanon-part``, one JSON line per document, flushed after each) next to the output; when every input is
+done the journal is turned into the requested output format atomically (temp file or folder + rename) and removed.
+An interrupted run resumes with ``resume=True``: finished documents are read back from the journal, a half-written
+last line is cut off, and only the rest is processed. The final output never exists half-written.
+
+The errors report (JSONL: path, line, offset, doc id, error type, reason — never document text) is written
+atomically at the end, also when there are no errors, so a run always accounts for every input.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from clinanon.document import Document, SanitizedDocument
+from clinanon.errors import ClinanonError, InputError
+
+__all__ = ["BatchResult", "Processor", "journal_path", "run_batch"]
+
+Processor = Callable[[Document], Document | SanitizedDocument]
+Record = Document | InputError
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    out: Path
+    errors_path: Path
+    processed: int
+    resumed: int
+    errors: int
+
+    @property
+    def total(self) -> int:
+        return self.processed + self.resumed + self.errors
+
+
+def journal_path(out: Path) -> Path:
+    return out.parent / f".{out.name}.clinanon-part"
+
+
+def default_errors_path(out: Path) -> Path:
+    return out.parent / f"{out.name}.errors.jsonl"
+
+
+def _record_key(rec: Record) -> str:
+    if isinstance(rec, Document):
+        return f"doc:{rec.id}"
+    return f"err:{rec.path}:{rec.line}:{rec.offset}:{rec.doc_id}"
+
+
+def _as_output(result: Document | SanitizedDocument) -> Document:
+    if isinstance(result, SanitizedDocument):
+        doc = result.to_document()
+        return doc.with_meta(replacements=[r.to_dict() for r in result.replacements])
+    return result
+
+
+def _error_record(exc: BaseException, doc: Document | None) -> InputError:
+    if isinstance(exc, InputError):
+        return exc
+    reason = str(exc) if isinstance(exc, ClinanonError) else f"internal error ({type(exc).__name__})"
+    return InputError(reason, doc_id=doc.id if doc is not None else None)
+
+
+def _read_journal(path: Path) -> set[str]:
+    """Keys of finished records; a half-written last line (interrupted write) is cut off."""
+    done: set[str] = set()
+    if not path.exists():
+        return done
+    good_end = 0
+    with path.open("rb") as fh:
+        for raw in fh:
+            if not raw.endswith(b"\n"):
+                break
+            try:
+                entry = json.loads(raw)
+            except json.JSONDecodeError:
+                break
+            done.add(entry["key"])
+            good_end += len(raw)
+    if good_end != path.stat().st_size:
+        with path.open("r+b") as fh:
+            fh.truncate(good_end)
+    return done
+
+
+def _journal_entries(path: Path) -> Iterator[dict[str, Any]]:
+    with path.open("r", encoding="utf-8") as fh:
+        for line in fh:
+            yield json.loads(line)
+
+
+# --- worker processes --------------------------------------------------------------------------------------
+_WORKER: Processor | None = None
+
+
+def _init_worker(factory: Callable[[], Processor]) -> None:
+    global _WORKER
+    _WORKER = factory()
+
+
+def _run_one(doc: Document) -> tuple[str, dict[str, Any]]:
+    assert _WORKER is not None
+    try:
+        return "ok", _as_output(_WORKER(doc)).to_dict()
+    except Exception as exc:
+        return "error", _error_record(exc, doc).to_record()
+
+
+def _process_serial(processor: Processor, docs: Iterable[Document]) -> Iterator[tuple[str, dict[str, Any]]]:
+    for doc in docs:
+        try:
+            yield "ok", _as_output(processor(doc)).to_dict()
+        except Exception as exc:
+            yield "error", _error_record(exc, doc).to_record()
+
+
+def run_batch(
+    records: Iterable[Record],
+    processor_factory: Callable[[], Processor],
+    out: str | Path,
+    out_format: str,
+    *,
+    resume: bool = False,
+    overwrite: bool = False,
+    errors_path: str | Path | None = None,
+    workers: int = 1,
+    progress: Callable[[int], None] | None = None,
+    write_options: dict[str, Any] | None = None,
+) -> BatchResult:
+    """Process every record and write the outputs to ``out`` in ``out_format``.
+
+    ``records`` come from :func:`clinanon.io.iter_records` (documents, or errors in place of bad ones).
+    ``processor_factory`` builds the per-process function (called once per worker). ``progress`` is called
+    with the number of records handled so far.
+    """
+    from clinanon import io as cio
+
+    out = Path(out)
+    errors_file = Path(errors_path) if errors_path is not None else default_errors_path(out)
+    journal = journal_path(out)
+    if journal.exists() and not resume:
+        raise ClinanonError(
+            f"{journal}: an earlier run into {out} did not finish; rerun with --resume to continue it, "
+            "or delete that file to start again"
+        )
+    if out.exists() and not overwrite:
+        raise ClinanonError(f"{out} already exists; pass --overwrite to replace it")
+    done = _read_journal(journal) if resume else set()
+    out.parent.mkdir(parents=True, exist_ok=True)
+
+    processed = resumed = errors = 0
+    handled = 0
+    with journal.open("a", encoding="utf-8") as jf:
+
+        def log(key: str, kind: str, payload: dict[str, Any]) -> None:
+            jf.write(json.dumps({"key": key, kind: payload}, ensure_ascii=False) + "\n")
+            jf.flush()
+
+        def pending_docs() -> Iterator[Document]:
+            nonlocal resumed, errors, handled
+            for rec in records:
+                key = _record_key(rec)
+                if key in done:
+                    resumed += 1
+                    handled += 1
+                    if progress:
+                        progress(handled)
+                    continue
+                if isinstance(rec, InputError):
+                    log(key, "error", rec.to_record())
+                    done.add(key)
+                    errors += 1
+                    handled += 1
+                    if progress:
+                        progress(handled)
+                    continue
+                done.add(key)
+                yield rec
+
+        pending = pending_docs()
+        keyed: list[str] = []
+
+        def tracked() -> Iterator[Document]:
+            for doc in pending:
+                keyed.append(_record_key(doc))
+                yield doc
+
+        if workers > 1:
+            ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+            with ctx.Pool(workers, initializer=_init_worker, initargs=(processor_factory,)) as pool:
+                results: Iterable[tuple[str, dict[str, Any]]] = pool.imap(_run_one, tracked(), chunksize=4)
+                for i, (kind, payload) in enumerate(results):
+                    processed, errors = _account(kind, processed, errors)
+                    log(keyed[i], kind, payload)
+                    handled += 1
+                    if progress:
+                        progress(handled)
+        else:
+            for i, (kind, payload) in enumerate(_process_serial(processor_factory(), tracked())):
+                processed, errors = _account(kind, processed, errors)
+                log(keyed[i], kind, payload)
+                handled += 1
+                if progress:
+                    progress(handled)
+
+    _finish(journal, out, out_format, errors_file, overwrite=overwrite, write_options=write_options or {},
+            cio_write=cio.write)
+    return BatchResult(out, errors_file, processed, resumed, errors)
+
+
+def _account(kind: str, processed: int, errors: int) -> tuple[int, int]:
+    return (processed + 1, errors) if kind == "ok" else (processed, errors + 1)
+
+
+def _finish(journal: Path, out: Path, out_format: str, errors_file: Path, *, overwrite: bool,
+            write_options: dict[str, Any], cio_write: Callable[..., None]) -> None:
+    """Turn the journal into the final output and the errors report, atomically, then drop the journal."""
+    docs = (Document.from_dict(e["ok"]) for e in _journal_entries(journal) if "ok" in e)
+    tmp_dir = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        tmp_out = tmp_dir / out.name
+        cio_write(docs, tmp_out, out_format, **write_options)
+        if out.exists() and overwrite:
+            if out.is_dir():
+                shutil.rmtree(out)
+            else:
+                out.unlink()
+        os.replace(tmp_out, out)
+    finally:
+        shutil.rmtree(tmp_dir, ignore_errors=True)
+    _write_errors(journal, errors_file)
+    journal.unlink()
+
+
+def _write_errors(journal: Path, errors_file: Path) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{errors_file.name}.", dir=errors_file.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        _dump_errors(journal, fh)
+    os.replace(tmp, errors_file)
+
+
+def _dump_errors(journal: Path, fh: IO[str]) -> None:
+    for e in _journal_entries(journal):
+        if "error" in e:
+            fh.write(json.dumps(e["error"], ensure_ascii=False) + "\n")

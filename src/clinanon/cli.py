@@ -1,0 +1,315 @@
+"""``clinanon <verb>``: a thin layer over the library (Typer + Rich).
+
+Nothing here prints document or span text: progress bars count documents, errors name files and offsets.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from clinanon import __version__
+from clinanon.config import DEFAULT_CONFIG_TOML, Config
+from clinanon.errors import ClinanonError
+
+app = typer.Typer(
+    name="clinanon",
+    help="De-identify clinical free text: detect PHI, replace it, evaluate how well it worked.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console(stderr=True)
+stdout = Console()
+
+
+class LabelMode(StrEnum):
+    native = "native"
+    canonical = "canonical"
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"clinanon {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """clinanon: clinical text de-identification."""
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True)
+    return typer.Exit(code)
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    try:
+        yield
+    except ClinanonError as e:
+        raise _fail(str(e).replace("[", "\\[")) from None
+
+
+@contextmanager
+def _progress(description: str, total: int | None) -> Iterator[Any]:
+    columns = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn()]
+    with Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as prog:
+        task = prog.add_task(description, total=total)
+        yield lambda n: prog.update(task, completed=n)
+
+
+def _count_inputs(path: Path, fmt: str) -> int | None:
+    """A cheap count of input documents for the progress bar (None when unknown)."""
+    from clinanon import io as cio
+
+    try:
+        return cio.count_documents(path, fmt)
+    except Exception:
+        return None
+
+
+def _build_config(config: Path | None, lang: str | None, operator: str | None,
+                  scheme: str | None = None) -> Config:
+    cfg = Config.load(config) if config is not None else Config()
+    overrides: dict[str, Any] = {}
+    if lang is not None:
+        overrides["language"] = lang
+    if scheme is not None:
+        overrides["label_scheme"] = scheme
+    if operator is not None:
+        overrides["operators"] = {"*": {"operator": operator}}
+    if overrides:
+        data = cfg.model_dump(exclude={"base_dir"}, mode="json")
+        data.update(overrides)
+        cfg = Config.from_dict(data, source="command line").model_copy(update={"base_dir": cfg.base_dir})
+    return cfg
+
+
+def _out_format(out: Path, out_format: str | None, in_format: str) -> str:
+    from clinanon import io as cio
+
+    if out_format:
+        return out_format
+    by_suffix = cio.format_for_suffix(out.suffix)
+    return by_suffix or in_format
+
+
+class _PipelineFactory:
+    """Picklable: builds the pipeline inside each worker process."""
+
+    def __init__(self, config: Config, deidentify: bool) -> None:
+        self.config = config
+        self.deidentify = deidentify
+
+    def __call__(self) -> Any:
+        from clinanon.pipeline import Pipeline
+
+        nlp = Pipeline(self.config)
+        return nlp.deidentify if self.deidentify else nlp.detect
+
+
+def _run(input_path: Path, out: Path, in_format: str | None, out_format: str | None, config: Config,
+         *, deidentify: bool, resume: bool, overwrite: bool, workers: int, errors: Path | None) -> None:
+    from clinanon import io as cio
+    from clinanon.batch import run_batch
+
+    fmt = in_format or cio.detect_format(input_path)
+    ofmt = _out_format(out, out_format, fmt)
+    factory = _PipelineFactory(config, deidentify)
+    factory()  # fail early (bad config, missing model) before touching the output
+    total = _count_inputs(input_path, fmt)
+    verb = "de-identifying" if deidentify else "detecting"
+    with _progress(f"{verb} ({fmt} → {ofmt})", total) as advance:
+        result = run_batch(cio.iter_records(input_path, fmt), factory, out, ofmt, resume=resume,
+                           overwrite=overwrite, errors_path=errors, workers=workers, progress=advance)
+    style = "red" if result.errors else "green"
+    console.print(
+        f"[{style}]{result.processed} processed, {result.resumed} resumed, {result.errors} errors[/] → {out}"
+        + (f" (errors: {result.errors_path})" if result.errors else ""),
+        highlight=False,
+    )
+    if result.errors:
+        raise typer.Exit(1)
+
+
+InputArg = Annotated[Path, typer.Argument(help="Input file or folder (format auto-detected).", exists=True)]
+OutOpt = Annotated[Path, typer.Option("--out", "-o", help="Output file or folder.")]
+FormatOpt = Annotated[str | None, typer.Option("--format", "-f", help="Input format (default: auto-detect).")]
+OutFormatOpt = Annotated[str | None, typer.Option("--out-format", help="Output format (default: from --out or input).")]
+LangOpt = Annotated[str | None, typer.Option("--lang", "-l", help="Language: en, es, nl, sv, de.")]
+ConfigOpt = Annotated[Path | None, typer.Option("--config", "-c", help="clinanon.toml", exists=True, dir_okay=False)]
+ResumeOpt = Annotated[bool, typer.Option("--resume", help="Continue an interrupted run into the same --out.")]
+OverwriteOpt = Annotated[bool, typer.Option("--overwrite", help="Replace an existing --out.")]
+WorkersOpt = Annotated[int, typer.Option("--workers", "-j", min=1, help="Worker processes.")]
+ErrorsOpt = Annotated[Path | None, typer.Option("--errors", help="Errors report (default: <out>.errors.jsonl).")]
+
+
+@app.command()
+def deidentify(
+    input_path: InputArg,
+    out: OutOpt,
+    in_format: FormatOpt = None,
+    out_format: OutFormatOpt = None,
+    lang: LangOpt = None,
+    config: ConfigOpt = None,
+    operator: Annotated[
+        str | None, typer.Option("--operator", help="One operator for every category: redact, tag, suppress, keep.")
+    ] = None,
+    resume: ResumeOpt = False,
+    overwrite: OverwriteOpt = False,
+    workers: WorkersOpt = 1,
+    errors: ErrorsOpt = None,
+) -> None:
+    """Detect PHI and replace it; writes the sanitized documents (and their replacement log where the format can)."""
+    with _errors():
+        cfg = _build_config(config, lang, operator)
+        _run(input_path, out, in_format, out_format, cfg, deidentify=True, resume=resume, overwrite=overwrite,
+             workers=workers, errors=errors)
+
+
+@app.command()
+def detect(
+    input_path: InputArg,
+    out: OutOpt,
+    in_format: FormatOpt = None,
+    out_format: OutFormatOpt = None,
+    lang: LangOpt = None,
+    config: ConfigOpt = None,
+    scheme: Annotated[str | None, typer.Option("--scheme", help="Label scheme of the predicted spans.")] = None,
+    resume: ResumeOpt = False,
+    overwrite: OverwriteOpt = False,
+    workers: WorkersOpt = 1,
+    errors: ErrorsOpt = None,
+) -> None:
+    """Detect PHI only: writes the documents with predicted spans (text unchanged)."""
+    with _errors():
+        cfg = _build_config(config, lang, None, scheme)
+        _run(input_path, out, in_format, out_format, cfg, deidentify=False, resume=resume, overwrite=overwrite,
+             workers=workers, errors=errors)
+
+
+@app.command()
+def evaluate(
+    gold: Annotated[Path, typer.Option("--gold", "-g", help="Gold annotations (any format).", exists=True)],
+    pred: Annotated[Path | None, typer.Option("--pred", "-p", help="Predictions (any format).", exists=True)] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", "-c", help="Run this pipeline on the gold texts instead of --pred.",
+                                  exists=True, dir_okay=False)
+    ] = None,
+    gold_format: Annotated[str | None, typer.Option("--gold-format")] = None,
+    pred_format: Annotated[str | None, typer.Option("--pred-format")] = None,
+    lang: LangOpt = None,
+    scheme: Annotated[str | None, typer.Option("--scheme", help="Label scheme of the gold labels.")] = None,
+    labels: Annotated[
+        LabelMode, typer.Option("--labels", help="Compare native labels, or map both sides to canonical categories.")
+    ] = LabelMode.native,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON instead of a table.")] = False,
+    save: Annotated[Path | None, typer.Option("--save", help="Also write the JSON report to this file.")] = None,
+) -> None:
+    """Score predictions against gold spans: token, entity (MEDDOCAN subtasks 1 and 2), overlap, per label, leaks."""
+    from clinanon import io as cio
+    from clinanon.evaluate import evaluate as run_eval
+    from clinanon.evaluate.report import render_table
+
+    with _errors():
+        if (pred is None) == (config is None):
+            raise _fail("give exactly one of --pred (a prediction file) or --config (a pipeline to run)")
+        gold_docs = list(cio.read(gold, gold_format))
+        cfg = _build_config(config, lang, None, scheme) if config is not None else None
+        language = lang or (cfg.language if cfg else "es")
+        if pred is not None:
+            pred_docs = list(cio.read(pred, pred_format))
+        else:
+            from clinanon.pipeline import Pipeline
+
+            assert cfg is not None
+            nlp = Pipeline(cfg)
+            with _progress("detecting", len(gold_docs)) as advance:
+                pred_docs = []
+                for i, d in enumerate(gold_docs, 1):
+                    pred_docs.append(nlp.detect(d))
+                    advance(i)
+        scheme_name = scheme or (cfg.label_scheme if cfg else None)
+        report = run_eval(gold_docs, pred_docs, lang=language, scheme=scheme_name, label_map=labels.value)
+        data = report.to_dict()
+        if save is not None:
+            from clinanon.io.base import atomic_write_text
+
+            atomic_write_text(save, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        if as_json:
+            sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        else:
+            render_table(report, stdout)
+
+
+@app.command("labels")
+def labels_cmd(
+    scheme: Annotated[str | None, typer.Argument(help="A label scheme; omit to list the schemes.")] = None,
+    config: ConfigOpt = None,
+) -> None:
+    """List the label schemes, or the labels of one scheme with their canonical categories."""
+    from clinanon.taxonomy import get_scheme, list_schemes
+
+    with _errors():
+        if config is not None:
+            Config.load(config)  # registers the user's schemes
+        if scheme is None:
+            table = Table("scheme", "labels", "description", title="label schemes")
+            for name in list_schemes():
+                s = get_scheme(name)
+                table.add_row(s.name, str(len(s.labels)), s.description)
+            stdout.print(table)
+            return
+        s = get_scheme(scheme)
+        table = Table("label", "canonical category", "description", title=f"{s.name}: {s.description}")
+        for native, cat in s.labels.items():
+            table.add_row(native, cat, s.descriptions.get(native, ""))
+        stdout.print(table)
+
+
+@app.command("init-config")
+def init_config(
+    path: Annotated[Path, typer.Argument(help="Where to write the configuration.")] = Path("clinanon.toml"),
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+) -> None:
+    """Write a commented default configuration file."""
+    if path.exists() and not force:
+        raise _fail(f"{path} exists; pass --force to overwrite it")
+    path.write_text(DEFAULT_CONFIG_TOML, encoding="utf-8")
+    console.print(f"wrote {path}")
+
+
+@app.command()
+def formats() -> None:
+    """List the corpus formats clinanon reads and writes."""
+    from clinanon import io as cio
+
+    table = Table("format", "suffixes", "description", title="formats")
+    for name, fmt in cio.FORMATS.items():
+        table.add_row(name, " ".join(fmt.suffixes), fmt.description)
+    stdout.print(table)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

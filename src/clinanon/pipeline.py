@@ -1,0 +1,144 @@
+"""The one object users hold: configuration → detectors → resolver → (propagation) → operator.
+
+>>> from clinanon.pipeline import Pipeline
+>>> nlp = Pipeline.from_config(language="es")            # doctest: +SKIP
+>>> nlp.detect(doc).spans                                  # doctest: +SKIP
+>>> nlp.deidentify(doc).text                               # doctest: +SKIP
+
+Detectors are looked up by name in a registry (:func:`register_detector`), like spaCy's factories: a factory
+gets the validated :class:`~clinanon.config.Config` and returns an object with ``detect(doc) -> list[Span]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from clinanon.config import Config
+from clinanon.detect.base import Detector
+from clinanon.document import Document, SanitizedDocument, Span
+from clinanon.errors import ConfigError
+from clinanon.taxonomy import LabelScheme, category_matches, get_scheme
+
+__all__ = ["Pipeline", "get_detector_factory", "list_detectors", "register_detector"]
+
+DetectorFactory = Callable[[Config], Detector]
+_DETECTORS: dict[str, DetectorFactory] = {}
+
+
+def register_detector(name: str) -> Callable[[DetectorFactory], DetectorFactory]:
+    """Register a detector factory under ``name`` (decorator)."""
+
+    def deco(factory: DetectorFactory) -> DetectorFactory:
+        _DETECTORS[name] = factory
+        return factory
+
+    return deco
+
+
+def _load_builtin_detectors() -> None:
+    # importing the modules registers their factories
+    import clinanon.detect.rules  # noqa: F401
+
+
+def get_detector_factory(name: str) -> DetectorFactory:
+    _load_builtin_detectors()
+    try:
+        return _DETECTORS[name]
+    except KeyError:
+        raise ConfigError(f"unknown detector {name!r}; known: {', '.join(sorted(_DETECTORS))}") from None
+
+
+def list_detectors() -> list[str]:
+    _load_builtin_detectors()
+    return sorted(_DETECTORS)
+
+
+class GoldDetector:
+    """Returns the document's own spans: runs operators on gold annotations (e.g. to build a sanitized corpus)."""
+
+    name = "gold"
+
+    def detect(self, doc: Document) -> list[Span]:
+        return list(doc.spans)
+
+
+register_detector("gold")(lambda config: GoldDetector())
+
+
+class Pipeline:
+    """Detects PHI and replaces it, as configured.
+
+    ``detect`` returns the document with its spans replaced by the predictions (labels in the configured scheme);
+    ``deidentify`` returns a :class:`~clinanon.document.SanitizedDocument` with the replacement log.
+    """
+
+    def __init__(self, config: Config | None = None, *, detectors: Sequence[Detector] | None = None) -> None:
+        from clinanon.detect.resolve import Resolver
+        from clinanon.transform.engine import Anonymizer
+
+        self.config = config or Config()
+        self.scheme: LabelScheme = get_scheme(self.config.label_scheme)
+        if detectors is None:
+            detectors = [get_detector_factory(name)(self.config) for name in self.config.detectors.use]
+        self.detectors: list[Detector] = list(detectors)
+        self.resolver = Resolver(min_score=self.config.detectors.min_score)
+        self.anonymizer = Anonymizer(self.config.operators, scheme=self.scheme, lang=self.config.language)
+
+    @classmethod
+    def from_config(cls, path: str | Path | None = None, **overrides: Any) -> Pipeline:
+        """Build from a TOML file (or the defaults), with top-level keys overridden by keyword arguments."""
+        base = Config.load(path) if path is not None else Config()
+        if overrides:
+            data = base.model_dump(exclude={"base_dir"})
+            data.update(overrides)
+            base = Config.from_dict(data).model_copy(update={"base_dir": base.base_dir})
+        return cls(base)
+
+    @property
+    def lang(self) -> str:
+        return self.config.language
+
+    # --- detection ------------------------------------------------------------------------------------------
+    def candidates(self, doc: Document) -> list[Span]:
+        """Every detector's raw candidates (overlapping, canonical or native labels)."""
+        out: list[Span] = []
+        for d in self.detectors:
+            out.extend(d.detect(doc))
+        return out
+
+    def _category(self, label: str) -> str:
+        try:
+            return self.scheme.category(label)
+        except KeyError:
+            return label
+
+    def detect_spans(self, doc: Document) -> list[Span]:
+        """Resolved, propagated predictions with labels in the configured scheme."""
+        spans = self.resolver.resolve(doc, self.candidates(doc))
+        if self.config.detectors.propagate_names:
+            from clinanon.detect.propagate import propagate
+
+            spans = propagate(doc, spans, is_name=lambda label: category_matches(self._category(label), "NAME"))
+        return [self._to_scheme(s) for s in spans]
+
+    def _to_scheme(self, span: Span) -> Span:
+        if span.label in self.scheme:
+            return span
+        native = self.scheme.native(span.label)
+        return span if native is None else span.with_label(native)
+
+    def detect(self, doc: Document) -> Document:
+        return doc.with_spans(self.detect_spans(doc))
+
+    # --- de-identification ----------------------------------------------------------------------------------
+    def deidentify(self, doc: Document, spans: Sequence[Span] | None = None) -> SanitizedDocument:
+        """Replace PHI; ``spans`` (e.g. gold annotations) skip detection."""
+        if spans is None:
+            spans = self.detect_spans(doc)
+        return self.anonymizer.anonymize(doc, spans)
+
+    def pipe(self, docs: Iterable[Document], *, deidentify: bool = True) -> Iterator[Document | SanitizedDocument]:
+        for doc in docs:
+            yield self.deidentify(doc) if deidentify else self.detect(doc)

@@ -1,0 +1,231 @@
+"""The anonymization engine: spans + an operator per category -> a :class:`~clinanon.document.SanitizedDocument`.
+
+Steps, for one document:
+
+1. Each span's label becomes a canonical category (``scheme.category(label)`` when a scheme is given; otherwise
+   the label must already be canonical).
+2. The operator is chosen by category: an entry for the exact category (``"NAME.PATIENT"``) beats one for its
+   type (``"NAME"``), which beats the default (``"*"`` or the ``default`` argument).
+3. Each operator returns an :class:`~clinanon.transform.base.Edit` of the original text, which must cover the span.
+   Identity edits (``keep``, or any edit whose new text equals the original region) are dropped: they are not
+   changes, so they are not logged and never shield text from another span's edit.
+4. Overlapping edits are merged deterministically (spans should be resolved before, but the engine is robust):
+   edits are ordered by ``(start, longest first, span)``; an edit that starts before the current group ends joins
+   it; the group's **first** edit (the earliest-starting, then longest) wins: its text replaces the **union** of
+   the group's regions, and its span's label, category and operator name go into the log. So a ``suppress`` edit
+   covering tags absorbs them, and of two partly overlapping span edits the earlier one's text replaces both.
+   Touching edits (one ends where the next starts) stay separate.
+5. The output is built in one pass (a list of pieces, joined): linear in the text length plus ``O(k log k)`` for
+   ``k`` spans. Every changed region gets a :class:`~clinanon.document.Replacement` with its offsets in both texts.
+
+Guarantee: every character of every span whose operator is not an identity lies inside a replaced region, and
+every character outside the replaced regions is copied unchanged, at an offset the log maps both ways.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from clinanon.document import Document, Replacement, SanitizedDocument, Span
+from clinanon.errors import ConfigError, SpanError
+from clinanon.taxonomy import CANONICAL_CATEGORIES, LabelScheme, get_scheme, list_schemes, parent
+from clinanon.transform.base import Edit, Operator, OperatorContext, operator_from_config
+
+__all__ = ["DEFAULT_KEY", "Anonymizer", "anonymize", "build_operators", "select_operator"]
+
+#: the key of the default operator in an operator map
+DEFAULT_KEY = "*"
+_CANONICAL = frozenset(CANONICAL_CATEGORIES)
+
+
+def _check_keys(operators: Mapping[str, Any]) -> None:
+    for key in operators:
+        if key != DEFAULT_KEY and key not in _CANONICAL:
+            raise ConfigError(
+                f"operator map key {key!r} is not a canonical category or type; use {DEFAULT_KEY!r} for the "
+                f"default or one of: {', '.join(CANONICAL_CATEGORIES)}"
+            )
+
+
+def build_operators(config: Mapping[str, Any]) -> dict[str, Operator]:
+    """An operator map from config entries: key (category, type or ``"*"``) -> operator, name or settings dict.
+
+    ``{"NAME": {"operator": "tag", "template": "<PERSON>"}, "DATE": "redact", "*": {"operator": "redact"}}``.
+    Keys and parameters are validated here, once (:class:`ConfigError` names the key or the operator/parameter).
+    """
+    _check_keys(config)
+    out: dict[str, Operator] = {}
+    for key, spec in config.items():
+        try:
+            out[key] = operator_from_config(spec)
+        except ConfigError as e:
+            raise ConfigError(f"operators[{key!r}]: {e}") from None
+    return out
+
+
+def select_operator(category: str, operators: Mapping[str, Operator],
+                    default: Operator | None = None) -> Operator:
+    """The operator for a canonical category: exact category, else its type, else ``"*"``, else ``default``."""
+    for key in (category, parent(category), DEFAULT_KEY):
+        op = operators.get(key)
+        if op is not None:
+            return op
+    if default is None:
+        raise ConfigError(
+            f"no operator for category {category!r} (nor for its type {parent(category)!r}) and no default; "
+            f"add a {DEFAULT_KEY!r} entry to the operator map"
+        )
+    return default
+
+
+def _resolve_scheme(scheme: LabelScheme | str | None) -> LabelScheme | None:
+    if scheme is None or isinstance(scheme, LabelScheme):
+        return scheme
+    return get_scheme(scheme)
+
+
+def _category(label: str, scheme: LabelScheme | None, doc_id: str, span: Span) -> str:
+    if scheme is not None:
+        try:
+            return scheme.category(label)
+        except KeyError:
+            raise ConfigError(
+                f"document {doc_id!r}, span [{span.start}, {span.end}): label {label!r} is not in label scheme "
+                f"{scheme.name!r} and is not a canonical category"
+            ) from None
+    if label in _CANONICAL:
+        return label
+    raise ConfigError(
+        f"document {doc_id!r}, span [{span.start}, {span.end}): label {label!r} is not a canonical category; "
+        f"pass the label scheme it belongs to (scheme=...; known: {', '.join(list_schemes())})"
+    )
+
+
+def _merge(edits: list[tuple[Edit, Span, str, str]]) -> Iterator[tuple[int, int, str, Span, str, str]]:
+    """Merge overlapping edits (see the module docstring): ``(start, end, text, span, category, operator)``."""
+    edits.sort(key=lambda t: (t[0].start, -t[0].end, t[1]))
+    group: list[Any] | None = None
+    for e, span, category, op_name in edits:
+        if group is not None and e.start < group[1]:
+            group[1] = max(group[1], e.end)
+            continue
+        if group is not None:
+            yield tuple(group)  # type: ignore[misc]
+        group = [e.start, e.end, e.text, span, category, op_name]
+    if group is not None:
+        yield tuple(group)  # type: ignore[misc]
+
+
+def anonymize(
+    doc: Document,
+    spans: Sequence[Span] | None = None,
+    *,
+    operators: Mapping[str, Operator] | None = None,
+    scheme: LabelScheme | str | None = None,
+    lang: str = "es",
+    default: Operator | None = None,
+    state: dict[str, Any] | None = None,
+) -> SanitizedDocument:
+    """Apply an operator to every span of ``doc`` and return the new text with its replacement log.
+
+    ``spans`` default to ``doc.spans``. ``operators`` maps canonical categories, types or ``"*"`` to operators
+    (``None``: tag everything as ``[CATEGORY]``). ``scheme`` (a :class:`LabelScheme` or its name) maps native span
+    labels to categories. ``state`` is the per-document dict operators share (a fresh one by default).
+
+    Raises :class:`ConfigError` for a label that is neither in the scheme nor canonical, or a category with no
+    operator; :class:`SpanError` when an operator returns an edit that does not cover its span. Messages name the
+    document id, offsets and labels, never text.
+    """
+    if operators is None:
+        from clinanon.transform.tag import TagOperator
+
+        operators = {}
+        default = default or TagOperator()
+    else:
+        _check_keys(operators)
+    resolved = _resolve_scheme(scheme)
+    n = len(doc.text)
+    if spans is not None and not all(isinstance(s, Span) for s in spans):
+        raise SpanError(f"document {doc.id!r}: spans must be Span objects")
+    span_list = tuple(doc.spans if spans is None else sorted(spans))
+    for s in span_list:
+        if s.end > n:
+            raise SpanError(f"document {doc.id!r}: span [{s.start}, {s.end}) ends past the text (length {n})")
+    categories = {s: _category(s.label, resolved, doc.id, s) for s in span_list}
+    base = OperatorContext(doc, lang=lang, scheme=resolved, spans=span_list, categories=categories,
+                           state={} if state is None else state)
+    contexts: dict[str, OperatorContext] = {}
+    edits: list[tuple[Edit, Span, str, str]] = []
+    for s in span_list:
+        category = categories[s]
+        op = select_operator(category, operators, default)
+        ctx = contexts.get(category)
+        if ctx is None:
+            ctx = contexts[category] = base.for_category(category)
+        e = op.edit(s, ctx)
+        if not isinstance(e, Edit):
+            raise SpanError(f"operator {op.name!r} returned a {type(e).__name__}, not an Edit")
+        if not e.covers(s) or e.end > n:
+            raise SpanError(
+                f"document {doc.id!r}: operator {op.name!r} returned edit [{e.start}, {e.end}) that does not "
+                f"cover span [{s.start}, {s.end}) inside the text (length {n})"
+            )
+        if e.text != doc.text[e.start:e.end]:  # identity edits (keep) are not changes
+            edits.append((e, s, category, op.name))
+
+    pieces: list[str] = []
+    replacements: list[Replacement] = []
+    pos = out = 0
+    for start, end, text, s, category, op_name in _merge(edits):
+        pieces.append(doc.text[pos:start])
+        out += start - pos
+        pieces.append(text)
+        replacements.append(Replacement(start, end, out, out + len(text), s.label, category, op_name))
+        out += len(text)
+        pos = end
+    pieces.append(doc.text[pos:])
+    return SanitizedDocument(doc.id, "".join(pieces), n, tuple(replacements), doc.meta)
+
+
+class Anonymizer:
+    """An operator map built and validated once, applied to many documents.
+
+    ``operators`` maps canonical categories, types or ``"*"`` to operators, operator names, or settings dicts
+    (``{"NAME": {"operator": "tag", "template": "<PERSON>"}, "*": {"operator": "redact"}}``) or
+    ``clinanon.config.OperatorConfig`` objects.
+    """
+
+    def __init__(
+        self,
+        operators: Mapping[str, Any] | None = None,
+        *,
+        scheme: LabelScheme | str | None = None,
+        lang: str = "es",
+        default: Operator | str | Mapping[str, Any] | None = None,
+    ) -> None:
+        self.operators: dict[str, Operator] = build_operators(operators or {})
+        self.default: Operator | None = None if default is None else operator_from_config(default)
+        if not self.operators and self.default is None:
+            self.default = operator_from_config("tag")
+        self.scheme: LabelScheme | None = _resolve_scheme(scheme)
+        self.lang = lang
+
+    def __repr__(self) -> str:
+        ops = ", ".join(f"{k}={op.name}" for k, op in self.operators.items())
+        return f"Anonymizer({ops}, scheme={self.scheme.name if self.scheme else None!r}, lang={self.lang!r})"
+
+    def operator_for(self, category: str) -> Operator:
+        """The operator that a span of this canonical category gets."""
+        return select_operator(category, self.operators, self.default)
+
+    def anonymize(self, doc: Document, spans: Sequence[Span] | None = None, *,
+                  state: dict[str, Any] | None = None) -> SanitizedDocument:
+        """:func:`anonymize` with this anonymizer's operators, scheme and language."""
+        return anonymize(doc, spans, operators=self.operators, scheme=self.scheme, lang=self.lang,
+                         default=self.default, state=state)
+
+    def anonymize_all(self, docs: Iterable[Document]) -> Iterator[SanitizedDocument]:
+        """Anonymize documents one by one (lazily), each with its own spans."""
+        for doc in docs:
+            yield self.anonymize(doc)
