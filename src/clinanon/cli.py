@@ -36,6 +36,7 @@ stdout = Console()
 class LabelMode(StrEnum):
     native = "native"
     canonical = "canonical"
+    type = "type"
 
 
 def _version(value: bool) -> None:
@@ -218,7 +219,7 @@ def evaluate(
     lang: LangOpt = None,
     scheme: Annotated[str | None, typer.Option("--scheme", help="Label scheme of the gold labels.")] = None,
     labels: Annotated[
-        LabelMode, typer.Option("--labels", help="Compare native labels, or map both sides to canonical categories.")
+        LabelMode, typer.Option("--labels", help="native labels, or both sides mapped to canonical categories or types.")
     ] = LabelMode.native,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON instead of a table.")] = False,
     save: Annotated[Path | None, typer.Option("--save", help="Also write the JSON report to this file.")] = None,
