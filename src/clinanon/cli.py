@@ -219,7 +219,7 @@ def evaluate(
     lang: LangOpt = None,
     scheme: Annotated[str | None, typer.Option("--scheme", help="Label scheme of the gold labels.")] = None,
     labels: Annotated[
-        LabelMode, typer.Option("--labels", help="native labels, or both sides mapped to canonical categories or types.")
+        LabelMode, typer.Option("--labels", help="native, canonical or type labels.")
     ] = LabelMode.native,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON instead of a table.")] = False,
     save: Annotated[Path | None, typer.Option("--save", help="Also write the JSON report to this file.")] = None,
