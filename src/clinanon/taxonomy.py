@@ -167,7 +167,7 @@ _scheme("i2b2-2014", "i2b2/UTHealth 2014 de-identification track (tag = type, TY
     ("STATE", "LOCATION.STATE", "state / province"),
     ("COUNTRY", "LOCATION.COUNTRY", "country"),
     ("ZIP", "LOCATION.ZIP", "postal code"),
-    ("LOCATION-OTHER", "LOCATION.OTHER", "other location"),
+    ("OTHER", "LOCATION.OTHER", "other location (LOCATION TYPE=\"OTHER\")"),
     ("AGE", "AGE", "age"),
     ("DATE", "DATE", "date or time"),
     ("PHONE", "CONTACT.PHONE", "phone number"),

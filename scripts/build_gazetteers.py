@@ -1,0 +1,539 @@
+"""Build the gazetteer files shipped in ``src/clinanon/data/gazetteers/<lang>/``.
+
+Run from the repository root (needs Faker and Babel; output is deterministic for given versions)::
+
+    python scripts/build_gazetteers.py
+
+Sources:
+
+* person names, cities, provinces/states: Faker's locale providers (MIT licence), read directly from the
+  provider classes (``faker.providers.person.<locale>.Provider.first_names_male`` ...);
+* country names: Babel / CLDR territory names per language (BSD / Unicode licence), each with a continent
+  derived from the CLDR time-zone territories (majority vote of a country's zones, a few islands fixed by hand);
+* world cities: CLDR exemplar cities of the time zones, localised per language (Babel);
+* Spanish municipalities with their province, province → autonomous community, country aliases, hospital
+  head words and a short list of large hospitals: written by hand below (facts, no external data set).
+
+Files (UTF-8, one entry per line, tab-separated columns, sorted):
+
+* ``first_names.txt``  ``name<TAB>F|M|N``
+* ``surnames.txt``     ``name``
+* ``cities.txt``       ``name<TAB>region<TAB>ISO country``
+* ``regions.txt``      ``name<TAB>parent region<TAB>ISO country``
+* ``countries.txt``    ``name<TAB>ISO country<TAB>continent``
+* ``hospitals.txt``    ``name<TAB>city<TAB>ISO country``
+* ``hospital_words.txt`` ``phrase<TAB>R|L|B|C`` (name follows / precedes / either side / compound suffix)
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+
+import babel
+from babel.core import get_global
+
+OUT = Path(__file__).resolve().parents[1] / "src" / "clinanon" / "data" / "gazetteers"
+
+LANGS = ("es", "en", "nl", "sv", "de")
+HOME_COUNTRY = {"es": "ES", "en": "GB", "nl": "NL", "sv": "SE", "de": "DE"}
+
+PERSON_LOCALES: dict[str, tuple[str, ...]] = {
+    "es": ("es_ES", "es_MX", "es_CO", "es_AR", "es_CL", "es_CA"),
+    "en": ("en_US", "en_GB", "en_IE", "en"),
+    "nl": ("nl_NL", "nl_BE"),
+    "sv": ("sv_SE",),
+    "de": ("de_DE", "de_AT", "de_CH"),
+}
+
+# (locale, attribute, ISO country, kind) for address providers; kind "city" or "region"
+ADDRESS_SOURCES: dict[str, tuple[tuple[str, str, str, str], ...]] = {
+    "es": (("es_ES", "states", "ES", "region"), ("es_ES", "regions", "ES", "region"),
+           ("es_MX", "states", "MX", "region"), ("es_AR", "provinces", "AR", "region"),
+           ("es_AR", "municipalities", "AR", "city"), ("es_CL", "regions", "CL", "region"),
+           ("es_CO", "departments", "CO", "region"), ("en_US", "states", "US", "region")),
+    "en": (("en_US", "states", "US", "region"), ("en_GB", "counties", "GB", "region"),
+           ("en_IE", "counties", "IE", "region"), ("en_CA", "provinces", "CA", "region"),
+           ("en_AU", "states", "AU", "region")),
+    "nl": (("nl_NL", "cities", "NL", "city"), ("nl_NL", "provinces", "NL", "region"),
+           ("nl_BE", "cities", "BE", "city"), ("nl_BE", "provinces", "BE", "region")),
+    "sv": (("sv_SE", "cities", "SE", "city"), ("sv_SE", "states", "SE", "region")),
+    "de": (("de_DE", "cities", "DE", "city"), ("de_DE", "states", "DE", "region"),
+           ("de_AT", "cities", "AT", "city"), ("de_AT", "states", "AT", "region"),
+           ("de_CH", "cities", "CH", "city"), ("de_CH", "cantons", "CH", "region")),
+}
+
+# Faker's geo provider has real places with ISO country codes; used where the address provider has no cities.
+GEO_COUNTRIES: dict[str, tuple[str, ...]] = {"es": ("ES",), "en": ("US", "GB", "IE", "CA", "AU")}
+
+# --- Spain: provinces -> autonomous community, municipalities -> province (hand-written) ------------------
+ES_PROVINCE_COMMUNITY = {
+    "Álava": "País Vasco", "Albacete": "Castilla-La Mancha", "Alicante": "Comunitat Valenciana",
+    "Almería": "Andalucía", "Asturias": "Principado de Asturias", "Ávila": "Castilla y León",
+    "Badajoz": "Extremadura", "Baleares": "Illes Balears", "Barcelona": "Cataluña", "Burgos": "Castilla y León",
+    "Cáceres": "Extremadura", "Cádiz": "Andalucía", "Cantabria": "Cantabria", "Castellón": "Comunitat Valenciana",
+    "Ceuta": "Ciudad Autónoma de Ceuta", "Ciudad Real": "Castilla-La Mancha", "Córdoba": "Andalucía",
+    "Cuenca": "Castilla-La Mancha", "Girona": "Cataluña", "Granada": "Andalucía",
+    "Guadalajara": "Castilla-La Mancha", "Guipúzcoa": "País Vasco", "Huelva": "Andalucía", "Huesca": "Aragón",
+    "Jaén": "Andalucía", "La Coruña": "Galicia", "La Rioja": "La Rioja", "Las Palmas": "Canarias",
+    "León": "Castilla y León", "Lleida": "Cataluña", "Lugo": "Galicia", "Madrid": "Comunidad de Madrid",
+    "Málaga": "Andalucía", "Melilla": "Ciudad Autónoma de Melilla", "Murcia": "Región de Murcia",
+    "Navarra": "Comunidad Foral de Navarra", "Ourense": "Galicia", "Palencia": "Castilla y León",
+    "Pontevedra": "Galicia", "Salamanca": "Castilla y León", "Santa Cruz de Tenerife": "Canarias",
+    "Segovia": "Castilla y León", "Sevilla": "Andalucía", "Soria": "Castilla y León", "Tarragona": "Cataluña",
+    "Teruel": "Aragón", "Toledo": "Castilla-La Mancha", "Valencia": "Comunitat Valenciana",
+    "Valladolid": "Castilla y León", "Vizcaya": "País Vasco", "Zamora": "Castilla y León",
+    "Zaragoza": "Aragón",
+}
+# other names of provinces / communities / islands -> (canonical province or community, parent)
+ES_REGION_ALIASES = {
+    "A Coruña": "La Coruña", "Coruña": "La Coruña", "Gerona": "Girona", "Lérida": "Lleida", "Orense": "Ourense",
+    "Gipuzkoa": "Guipúzcoa", "Bizkaia": "Vizcaya", "Araba": "Álava", "Islas Baleares": "Baleares",
+    "Castellón de la Plana": "Castellón", "Alacant": "Alicante", "Castelló": "Castellón",
+    "Mallorca": "Baleares", "Menorca": "Baleares", "Tenerife": "Santa Cruz de Tenerife",
+    "Gran Canaria": "Las Palmas", "Lanzarote": "Las Palmas", "Fuerteventura": "Las Palmas",
+    "La Gomera": "Santa Cruz de Tenerife", "El Hierro": "Santa Cruz de Tenerife",
+    "Islas Canarias": "Canarias", "Cataluña": "Cataluña", "Catalunya": "Cataluña", "Euskadi": "País Vasco",
+    "Comunidad Valenciana": "Comunitat Valenciana", "Castilla La Mancha": "Castilla-La Mancha",
+    "Castilla-León": "Castilla y León", "Castilla León": "Castilla y León", "Región de Murcia": "Región de Murcia",
+}
+
+ES_CITIES = """
+Madrid: Madrid, Móstoles, Alcalá de Henares, Fuenlabrada, Leganés, Getafe, Alcorcón, Torrejón de Ardoz, Parla,
+ Alcobendas, Las Rozas de Madrid, Las Rozas, San Sebastián de los Reyes, Pozuelo de Alarcón, Coslada,
+ Rivas-Vaciamadrid, Valdemoro, Majadahonda, Collado Villalba, Aranjuez, Arganda del Rey, Boadilla del Monte,
+ Pinto, Colmenar Viejo, Tres Cantos, San Fernando de Henares, Galapagar, Navalcarnero, Villaviciosa de Odón
+Barcelona: Barcelona, L'Hospitalet de Llobregat, Hospitalet de Llobregat, Badalona, Terrassa, Sabadell, Mataró,
+ Santa Coloma de Gramenet, Cornellà de Llobregat, Sant Boi de Llobregat, Sant Cugat del Vallès, Rubí, Manresa,
+ Vilanova i la Geltrú, Viladecans, Castelldefels, Granollers, Cerdanyola del Vallès, Mollet del Vallès, Gavà,
+ Esplugues de Llobregat, Vic, Igualada, Sitges, Martorell, Badia del Vallès, Cardedeu
+Valencia: Valencia, València, Gandia, Gandía, Torrent, Paterna, Sagunto, Mislata, Burjassot, Ontinyent, Alzira,
+ Xàtiva, Játiva, Requena, Sueca, Manises, Aldaia, Catarroja, Cullera
+Alicante: Alicante, Elche, Elx, Torrevieja, Orihuela, Benidorm, Alcoy, Alcoi, Elda, San Vicente del Raspeig,
+ Dénia, Denia, Petrer, Villena, Santa Pola, Novelda, Villajoyosa, Jávea, Calpe, Crevillente
+Castellón: Castellón de la Plana, Villarreal, Vila-real, Vinaròs, Burriana, Benicarló, Onda
+Sevilla: Sevilla, Dos Hermanas, Alcalá de Guadaíra, Utrera, Mairena del Aljarafe, Écija, La Rinconada,
+ Los Palacios y Villafranca, Carmona, Lebrija, San Juan de Aznalfarache, Morón de la Frontera
+Málaga: Málaga, Marbella, Mijas, Vélez-Málaga, Fuengirola, Torremolinos, Benalmádena, Estepona,
+ Rincón de la Victoria, Antequera, Alhaurín de la Torre, Nerja, Coín
+Cádiz: Cádiz, Jerez de la Frontera, Algeciras, San Fernando, El Puerto de Santa María, Chiclana de la Frontera,
+ Sanlúcar de Barrameda, La Línea de la Concepción, Puerto Real, Arcos de la Frontera, Rota, Barbate
+Córdoba: Córdoba, Lucena, Puente Genil, Montilla, Priego de Córdoba, Pozoblanco
+Granada: Granada, Motril, Almuñécar, Baza, Guadix, Loja, Las Gabias, Armilla, Maracena
+Jaén: Jaén, Linares, Andújar, Úbeda, Martos, Baeza, Alcalá la Real
+Almería: Almería, Roquetas de Mar, El Ejido, Níjar, Vícar, Adra, Huércal-Overa
+Huelva: Huelva, Lepe, Almonte, Moguer, Ayamonte, Isla Cristina
+Murcia: Murcia, Cartagena, Lorca, Molina de Segura, Alcantarilla, Mazarrón, Águilas, Yecla, Cieza,
+ Caravaca de la Cruz, Totana, Jumilla, San Javier, Torre-Pacheco
+Zaragoza: Zaragoza, Calatayud, Ejea de los Caballeros, Utebo, Tarazona, Caspe
+Huesca: Huesca, Monzón, Barbastro, Jaca, Fraga
+Teruel: Teruel, Alcañiz
+Asturias: Oviedo, Gijón, Avilés, Siero, Langreo, Mieres, Castrillón, Cangas del Narcea
+Cantabria: Santander, Torrelavega, Castro Urdiales, Laredo, Reinosa
+Vizcaya: Bilbao, Barakaldo, Baracaldo, Getxo, Portugalete, Santurtzi, Basauri, Leioa, Durango, Galdakao,
+ Sestao, Erandio, Gernika-Lumo, Guernica
+Guipúzcoa: San Sebastián, Donostia, Donostia-San Sebastián, Irún, Errenteria, Rentería, Eibar, Zarautz,
+ Arrasate, Mondragón, Hernani, Tolosa
+Álava: Vitoria, Vitoria-Gasteiz, Gasteiz, Llodio
+Navarra: Pamplona, Iruña, Tudela, Barañáin, Burlada, Estella, Tafalla, Villava, Ansoáin
+La Rioja: Logroño, Calahorra, Arnedo, Haro
+Burgos: Burgos, Miranda de Ebro, Aranda de Duero
+León: León, Ponferrada, San Andrés del Rabanedo, Astorga
+Valladolid: Valladolid, Medina del Campo, Laguna de Duero
+Salamanca: Salamanca, Béjar, Ciudad Rodrigo
+Zamora: Zamora, Benavente
+Palencia: Palencia
+Segovia: Segovia
+Soria: Soria
+Ávila: Ávila
+Toledo: Toledo, Talavera de la Reina, Illescas, Seseña
+Ciudad Real: Ciudad Real, Puertollano, Tomelloso, Alcázar de San Juan, Valdepeñas, Manzanares, Daimiel
+Albacete: Albacete, Hellín, Villarrobledo, Almansa
+Cuenca: Cuenca
+Guadalajara: Guadalajara, Azuqueca de Henares
+Badajoz: Badajoz, Mérida, Don Benito, Almendralejo, Villanueva de la Serena, Zafra
+Cáceres: Cáceres, Plasencia, Navalmoral de la Mata
+La Coruña: A Coruña, La Coruña, Santiago de Compostela, Ferrol, Narón, Oleiros, Arteixo, Carballo, Ribeira
+Lugo: Lugo, Monforte de Lemos, Viveiro
+Ourense: Ourense, Orense, Verín
+Pontevedra: Vigo, Pontevedra, Vilagarcía de Arousa, Redondela, Lalín
+Baleares: Palma, Palma de Mallorca, Calvià, Ibiza, Eivissa, Manacor, Mahón, Maó, Llucmajor, Inca, Ciutadella
+Las Palmas: Las Palmas de Gran Canaria, Las Palmas, Telde, Santa Lucía de Tirajana, Arrecife,
+ San Bartolomé de Tirajana, Arucas, Puerto del Rosario, Maspalomas
+Santa Cruz de Tenerife: Santa Cruz de Tenerife, San Cristóbal de La Laguna, La Laguna, Arona, Adeje,
+ La Orotava, Los Realejos, Puerto de la Cruz, Granadilla de Abona, Santa Cruz de La Palma
+Girona: Girona, Gerona, Figueres, Figueras, Blanes, Lloret de Mar, Olot, Palafrugell
+Lleida: Lleida, Lérida, Balaguer, Tàrrega
+Tarragona: Tarragona, Reus, Tortosa, El Vendrell, Cambrils, Salou, Valls, Amposta
+Ceuta: Ceuta
+Melilla: Melilla
+"""
+
+# large Latin American cities that are not capitals (capitals come from CLDR); Faker's lists of Colombian
+# municipalities and Chilean communes are left out: too many are also surnames or common words
+LATAM_CITIES = (
+    ("Medellín", "Antioquia", "CO"), ("Cali", "Valle del Cauca", "CO"), ("Barranquilla", "Atlántico", "CO"),
+    ("Cartagena de Indias", "Bolívar", "CO"), ("Bucaramanga", "Santander", "CO"), ("Cúcuta", "", "CO"),
+    ("Monterrey", "Nuevo León", "MX"), ("Puebla", "Puebla", "MX"), ("Tijuana", "Baja California", "MX"),
+    ("Ciudad Juárez", "Chihuahua", "MX"), ("León de los Aldama", "Guanajuato", "MX"), ("Mérida", "Yucatán", "MX"),
+    ("Ciudad de México", "", "MX"), ("México D.F.", "", "MX"), ("México DF", "", "MX"), ("CDMX", "", "MX"),
+    ("Valparaíso", "", "CL"), ("Viña del Mar", "", "CL"), ("Antofagasta", "", "CL"), ("Temuco", "", "CL"),
+    ("Arequipa", "", "PE"), ("Cusco", "", "PE"), ("Cuzco", "", "PE"), ("Guayaquil", "", "EC"),
+    ("Maracaibo", "", "VE"), ("Barquisimeto", "", "VE"), ("Cochabamba", "", "BO"),
+    ("Santa Cruz de la Sierra", "", "BO"), ("La Habana", "", "CU"), ("Santiago de Cuba", "", "CU"),
+    ("Holguín", "", "CU"), ("Camagüey", "", "CU"), ("Santiago de Chile", "", "CL"),
+    ("Ciudad de Guatemala", "", "GT"), ("Ciudad de Panamá", "", "PA"), ("San Pedro Sula", "", "HN"),
+    ("Mar del Plata", "Buenos Aires", "AR"), ("San Miguel de Tucumán", "Tucumán", "AR"),
+)
+
+# country aliases per language: name -> ISO code
+COUNTRY_ALIASES: dict[str, dict[str, str]] = {
+    "es": {"EE. UU.": "US", "EE.UU.": "US", "EEUU": "US", "USA": "US", "U.S.A.": "US",
+           "Estados Unidos de América": "US", "Inglaterra": "GB", "Escocia": "GB", "Gales": "GB",
+           "Holanda": "NL", "República Argentina": "AR", "República de Chile": "CL", "Spain": "ES",
+           "England": "GB", "Méjico": "MX", "Mexico": "MX", "Peru": "PE", "Brazil": "BR", "Perú": "PE",
+           "República Checa": "CZ", "Rusia": "RU", "Sáhara Occidental": "EH"},
+    "en": {"USA": "US", "U.S.A.": "US", "U.S.": "US", "UK": "GB", "U.K.": "GB", "England": "GB",
+           "Scotland": "GB", "Wales": "GB", "Northern Ireland": "GB", "Great Britain": "GB", "Britain": "GB",
+           "Holland": "NL", "United States of America": "US", "Czech Republic": "CZ"},
+    "nl": {"VS": "US", "USA": "US", "Engeland": "GB", "Schotland": "GB", "Holland": "NL"},
+    "sv": {"USA": "US", "England": "GB", "Skottland": "GB", "Holland": "NL"},
+    "de": {"USA": "US", "England": "GB", "Schottland": "GB", "Holland": "NL", "Tschechien": "CZ"},
+}
+
+# territory codes that are not countries (groupings, pseudo-locales, the unknown region)
+NOT_COUNTRIES = {"EU", "EZ", "UN", "QO", "XA", "XB", "ZZ", "AC", "CP", "DG", "EA", "IC", "TA", "CQ", "AQ",
+                 "BV", "HM", "UM", "GS", "TF", "IO"}
+OCEAN_CONTINENT = {  # islands whose time zones are oceans, or whose first zone misleads
+    "AS": "Oceania", "BM": "North America", "CC": "Asia", "CK": "Oceania", "CV": "Africa", "CX": "Asia",
+    "FJ": "Oceania", "FK": "South America", "FM": "Oceania", "FO": "Europe", "GU": "Oceania", "IS": "Europe",
+    "KI": "Oceania", "KM": "Africa", "MG": "Africa", "MH": "Oceania", "MP": "Oceania", "MU": "Africa",
+    "MV": "Asia", "NC": "Oceania", "NF": "Oceania", "NR": "Oceania", "NU": "Oceania", "NZ": "Oceania",
+    "PF": "Oceania", "PG": "Oceania", "PN": "Oceania", "PW": "Oceania", "RE": "Africa", "SB": "Oceania",
+    "SC": "Africa", "SH": "Africa", "TK": "Oceania", "TO": "Oceania", "TV": "Oceania", "VU": "Oceania",
+    "WF": "Oceania", "WS": "Oceania", "YT": "Africa", "AU": "Oceania", "RU": "Europe", "TR": "Asia",
+    "CY": "Asia", "XK": "Europe", "PT": "Europe", "ES": "Europe", "CL": "South America", "EC": "South America",
+    "GL": "North America", "SJ": "Europe",
+}
+SOUTH_AMERICA = {"AR", "BO", "BR", "CL", "CO", "EC", "FK", "GF", "GY", "PE", "PY", "SR", "UY", "VE"}
+
+# head words of hospital / health-care-unit names: R = the name follows ("Hospital La Paz"),
+# L = the name precedes ("Maasstad Ziekenhuis"), B = either, C = compound suffix ("Södersjukhuset")
+HOSPITAL_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "es": (("Hospital", "R"), ("Hospital Universitario", "R"), ("Hospital Clínico", "R"),
+           ("Hospital General", "R"), ("Hospital Universitari", "R"), ("Hospital Comarcal", "R"),
+           ("Hospital Regional", "R"), ("Hospital Provincial", "R"), ("Hospital Materno-Infantil", "R"),
+           ("Hospital Infantil", "R"), ("Clínica", "R"), ("Clínica Universitaria", "R"), ("Clínic", "R"),
+           ("Policlínica", "R"), ("Centro de Salud", "R"), ("Centro Médico", "R"), ("Centro Hospitalario", "R"),
+           ("Complejo Hospitalario", "R"), ("Complejo Hospitalario Universitario", "R"),
+           ("Complejo Asistencial", "R"), ("Complejo Asistencial Universitario", "R"),
+           ("Consultorio", "R"), ("Ambulatorio", "R"), ("Sanatorio", "R"), ("Hospital Quirón", "R"),
+           ("Complexo Hospitalario", "R"), ("Complexo Hospitalario Universitario", "R"),
+           ("Institut", "R"), ("Fundació", "R")),
+    "en": (("Hospital", "B"), ("Medical Center", "L"), ("Medical Centre", "L"), ("Clinic", "L"),
+           ("Infirmary", "L"), ("Health Centre", "L"), ("Health Center", "L"), ("University Hospital", "B"),
+           ("General Hospital", "L"), ("Children's Hospital", "L"), ("Cancer Center", "L"),
+           ("Memorial Hospital", "L"), ("Medical College", "L")),
+    "nl": (("Ziekenhuis", "B"), ("Academisch Ziekenhuis", "R"), ("UMC", "B"),
+           ("Universitair Medisch Centrum", "R"), ("Medisch Centrum", "B"), ("MC", "L"), ("Gasthuis", "L"),
+           ("Kliniek", "B"), ("Polikliniek", "R"), ("Gezondheidscentrum", "R"), ("Verpleeghuis", "R"),
+           ("ziekenhuis", "C"), ("gasthuis", "C"), ("kliniek", "C"), ("umc", "C")),
+    "sv": (("sjukhus", "L"), ("sjukhuset", "L"), ("Universitetssjukhuset", "R"),
+           ("universitetssjukhus", "L"), ("Vårdcentralen", "R"), ("Vårdcentral", "R"), ("vårdcentral", "L"),
+           ("lasarett", "L"), ("Lasarettet", "R"), ("Länssjukhuset", "R"),
+           ("sjukhuset", "C"), ("sjukhus", "C"), ("lasarettet", "C"), ("vårdcentral", "C")),
+    "de": (("Klinikum", "B"), ("Krankenhaus", "B"), ("Universitätsklinikum", "R"), ("Uniklinik", "R"),
+           ("Universitätsspital", "R"), ("Kantonsspital", "R"), ("Spital", "R"), ("Klinik", "B"),
+           ("Städtisches Klinikum", "R"), ("Kreiskrankenhaus", "R"), ("Landeskrankenhaus", "R"),
+           ("Kreisklinik", "R"), ("Kliniken", "R"), ("Medizinisches Versorgungszentrum", "R"),
+           ("krankenhaus", "C"), ("klinikum", "C"), ("hospital", "C"), ("spital", "C")),
+}
+
+# large, well-known hospitals (name, city, ISO country); written from general knowledge
+HOSPITALS: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "es": (
+        ("Hospital Universitario La Paz", "Madrid", "ES"), ("Hospital Universitario 12 de Octubre", "Madrid", "ES"),
+        ("Hospital General Universitario Gregorio Marañón", "Madrid", "ES"),
+        ("Hospital Universitario Ramón y Cajal", "Madrid", "ES"), ("Hospital Clínico San Carlos", "Madrid", "ES"),
+        ("Hospital Universitario de La Princesa", "Madrid", "ES"),
+        ("Hospital Universitario Puerta de Hierro", "Majadahonda", "ES"),
+        ("Fundación Jiménez Díaz", "Madrid", "ES"), ("Hospital Infantil Universitario Niño Jesús", "Madrid", "ES"),
+        ("Hospital Central de la Defensa Gómez Ulla", "Madrid", "ES"),
+        ("Hospital Nacional de Parapléjicos", "Toledo", "ES"),
+        ("Hospital Clínic de Barcelona", "Barcelona", "ES"),
+        ("Hospital Universitari Vall d'Hebron", "Barcelona", "ES"), ("Vall d'Hebron", "Barcelona", "ES"),
+        ("Hospital de la Santa Creu i Sant Pau", "Barcelona", "ES"), ("Hospital del Mar", "Barcelona", "ES"),
+        ("Hospital Universitari de Bellvitge", "L'Hospitalet de Llobregat", "ES"),
+        ("Hospital Universitari Germans Trias i Pujol", "Badalona", "ES"),
+        ("Hospital Sant Joan de Déu", "Esplugues de Llobregat", "ES"),
+        ("Hospital Universitari Arnau de Vilanova", "Lleida", "ES"),
+        ("Hospital Universitari de Girona Doctor Josep Trueta", "Girona", "ES"),
+        ("Hospital Universitari Joan XXIII", "Tarragona", "ES"),
+        ("Hospital Universitario y Politécnico La Fe", "Valencia", "ES"),
+        ("Hospital Clínico Universitario de Valencia", "Valencia", "ES"),
+        ("Hospital Universitario Doctor Peset", "Valencia", "ES"),
+        ("Hospital General Universitario de Alicante", "Alicante", "ES"),
+        ("Hospital Universitario Virgen del Rocío", "Sevilla", "ES"),
+        ("Hospital Universitario Virgen Macarena", "Sevilla", "ES"),
+        ("Hospital Universitario Virgen de Valme", "Sevilla", "ES"),
+        ("Hospital Regional Universitario de Málaga", "Málaga", "ES"),
+        ("Hospital Universitario Virgen de la Victoria", "Málaga", "ES"),
+        ("Hospital Universitario Reina Sofía", "Córdoba", "ES"),
+        ("Hospital Universitario Virgen de las Nieves", "Granada", "ES"),
+        ("Hospital Universitario Puerta del Mar", "Cádiz", "ES"),
+        ("Hospital Universitario Virgen de la Arrixaca", "Murcia", "ES"),
+        ("Hospital Universitario Miguel Servet", "Zaragoza", "ES"),
+        ("Hospital Clínico Universitario Lozano Blesa", "Zaragoza", "ES"),
+        ("Hospital Universitario Central de Asturias", "Oviedo", "ES"),
+        ("Hospital Universitario Marqués de Valdecilla", "Santander", "ES"),
+        ("Hospital Universitario Cruces", "Barakaldo", "ES"), ("Hospital Universitario Basurto", "Bilbao", "ES"),
+        ("Hospital Universitario Donostia", "San Sebastián", "ES"),
+        ("Complejo Hospitalario de Navarra", "Pamplona", "ES"), ("Clínica Universidad de Navarra", "Pamplona", "ES"),
+        ("Hospital Universitario Río Hortega", "Valladolid", "ES"),
+        ("Hospital Clínico Universitario de Valladolid", "Valladolid", "ES"),
+        ("Complejo Hospitalario Universitario de Santiago", "Santiago de Compostela", "ES"),
+        ("Hospital Álvaro Cunqueiro", "Vigo", "ES"), ("Hospital Universitario Son Espases", "Palma", "ES"),
+        ("Hospital Universitario de Gran Canaria Doctor Negrín", "Las Palmas de Gran Canaria", "ES"),
+        ("Hospital Universitario de Canarias", "San Cristóbal de La Laguna", "ES"),
+        ("Hospital Universitario Nuestra Señora de Candelaria", "Santa Cruz de Tenerife", "ES"),
+    ),
+    "en": (
+        ("Mayo Clinic", "Rochester", "US"), ("Cleveland Clinic", "Cleveland", "US"),
+        ("Johns Hopkins Hospital", "Baltimore", "US"), ("Massachusetts General Hospital", "Boston", "US"),
+        ("Brigham and Women's Hospital", "Boston", "US"), ("Beth Israel Deaconess Medical Center", "Boston", "US"),
+        ("Mount Sinai Hospital", "New York", "US"), ("NewYork-Presbyterian Hospital", "New York", "US"),
+        ("Memorial Sloan Kettering Cancer Center", "New York", "US"),
+        ("MD Anderson Cancer Center", "Houston", "US"), ("Cedars-Sinai Medical Center", "Los Angeles", "US"),
+        ("Great Ormond Street Hospital", "London", "GB"), ("Guy's Hospital", "London", "GB"),
+        ("St Thomas' Hospital", "London", "GB"), ("Addenbrooke's Hospital", "Cambridge", "GB"),
+        ("John Radcliffe Hospital", "Oxford", "GB"), ("Royal Free Hospital", "London", "GB"),
+        ("Royal London Hospital", "London", "GB"), ("Manchester Royal Infirmary", "Manchester", "GB"),
+        ("Royal Infirmary of Edinburgh", "Edinburgh", "GB"),
+        ("Queen Elizabeth Hospital Birmingham", "Birmingham", "GB"),
+    ),
+    "nl": (
+        ("Erasmus MC", "Rotterdam", "NL"), ("Amsterdam UMC", "Amsterdam", "NL"), ("UMC Utrecht", "Utrecht", "NL"),
+        ("Radboudumc", "Nijmegen", "NL"), ("Leids Universitair Medisch Centrum", "Leiden", "NL"),
+        ("LUMC", "Leiden", "NL"), ("Universitair Medisch Centrum Groningen", "Groningen", "NL"),
+        ("UMCG", "Groningen", "NL"), ("Maastricht UMC+", "Maastricht", "NL"), ("MUMC+", "Maastricht", "NL"),
+        ("Antoni van Leeuwenhoek", "Amsterdam", "NL"), ("Prinses Máxima Centrum", "Utrecht", "NL"),
+        ("Wilhelmina Kinderziekenhuis", "Utrecht", "NL"), ("OLVG", "Amsterdam", "NL"),
+        ("Onze Lieve Vrouwe Gasthuis", "Amsterdam", "NL"), ("Isala", "Zwolle", "NL"),
+        ("Rijnstate", "Arnhem", "NL"), ("Catharina Ziekenhuis", "Eindhoven", "NL"),
+        ("Maasstad Ziekenhuis", "Rotterdam", "NL"), ("Spaarne Gasthuis", "Haarlem", "NL"),
+    ),
+    "sv": (
+        ("Karolinska Universitetssjukhuset", "Stockholm", "SE"), ("Karolinska", "Stockholm", "SE"),
+        ("Sahlgrenska Universitetssjukhuset", "Göteborg", "SE"), ("Sahlgrenska", "Göteborg", "SE"),
+        ("Akademiska sjukhuset", "Uppsala", "SE"), ("Skånes universitetssjukhus", "Lund", "SE"),
+        ("Linköpings universitetssjukhus", "Linköping", "SE"), ("Norrlands universitetssjukhus", "Umeå", "SE"),
+        ("Universitetssjukhuset Örebro", "Örebro", "SE"), ("Danderyds sjukhus", "Danderyd", "SE"),
+        ("Södersjukhuset", "Stockholm", "SE"), ("S:t Görans sjukhus", "Stockholm", "SE"),
+        ("Östra sjukhuset", "Göteborg", "SE"),
+    ),
+    "de": (
+        ("Charité", "Berlin", "DE"), ("Charité – Universitätsmedizin Berlin", "Berlin", "DE"),
+        ("Universitätsklinikum Hamburg-Eppendorf", "Hamburg", "DE"), ("UKE", "Hamburg", "DE"),
+        ("Klinikum rechts der Isar", "München", "DE"), ("LMU Klinikum", "München", "DE"),
+        ("Universitätsklinikum Heidelberg", "Heidelberg", "DE"),
+        ("Medizinische Hochschule Hannover", "Hannover", "DE"),
+        ("Universitätsklinikum Freiburg", "Freiburg", "DE"), ("Universitätsklinikum Köln", "Köln", "DE"),
+        ("Allgemeines Krankenhaus der Stadt Wien", "Wien", "AT"), ("AKH Wien", "Wien", "AT"),
+        ("Inselspital", "Bern", "CH"), ("Universitätsspital Zürich", "Zürich", "CH"),
+        ("Universitätsspital Basel", "Basel", "CH"),
+    ),
+}
+
+_WS = re.compile(r"\s+")
+
+
+def clean(name: str) -> str:
+    return _WS.sub(" ", name).strip()
+
+
+def _attr(module: object, name: str) -> list[str]:
+    value = getattr(getattr(module, "Provider", None), name, None)
+    if isinstance(value, dict):
+        return [str(k) for k in value]
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [str(v) for v in value]
+    return []
+
+
+def _place_values(module: object, name: str) -> list[tuple[str, str]]:
+    """(place, parent region) from a Faker address attribute: a tuple of names, a dict code -> name, or a list
+    of (code, name[, region code]) tuples (es_CO: the first two digits of a municipality code are its
+    department's code; es_AR: the third field is the province code)."""
+    provider = getattr(module, "Provider", None)
+    value = getattr(provider, name, None)
+    if isinstance(value, dict):
+        return [(str(v), "") for v in value.values()]
+    out: list[tuple[str, str]] = []
+    for v in value or ():
+        if isinstance(v, str):
+            out.append((v, ""))
+        elif isinstance(v, (tuple, list)) and len(v) >= 2:
+            parent = ""
+            if name == "municipalities" and len(v) >= 3:
+                parent = str(getattr(provider, "provinces", {}).get(v[2], ""))
+            elif name == "municipalities":
+                parent = str(getattr(provider, "departments", {}).get(str(v[0])[:2], ""))
+            out.append((str(v[1]), parent))
+    return out
+
+
+def person_lists(lang: str) -> tuple[dict[str, str], set[str]]:
+    genders: dict[str, set[str]] = defaultdict(set)
+    surnames: set[str] = set()
+    for loc in PERSON_LOCALES[lang]:
+        mod = importlib.import_module(f"faker.providers.person.{loc}")
+        for n in _attr(mod, "first_names_male"):
+            genders[clean(n)].add("M")
+        for n in _attr(mod, "first_names_female"):
+            genders[clean(n)].add("F")
+        for n in _attr(mod, "first_names_nonbinary") + _attr(mod, "first_names"):
+            genders[clean(n)]  # registers the name with no gender yet
+        surnames.update(clean(n) for n in _attr(mod, "last_names"))
+    first = {n: ("".join(sorted(g)) if len(g) == 1 else "N") for n, g in genders.items() if n}
+    # "de la Fuente" -> also "Fuente": the particle is matched as a connector between name parts
+    for s in list(surnames):
+        words = s.split()
+        k = 0
+        while k < len(words) - 1 and words[k].islower():
+            k += 1
+        if k:
+            surnames.add(" ".join(words[k:]))
+    return first, {s for s in surnames if s}
+
+
+def continent_of(code: str, zones: dict[str, list[str]]) -> str:
+    if code in OCEAN_CONTINENT:
+        return OCEAN_CONTINENT[code]
+    if code in SOUTH_AMERICA:
+        return "South America"
+    areas = Counter(z.split("/")[0] for z in zones.get(code, ()))
+    for area, _ in areas.most_common():
+        if area in ("Europe", "Africa", "Asia"):
+            return area
+        if area == "America":
+            return "North America"
+        if area == "Australia":
+            return "Oceania"
+    return ""
+
+
+def countries(lang: str, places: set[str] = frozenset()) -> list[tuple[str, str, str]]:
+    """Babel's territory names plus aliases; a name that is also a home-country place is left out
+    (Spanish "Granada" is Grenada and a Spanish city: the city is far more frequent)."""
+    zones = get_global("territory_zones")
+    terr = babel.Locale(lang).territories
+    rows = []
+    for code, name in terr.items():
+        if len(code) != 2 or not code.isalpha() or code in NOT_COUNTRIES:
+            continue
+        if clean(name) not in places:
+            rows.append((clean(name), code, continent_of(code, zones)))
+    known = {c for _, c, _ in rows}
+    for name, code in COUNTRY_ALIASES.get(lang, {}).items():
+        if code in known:
+            rows.append((name, code, continent_of(code, zones)))
+    return rows
+
+
+def world_cities(lang: str) -> list[tuple[str, str, str]]:
+    """CLDR exemplar cities of the time zones, localised (region column: empty)."""
+    from babel.dates import get_timezone_location
+
+    zone_terr = get_global("zone_territories")
+    rows = []
+    for zone, code in zone_terr.items():
+        if "/" not in zone or zone.startswith("Etc/") or code in NOT_COUNTRIES:
+            continue
+        try:
+            city = get_timezone_location(zone, locale=lang, return_city=True)
+        except Exception:  # a zone without a city name
+            continue
+        city = (city or "").rsplit("/", 1)[-1]
+        if city and not any(ch.isdigit() for ch in city):
+            rows.append((clean(city), "", code))
+    return rows
+
+
+def cities_regions(lang: str) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:
+    cities: list[tuple[str, str, str]] = []
+    regions: list[tuple[str, str, str]] = []
+    for loc, attr, code, kind in ADDRESS_SOURCES.get(lang, ()):
+        mod = importlib.import_module(f"faker.providers.address.{loc}")
+        for n, parent0 in _place_values(mod, attr):
+            n = clean(n)
+            if lang == "es" and n == "Ciudad":  # Faker's es_ES list truncates "Ciudad Real"
+                n = "Ciudad Real"
+            parent = ES_PROVINCE_COMMUNITY.get(n, "") if lang == "es" and code == "ES" else parent0
+            (cities if kind == "city" else regions).append((n, parent, code))
+    if lang == "es":
+        for alias, target in ES_REGION_ALIASES.items():
+            parent = ES_PROVINCE_COMMUNITY.get(target, target)
+            regions.append((alias, parent if parent != alias else "", "ES"))
+        for block in re.split(r"\n(?=\S)", ES_CITIES.strip()):
+            province, _, names = block.partition(":")
+            for n in names.replace("\n", " ").split(","):
+                if n.strip():
+                    cities.append((clean(n), province.strip(), "ES"))
+    from faker.providers.geo import Provider as Geo
+
+    for _lat, _lon, place, code, _tz in Geo.land_coords:
+        if code in GEO_COUNTRIES.get(lang, ()):
+            cities.append((clean(place), "", code))
+    if lang == "es":
+        cities.extend(LATAM_CITIES)
+    cities.extend(world_cities(lang))
+    return cities, regions
+
+
+def drop_foreign_name_clashes(rows: list[tuple[str, str, str]], home: str, names: set[str]) -> list[tuple[str, ...]]:
+    """Places outside the home country whose name is also a first name or surname are left out
+    (Chile's "Santiago", Colombia's "González": as names they are far more frequent in clinical text)."""
+    return [r for r in rows if r[2] == home or r[0] not in names]
+
+
+def write(path: Path, rows: Iterable[tuple[str, ...]], whole_row: bool = False) -> int:
+    """Write sorted unique rows; unless ``whole_row``, the first row for a name wins (hand data and Faker
+    come before the world cities)."""
+    seen: dict[object, tuple[str, ...]] = {}
+    for row in rows:
+        key = row if whole_row else row[0]
+        if row[0] and key not in seen:
+            seen[key] = row
+    lines = sorted("\t".join(r).rstrip("\t") if len(r) == 1 else "\t".join(r) for r in seen.values())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return len(lines)
+
+
+def main() -> None:
+    for lang in LANGS:
+        d = OUT / lang
+        first, surnames = person_lists(lang)
+        cities, regions = cities_regions(lang)
+        names = set(first) | surnames
+        cities = drop_foreign_name_clashes(cities, HOME_COUNTRY[lang], names)
+        regions = drop_foreign_name_clashes(regions, HOME_COUNTRY[lang], names)
+        n = {
+            "first_names": write(d / "first_names.txt", sorted(first.items())),
+            "surnames": write(d / "surnames.txt", [(s,) for s in sorted(surnames)]),
+            "cities": write(d / "cities.txt", cities),
+            "regions": write(d / "regions.txt", regions),
+            "countries": write(d / "countries.txt", countries(lang, {c for c, _, k in cities + regions
+                                                                     if k == HOME_COUNTRY[lang]})),
+            "hospitals": write(d / "hospitals.txt", HOSPITALS.get(lang, ())),
+            "hospital_words": write(d / "hospital_words.txt",
+                                    HOSPITAL_WORDS.get(lang, ()), whole_row=True),
+        }
+        print(lang, n)
+
+
+if __name__ == "__main__":
+    main()

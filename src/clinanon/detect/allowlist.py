@@ -1,0 +1,329 @@
+"""Precision guards: words that look like PHI but are not (medical eponyms, common words, field labels).
+
+An :class:`AllowList` holds, per language:
+
+* **strong eponyms** — surnames that in clinical text almost always name a disease, sign, scale or device
+  (Parkinson, Alzheimer, Dupuytren, Crohn, Glasgow, Apgar, Foley, Guillain-Barré ...): never PHI;
+* **weak eponyms** — eponyms that are also common surnames (Wilson, Graves, Bell, Addison, Turner ...): not PHI
+  only in an eponym context;
+* **eponym contexts** — "enfermedad de", "síndrome de", "escala de", "Morbus", "ziekte van", "... sjukdom",
+  "... disease", "-Syndrom": a name-like word in such a context is not PHI;
+* **common words** that collide with first names / surnames / places and in clinical text are far more often not
+  PHI (chosen per language from counts on training data: see ``benchmarks/gazetteer_probe.py``);
+* **field labels** (Nombre, Apellidos, Médico, Sexo ...).
+
+Users extend the allow-list (``extra``) and give a deny list (``deny``: terms that are always PHI, reported by
+:meth:`AllowList.filter` with ``source="allowlist:deny"``). A denied term is never allowed.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+
+from clinanon.document import Span
+from clinanon.errors import ConfigError
+from clinanon.text import SUPPORTED_LANGUAGES, Token, tokenize
+
+__all__ = ["EPONYMS", "WEAK_EPONYMS", "AllowList"]
+
+#: eponyms that are (almost) never a person in clinical text — shared by all languages
+EPONYMS: tuple[str, ...] = (
+    "Parkinson", "Alzheimer", "Dupuytren", "Crohn", "Hodgkin", "Gilles de la Tourette", "Tourette", "Cushing",
+    "Babinski", "Glasgow", "Apgar", "Barthel", "Karnofsky", "Foley", "Swan-Ganz", "Whipple", "Raynaud",
+    "Sjögren", "Guillain-Barré", "Guillain", "Barré", "Kaposi", "Wernicke", "Korsakoff", "Wolff-Parkinson-White",
+    "Hashimoto", "Chagas", "Ebola", "Pfannenstiel", "Papanicolaou", "Gleason", "Breslow", "Doppler", "Holter",
+    "Valsalva", "Trendelenburg", "Seldinger", "Fallot", "Marfan", "Klinefelter", "Asperger", "Huntington",
+    "Kawasaki", "Behçet", "Paget", "Burkitt", "Ewing", "Wilms", "Meckel", "Hirschsprung", "Charcot",
+    "Charcot-Marie-Tooth", "Ménière", "Willebrand", "von Willebrand", "Recklinghausen", "Waldenström",
+    "Langerhans", "Glisson", "Lasègue", "Romberg", "Kernig", "Brudzinski", "McBurney", "Blumberg", "Rovsing",
+    "Coombs", "Gram", "Giemsa", "Ziehl-Neelsen", "Killip", "Kussmaul", "Korotkoff", "Wenckebach", "Mobitz",
+    "Brugada", "Child-Pugh", "Mallampati", "Epstein-Barr", "Creutzfeldt-Jakob", "Ehlers-Danlos", "Prader-Willi",
+    "Budd-Chiari", "Zollinger-Ellison", "Mallory-Weiss", "Sengstaken-Blakemore", "Cheyne-Stokes", "Hill-Sachs",
+    "Kirschner", "Ilizarov", "Lisfranc", "Chopart", "Bartholin", "Leydig", "Sertoli", "Wirsung", "Treitz",
+    "Oddi", "Falopio", "Purkinje", "Malpighi", "Eustaquio", "Luschka", "Magendie", "Brodmann", "Virchow",
+    "Lyme", "Sézary", "Krukenberg", "Klatskin", "Zenker", "Boerhaave", "Ebstein", "Down", "Pap", "Fisher",
+    "Lown", "Forrester", "Charlson", "Yesavage", "Tinetti", "Downton", "Mini-Mental", "Folstein", "Zarit",
+    "Lawton", "Brody", "Ranson", "Tanner", "Duke", "Ziehl", "Wright", "Gomori", "Masson", "Grocott", "Mantoux",
+    "Heimlich", "Hartmann", "Billroth", "Roux", "Whipple", "Nissen", "Bankart", "Hartmann", "Lichtenstein",
+    "Shouldice", "Milligan-Morgan", "Kocher", "Pringle", "Dieulafoy", "Osler", "Rendu-Osler-Weber",
+    "Stevens-Johnson", "Lennox-Gastaut", "West", "Dravet", "Rett", "Angelman", "Noonan", "Patau", "Wolff",
+    "Arnold-Chiari", "Chiari", "Dandy-Walker", "Sturge-Weber", "Hippel-Lindau", "Bernard-Soulier", "Glanzmann",
+    "Bence Jones", "Bence-Jones", "Auspitz", "Nikolsky", "Koebner", "Darier", "Wickham", "Tzanck", "Breslow",
+    "Clark", "Bethesda", "Dukes", "Astler-Coller", "Bismuth", "Forrest", "Hinchey", "Savary-Miller",
+    "Cormack-Lehane", "Aldrete", "Ramsay", "Norton", "Braden", "NYHA", "Wells", "Caprini", "Silverman",
+    "Capurro", "Ballard", "Denver", "Kegel", "Stokes-Adams", "Adams-Stokes", "Austin Flint", "Graham Steell",
+    "Quincke", "Schirmer", "Tinel", "Phalen", "Finkelstein", "Lachman", "McMurray", "Thompson", "Homans",
+    "Murphy", "Kehr", "Cullen", "Grey Turner", "Courvoisier", "Virchow", "Trousseau", "Chvostek", "Gottron",
+    "Raynaud", "Libman-Sacks", "Janeway", "Argyll Robertson", "Horner", "Bell", "Addison", "Graves", "Basedow",
+    "Wilson", "Gilbert", "Conn", "Sheehan", "Turner", "Reiter", "Still", "Barrett", "Hunter", "Hurler",
+    "Edwards", "Weber", "Kaplan-Meier", "Pearson", "Student", "Wilcoxon", "Kruskal-Wallis", "Mann-Whitney",
+    "Fisher", "Bonferroni", "Spearman", "Cohen", "Bland-Altman",
+)
+
+#: eponyms that are also common surnames: allowed only in an eponym context (never removed as words)
+WEAK_EPONYMS: frozenset[str] = frozenset({
+    "bell", "addison", "graves", "wilson", "gilbert", "conn", "sheehan", "turner", "reiter", "still", "barrett",
+    "hunter", "edwards", "weber", "pearson", "fisher", "cohen", "spearman", "clark", "murphy", "thompson",
+    "wright", "duke", "west", "wells", "norton", "ramsay", "forrest", "denver", "cullen", "horner", "tanner",
+    "hartmann", "kocher", "masson", "brody", "lawton", "student", "wolff", "pringle", "osler", "kaplan-meier",
+    "roux", "nissen", "basedow", "lown", "dukes", "bethesda", "ranson", "silverman", "ballard", "homans",
+    "lichtenstein", "quincke", "darier", "patau", "noonan", "kegel", "wickham",
+})
+
+# Words before an eponym ("enfermedad de X"), folded, as token tuples; and words after it ("X disease").
+_CONTEXT_BEFORE: dict[str, tuple[str, ...]] = {
+    "es": ("enfermedad de", "enfermedad", "enf. de", "enf de", "síndrome de", "sindrome de", "síndrome",
+           "sd. de", "sd de", "sdr. de", "signo de", "signos de", "maniobra de", "maniobras de", "test de",
+           "prueba de", "pruebas de", "escala de", "índice de", "indice de", "clasificación de",
+           "clasificacion de", "criterios de", "criterio de", "técnica de", "tecnica de", "operación de",
+           "intervención de", "tumor de", "tumores de", "sarcoma de", "linfoma de", "quiste de", "fractura de",
+           "reflejo de", "método de", "metodo de", "ley de", "puntuación de", "fórmula de", "formula de",
+           "sonda de", "sonda", "catéter de", "cateter de", "catéter", "tinción de", "tinción", "células de",
+           "celulas de", "glándula de", "glándulas de", "conducto de", "ligamento de", "tríada de",
+           "triada de", "fenómeno de", "fenomeno de", "anomalía de", "tetralogía de", "úlcera de", "ulcera de",
+           "nódulos de", "nódulo de", "bloqueo de", "virus de", "bacilo de", "cuerpos de", "cuerpo de",
+           "bolsa de", "fondo de saco de", "espacio de", "ampolla de", "esfínter de", "ángulo de", "punto de",
+           "cirugía de", "abordaje de", "incisión de", "posición de", "procedimiento de", "estadio de",
+           "estadiaje de", "grado de", "score de", "morbus", "mal de", "corea de", "parálisis de",
+           "paralisis de", "demencia de", "demencia tipo", "tipo", "escala", "índice", "ecuación de",
+           "ecuacion de", "regla de", "curva de", "reacción de", "reaccion de", "tubo de", "férula de",
+           "clavo de", "aguja de", "agujas de", "pinza de", "pinzas de", "hernia de", "divertículo de",
+           "membrana de", "nervio de", "arco de", "tinción de", "reparación de", "test", "prueba", "sonda tipo",
+           "tubo", "marcapasos", "cánula de", "canula de", "asa de", "fístula de", "fistula de", "eritema de",
+           "esclerosis de", "tiroiditis de", "linfoma no", "estenosis de", "deformidad de", "prótesis de",
+           "anillo de", "valoración de", "cuestionario de", "criterios", "clasificación", "escalas de",
+           "índices de", "metástasis de", "lesión de", "lesiones de", "queratosis de", "técnicas de"),
+    "en": ("morbus", "m."),
+    "nl": ("ziekte van", "syndroom van", "morbus", "teken van", "test van", "fenomeen van", "score van",
+           "schaal van", "classificatie van", "m."),
+    "sv": ("morbus", "m."),
+    "de": ("morbus", "m.", "typ", "nach"),
+}
+_CONTEXT_AFTER: dict[str, tuple[str, ...]] = {
+    "es": (),
+    "en": ("disease", "syndrome", "sign", "signs", "test", "score", "scale", "classification", "criteria",
+           "maneuver", "manoeuvre", "catheter", "stain", "procedure", "operation", "fracture", "reflex", "tumor",
+           "tumour", "lymphoma", "sarcoma", "cyst", "ulcer", "phenomenon", "triad", "position", "incision",
+           "index", "grade", "stage", "palsy", "disorder", "thyroiditis", "chorea", "dementia", "tube", "method",
+           "technique", "repair", "equation", "formula", "law", "criterion", "questionnaire", "coma",
+           "pouch", "node", "nodes", "cell", "cells", "duct", "ligament", "virus", "body", "bodies", "hernia",
+           "diverticulum", "anomaly", "tetralogy", "needle", "wire", "nail", "splint", "classification"),
+    "nl": ("syndroom", "ziekte", "test", "score", "schaal", "classificatie", "katheter", "fractuur", "teken",
+           "patiënten", "patienten"),
+    "sv": ("sjukdom", "sjukdomen", "syndrom", "syndromet", "tecken", "test", "skala", "skalan", "klassifikation",
+           "kateter", "fraktur", "poäng"),
+    "de": ("syndrom", "krankheit", "erkrankung", "zeichen", "test", "skala", "score", "katheter", "fraktur",
+           "klassifikation", "operation", "reflex", "tumor", "zyste", "ulkus", "ulcus", "lymphom", "sarkom",
+           "phänomen", "trias", "stadium", "index"),
+}
+
+# Capitalised words that match a name or place list but in clinical text are far more often not PHI.
+# Spanish: chosen from MEDDOCAN train counts (gazetteer hits that overlap no gold PHI); others: by hand.
+_COMMON: dict[str, tuple[str, ...]] = {
+    "es": ("Niña", "Niño", "Oral", "Plaza", "Camino"),
+    "en": ("May", "June", "April", "August", "Will", "Mark", "Bill", "Grant", "Hope", "Faith", "Joy", "Dawn",
+           "Summer", "Autumn", "Winter", "Spring", "Art", "Guy", "Pat", "Sue", "Ray", "Rich", "Frank", "Chase",
+           "Hunter", "Wade", "Dale", "Lane", "Long", "Brown", "White", "Green", "Black", "Young", "King", "Hill",
+           "Wood", "Hall", "Best", "Little", "Small", "Strong", "Short", "Head", "Cross", "Bone", "Blood", "Rose",
+           "Iris", "Amber", "Ruby", "Crystal", "Gene", "Page", "Ward", "Bay", "Case", "Drew", "Miles", "Rusty",
+           "Sunny", "Stone", "Price", "Cash", "Major", "General", "Doctor", "Nurse", "Patient", "Hospital",
+           "Care", "Chief", "Plan", "Mercy", "Trinity", "Glory", "Destiny", "Harmony", "Unity", "Haven", "Love",
+           "Don", "Baby", "Carry", "Day", "English", "Press", "Monday", "Tuesday", "Wednesday", "Thursday",
+           "Friday", "Saturday", "Sunday", "January", "February", "March", "July", "September", "October",
+           "November", "December"),
+    "nl": ("Van", "De", "Den", "Der", "Ten", "Ter", "Het", "Zorg", "Arts", "Patiënt", "Patient", "Bed",
+           "Kamer", "Maag", "Hart", "Long", "Nier", "Dam", "Berg", "Bos", "Veld", "Post", "Meer", "Smit"),
+    "sv": ("Dag", "Del", "Mina", "Inga", "Sol", "Vård", "Patient", "Patienten", "Läkare", "Sjuksköterska",
+           "Mor", "Far", "Son", "Dotter", "Bror", "Syster", "Berg", "Ström", "Lund", "Sand", "Holm", "Björk",
+           "Lind", "Ek", "Dal", "Vik", "Sten", "Ros"),
+    "de": ("Anders", "Gute", "Lange", "Arzt", "Ärztin", "Patient", "Patientin", "Station", "Klinik", "Kurz",
+           "Klein", "Groß", "Gross", "Weiss", "Weiß", "Schwarz", "Braun", "Roth", "Rot", "Herz", "Kopf",
+           "Hand", "Fuchs", "Vogel", "Mai", "Juni", "Juli", "August", "März", "Winter", "Sommer", "Frühling",
+           "Herbst", "Berg", "Bach", "Wolf", "Stein", "Busch", "Kaiser", "König", "Koch", "Bauer", "Meister",
+           "Lehmann", "Jung", "Alt", "Morgen", "Abend", "Nacht", "Tag"),
+}
+
+# Case-sensitive collisions (the same word in another case stays a name): lab tests, organisms.
+_COMMON_EXACT: dict[str, tuple[str, ...]] = {
+    "es": ("ELISA", "Candida"),
+    "en": ("ELISA", "Candida"),
+    "nl": ("ELISA", "Candida"),
+    "sv": ("ELISA", "Candida"),
+    "de": ("ELISA", "Candida"),
+}
+
+# Field labels of clinical forms (never PHI themselves).
+_FIELD_LABELS: dict[str, tuple[str, ...]] = {
+    "es": ("Nombre", "Apellidos", "Apellido", "Médico", "Medico", "Sexo", "Edad", "Fecha", "Domicilio",
+           "Localidad", "Provincia", "País", "Pais", "Paciente", "Servicio", "Dirección", "Direccion",
+           "Teléfono", "Telefono", "NHC", "NASS", "CP", "Informe", "Diagnóstico", "Tratamiento", "Antecedentes",
+           "Exploración", "Evolución", "Juicio", "Remitido", "Correo", "Ingreso", "Alta", "Historia",
+           "Datos", "Cama", "Habitación", "Doctor", "Doctora", "Dr", "Dra", "Enfermera", "Enfermero",
+           "Especialidad", "Centro", "Unidad", "Planta", "Hospital", "Clínica"),
+    "en": ("Name", "Surname", "First", "Last", "Sex", "Gender", "Age", "Date", "Address", "City", "State",
+           "Country", "Phone", "Patient", "Physician", "Doctor", "Dr", "Admission", "Discharge", "Diagnosis",
+           "History", "Hospital", "Ward", "Room", "Bed", "MRN", "DOB"),
+    "nl": ("Naam", "Achternaam", "Voornaam", "Geslacht", "Leeftijd", "Datum", "Adres", "Woonplaats",
+           "Plaats", "Land", "Telefoon", "Patiënt", "Arts", "Huisarts", "Opname", "Ontslag", "Diagnose",
+           "Afdeling", "Ziekenhuis", "Kamer"),
+    "sv": ("Namn", "Efternamn", "Förnamn", "Kön", "Ålder", "Datum", "Adress", "Ort", "Land", "Telefon",
+           "Patient", "Läkare", "Inskrivning", "Utskrivning", "Diagnos", "Avdelning", "Sjukhus", "Rum"),
+    "de": ("Name", "Nachname", "Vorname", "Geschlecht", "Alter", "Datum", "Adresse", "Wohnort", "Ort", "Land",
+           "Telefon", "Patient", "Arzt", "Aufnahme", "Entlassung", "Diagnose", "Station", "Zimmer",
+           "Krankenhaus", "Klinik"),
+}
+
+# Stop words of each language that are also first names / surnames but mostly not (spaCy's lists give more);
+# a few real names that are also stop words are kept out on purpose (Hans, Ben, Inga).
+_STOP_EXCEPTIONS = frozenset({"hans", "ben", "inga", "dan", "mina"})
+
+
+def _fold(s: str) -> str:
+    """Case- and accent-folded form (the same as ``clinanon.detect.gazetteer.fold``)."""
+    s = s.casefold()
+    if s.isascii():
+        return s
+    return "".join(c for c in unicodedata.normalize("NFD", s) if not unicodedata.combining(c))
+
+
+@lru_cache(maxsize=8)
+def _stop_words(lang: str) -> frozenset[str]:
+    try:
+        import importlib
+
+        words = importlib.import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS
+    except Exception:  # spaCy missing or no list for the language
+        return frozenset()
+    return frozenset(_fold(w) for w in words if _fold(w) not in _STOP_EXCEPTIONS)
+
+
+class AllowList:
+    """Terms that are not PHI even though a name or place list contains them, and terms that always are.
+
+    ``extra``: more allowed terms (strings, matched case- and accent-insensitively, multi-word allowed).
+    ``deny``: terms that are always PHI — an iterable of strings (label ``deny_label``) or a mapping
+    term -> label. ``common_words``: include the language's common-word collisions (default True).
+    """
+
+    def __init__(self, lang: str = "es", extra: Iterable[str] = (), deny: Iterable[str] | Mapping[str, str] = (),
+                 *, deny_label: str = "OTHER", common_words: bool = True, stop_words: bool = True) -> None:
+        if lang not in SUPPORTED_LANGUAGES:
+            raise ConfigError(f"unsupported language {lang!r}; expected one of: {', '.join(SUPPORTED_LANGUAGES)}")
+        from clinanon.detect.gazetteer import PhraseIndex
+
+        self.lang = lang
+        extra = [extra] if isinstance(extra, str) else list(extra)
+        deny_map: dict[str, str] = (dict(deny) if isinstance(deny, Mapping)
+                                    else {d: deny_label for d in ([deny] if isinstance(deny, str) else deny)})
+        self._deny = {_fold(k): v for k, v in deny_map.items() if k.strip()}
+        terms = [*EPONYMS, *_FIELD_LABELS.get(lang, ()), *extra]
+        if common_words:
+            terms += list(_COMMON.get(lang, ()))
+        strong = {_fold(t) for t in terms if t.strip()} - WEAK_EPONYMS
+        strong |= {_fold(t) for t in extra if t.strip()}
+        self._allowed = frozenset(strong - set(self._deny))
+        self._stop = _stop_words(lang) if stop_words else frozenset()
+        self._exact = frozenset(_COMMON_EXACT.get(lang, ())) if common_words else frozenset()
+        self._phrases = PhraseIndex(lang, accents="fold")
+        for t in sorted(self._allowed):
+            if len(tokenize(t, lang)) > 1:
+                self._phrases.add(t, "allow")
+        self._deny_index = PhraseIndex(lang, accents="fold")
+        for t, label in sorted(deny_map.items()):
+            self._deny_index.add(t, "deny", label)
+        self._before: dict[str, list[tuple[str, ...]]] = {}  # cue phrases keyed by their last word
+        for p in _CONTEXT_BEFORE.get(lang, ()):
+            words = tuple(_fold(w) for w in p.split())
+            self._before.setdefault(words[-1], []).append(words)
+        self._before_max = max((len(p) for ps in self._before.values() for p in ps), default=0)
+        self._after = frozenset(_fold(w) for w in _CONTEXT_AFTER.get(lang, ()))
+
+    def __repr__(self) -> str:
+        return f"AllowList(lang={self.lang!r}, allowed={len(self._allowed)}, denied={len(self._deny)})"
+
+    def __contains__(self, text: object) -> bool:
+        return isinstance(text, str) and self.is_allowed(text)
+
+    def is_denied(self, text: str) -> bool:
+        """True when ``text`` (case- and accent-insensitive) is on the deny list: always PHI."""
+        return _fold(text.strip()) in self._deny
+
+    def is_allowed(self, text: str) -> bool:
+        """True when ``text`` is an allowed term (strong eponym, field label, common word, stop word or user
+        extra), also with an English/Germanic genitive ``s`` (``Parkinsons``); never for a denied term."""
+        f = _fold(text.strip())
+        if not f or f in self._deny:
+            return False
+        if text.strip() in self._exact:
+            return True
+        if f in self._allowed or f in self._stop:
+            return True
+        if self.lang in ("sv", "de", "nl", "en") and len(f) > 3:
+            base = f[:-2] if f.endswith("'s") else f[:-1] if f.endswith("s") else ""
+            if base and base in self._allowed:
+                return True
+        return False
+
+    def in_eponym_context(self, text: str, start: int, end: int, tokens: Sequence[Token] | None = None) -> bool:
+        """True when ``text[start:end]`` follows an eponym cue ("enfermedad de", "Morbus") or precedes one
+        ("disease", "-Syndrom", "sjukdom") in the same line."""
+        if self._before:
+            window = text[max(0, start - 48):start]
+            window = window[window.rfind("\n") + 1:]
+            words = [_fold(w) for w in window.replace("-", " ").split()[-self._before_max:]]
+            for p in self._before.get(words[-1], ()) if words else ():
+                if len(p) <= len(words) and tuple(words[-len(p):]) == p:
+                    return True
+        if self._after:
+            window = text[end:end + 40]
+            window = window.split("\n", 1)[0]
+            w = window.lstrip("'’").removeprefix("s ").removeprefix("s-") if window[:1] in ("'", "’") else window
+            w = w.lstrip("- ")
+            first = w.split(maxsplit=1)[0] if w.split() else ""
+            first = first.strip(".,;:()")
+            if first and _fold(first) in self._after:
+                return True
+        return False
+
+    def allowed_regions(self, text: str, tokens: Sequence[Token] | None = None) -> list[tuple[int, int]]:
+        """Character ranges of multi-word allowed phrases (``Gilles de la Tourette``) in ``text``."""
+        if tokens is None:
+            tokens = tokenize(text, self.lang)
+        return [(m.start, m.end) for m in self._phrases.match(text, tokens, case="fold")]
+
+    def deny_spans(self, text: str, tokens: Sequence[Token] | None = None) -> list[Span]:
+        """Every occurrence of a denied term as a span (``source="allowlist:deny"``, score 1.0)."""
+        if not self._deny:
+            return []
+        if tokens is None:
+            tokens = tokenize(text, self.lang)
+        return [Span(m.start, m.end, m.attr, "allowlist:deny", 1.0)
+                for m in self._deny_index.match(text, tokens, case="fold")]
+
+    def filter(self, text: str, spans: Iterable[Span], tokens: Sequence[Token] | None = None,
+               *, keep_sources: Iterable[str] = ("hospital",)) -> list[Span]:
+        """``spans`` minus those that are allowed terms, lie in an allowed phrase or (except sources containing
+        one of ``keep_sources``) sit in an eponym context; plus the denied terms found in ``text`` where no kept
+        span has the same extent. Sorted."""
+        if tokens is None:
+            tokens = tokenize(text, self.lang)
+        regions = self.allowed_regions(text, tokens)
+        keep = tuple(keep_sources)
+        out = []
+        for s in spans:
+            surface = text[s.start:s.end]
+            if self.is_denied(surface):
+                out.append(s)
+                continue
+            if self.is_allowed(surface):
+                continue
+            if any(a < s.end and s.start < b for a, b in regions):
+                continue
+            if not any(k in s.source for k in keep) and self.in_eponym_context(text, s.start, s.end, tokens):
+                continue
+            out.append(s)
+        kept = {(s.start, s.end) for s in out}
+        out.extend(d for d in self.deny_spans(text, tokens) if (d.start, d.end) not in kept)
+        return sorted(set(out))

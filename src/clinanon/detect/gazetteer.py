@@ -1,0 +1,577 @@
+"""Gazetteer detection: token-aware look-up of names, places and hospitals in word lists.
+
+The lists ship inside the package (``clinanon/data/gazetteers/<lang>/*.txt``, built by
+``scripts/build_gazetteers.py`` from Faker's locale providers, Babel/CLDR and a few hand-written tables) and are
+loaded at first use, cached per ``(lang, kind, accent folding)``.
+
+Matching works on tokens (:func:`clinanon.text.tokenize`): every entry is tokenized with the same tokenizer and
+stored under its tuple of folded tokens in a dict (a :class:`PhraseIndex`); a text is scanned once, and at each
+token whose folded form starts an entry the few possible entry lengths are looked up. No per-entry regex, so
+the cost is linear in the text length (times the longest entry, a handful of tokens).
+
+Case policy (``case``): ``"exact"`` needs the entry's own case (a capitalised first letter is also accepted on
+the first token); ``"upper_ok"`` (default) also accepts ALL-CAPS tokens (``GARCÍA``); ``"fold"`` ignores
+case. Accent policy (``accents``): ``"fold"`` (default) lets ``Garcia`` match ``García``; ``"exact"`` does not.
+
+Labels: first names and surnames -> ``NAME``; cities and regions -> ``LOCATION.CITY``; countries ->
+``LOCATION.COUNTRY``; hospitals (list entries and the "hospital word + name" pattern) -> ``LOCATION.HOSPITAL``.
+The span's ``source`` says which list matched (``gazetteer:first_name:F``, ``gazetteer:surname``,
+``gazetteer:city``, ``gazetteer:hospital_pattern`` ...), so later steps (name assembly, surrogates) can use the
+gender or kind. The detector returns every candidate, overlapping ones included; :mod:`clinanon.detect.resolve`
+chooses among them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+from clinanon.document import Document, Span
+from clinanon.errors import ConfigError, InputError
+from clinanon.text import SUPPORTED_LANGUAGES, Token, tokenize
+
+__all__ = [
+    "BUILTIN_KINDS",
+    "DEFAULT_KINDS",
+    "DEFAULT_LABELS",
+    "DEFAULT_SCORES",
+    "GazetteerDetector",
+    "PhraseIndex",
+    "fold",
+    "load_rows",
+]
+
+CaseMode = Literal["fold", "exact", "upper_ok"]
+AccentMode = Literal["fold", "exact"]
+
+#: kinds with a built-in list, and the file each one is read from
+_FILES: dict[str, str] = {
+    "first_name": "first_names.txt",
+    "surname": "surnames.txt",
+    "city": "cities.txt",
+    "region": "regions.txt",
+    "country": "countries.txt",
+    "hospital": "hospitals.txt",
+}
+BUILTIN_KINDS: tuple[str, ...] = (*_FILES, "hospital_pattern")
+DEFAULT_KINDS: tuple[str, ...] = BUILTIN_KINDS
+
+DEFAULT_LABELS: Mapping[str, str] = {
+    "first_name": "NAME",
+    "surname": "NAME",
+    "city": "LOCATION.CITY",
+    "region": "LOCATION.CITY",
+    "country": "LOCATION.COUNTRY",
+    "hospital": "LOCATION.HOSPITAL",
+    "hospital_pattern": "LOCATION.HOSPITAL",
+}
+#: base confidence of a hit of each kind (a lone surname is weaker evidence than a country name)
+DEFAULT_SCORES: Mapping[str, float] = {
+    "first_name": 0.7,
+    "surname": 0.6,
+    "city": 0.75,
+    "region": 0.72,
+    "country": 0.85,
+    "hospital": 0.95,
+    "hospital_pattern": 0.85,
+}
+_NAME_KINDS = frozenset({"first_name", "surname"})
+
+
+# --- normalisation ---------------------------------------------------------------------------------------
+
+def strip_accents(s: str) -> str:
+    """Remove combining marks (``García`` -> ``Garcia``); case is kept."""
+    if s.isascii():
+        return s
+    return "".join(c for c in unicodedata.normalize("NFD", s) if not unicodedata.combining(c))
+
+
+def fold(s: str, accents: bool = True) -> str:
+    """Case-fold ``s`` and, when ``accents``, strip its accents: the key under which phrases are indexed."""
+    s = s.casefold()
+    return strip_accents(s) if accents else s
+
+
+def _gap_kind(gap: str) -> int | None:
+    """0 = tokens touch, 1 = separated by spaces/tabs, None = anything else (a newline, other characters)."""
+    if not gap:
+        return 0
+    if gap.isspace() and "\n" not in gap and "\r" not in gap and len(gap) <= 3:
+        return 1
+    return None
+
+
+# --- the phrase index -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    kind: str
+    attr: str
+    surface: tuple[str, ...]  # the entry's tokens, accent-folded when accents are folded, case kept
+    gaps: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PhraseMatch:
+    """A phrase found in a text: tokens ``[i, j)``, characters ``[start, end)``."""
+
+    i: int
+    j: int
+    start: int
+    end: int
+    kind: str
+    attr: str
+
+
+class PhraseIndex:
+    """Multi-token phrases keyed by their folded token tuples; a text is matched in one pass over its tokens.
+
+    ``add`` tokenizes a phrase with :func:`clinanon.text.tokenize`; ``match`` returns every occurrence of every
+    phrase (overlapping and nested ones included) whose tokens are equal after folding, whose inter-token gaps
+    have the same shape (touching vs. spaces; never across a line break) and whose case passes ``case``.
+    """
+
+    def __init__(self, lang: str, *, accents: AccentMode = "fold") -> None:
+        self.lang = lang
+        self.fold_accents = accents == "fold"
+        self._index: dict[tuple[str, ...], list[_Entry]] = {}
+        self._lengths: dict[str, tuple[int, ...]] = {}
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self._index.values())
+
+    def add(self, phrase: str, kind: str, attr: str = "") -> bool:
+        """Index ``phrase``; returns False (and indexes nothing) when it has no token or contains a newline."""
+        if "\n" in phrase:
+            return False
+        toks = tokenize(phrase, self.lang)
+        if not toks:
+            return False
+        words = [phrase[t.start:t.end] for t in toks]
+        gaps = []
+        for a, b in itertools.pairwise(toks):
+            g = _gap_kind(phrase[a.end:b.start])
+            if g is None:
+                return False
+            gaps.append(g)
+        key = tuple(fold(w, self.fold_accents) for w in words)
+        surface = tuple(strip_accents(w) if self.fold_accents else w for w in words)
+        entry = _Entry(kind, attr, surface, tuple(gaps))
+        bucket = self._index.setdefault(key, [])
+        if entry not in bucket:
+            bucket.append(entry)
+            lens = set(self._lengths.get(key[0], ()))
+            lens.add(len(key))
+            self._lengths[key[0]] = tuple(sorted(lens, reverse=True))
+        return True
+
+    def add_all(self, phrases: Iterable[tuple[str, str, str]]) -> None:
+        for phrase, kind, attr in phrases:
+            self.add(phrase, kind, attr)
+
+    def match(self, text: str, tokens: Sequence[Token], *, case: CaseMode = "upper_ok",
+              norm: Sequence[str] | None = None) -> list[PhraseMatch]:
+        """All occurrences, in token order (longest first at a position). ``norm`` = pre-folded tokens."""
+        if norm is None:
+            norm = [fold(text[t.start:t.end], self.fold_accents) for t in tokens]
+        out: list[PhraseMatch] = []
+        n = len(tokens)
+        lengths = self._lengths
+        index = self._index
+        surf_cache: dict[int, str] = {}
+        for i in range(n):
+            lens = lengths.get(norm[i])
+            if not lens:
+                continue
+            for size in lens:
+                j = i + size
+                if j > n:
+                    continue
+                entries = index.get(tuple(norm[i:j]))
+                if not entries:
+                    continue
+                gaps = []
+                for k in range(i, j - 1):
+                    gaps.append(_gap_kind(text[tokens[k].end:tokens[k + 1].start]))
+                tgaps = tuple(gaps)
+                for e in entries:
+                    if e.gaps != tgaps:
+                        continue
+                    if case != "fold" and not self._case_ok(e, text, tokens, i, case, surf_cache):
+                        continue
+                    out.append(PhraseMatch(i, j, tokens[i].start, tokens[j - 1].end, e.kind, e.attr))
+        return out
+
+    def _case_ok(self, e: _Entry, text: str, tokens: Sequence[Token], i: int, case: CaseMode,
+                 cache: dict[int, str]) -> bool:
+        for k, s in enumerate(e.surface):
+            t = cache.get(i + k)
+            if t is None:
+                raw = text[tokens[i + k].start:tokens[i + k].end]
+                t = strip_accents(raw) if self.fold_accents else raw
+                cache[i + k] = t
+            if t == s:
+                continue
+            if case == "upper_ok" and t.isupper() and t == s.upper():
+                continue
+            if k == 0 and t == s[:1].upper() + s[1:]:
+                continue
+            return False
+        return True
+
+
+# --- data files -----------------------------------------------------------------------------------------
+
+def _data_dir(lang: str) -> Path:
+    return Path(str(resources.files("clinanon") / "data" / "gazetteers" / lang))
+
+
+def _read_lines(path: Path) -> list[tuple[int, list[str]]]:
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"not UTF-8 text (byte {e.start})", path=path) from None
+    except OSError as e:
+        raise InputError(f"cannot read list file ({type(e).__name__})", path=path) from None
+    rows = []
+    for n, line in enumerate(raw.splitlines(), 1):
+        line = line.strip("\ufeff").rstrip("\r")
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        rows.append((n, [c.strip() for c in line.split("\t")]))
+    return rows
+
+
+@lru_cache(maxsize=64)
+def load_rows(lang: str, kind: str) -> tuple[tuple[str, ...], ...]:
+    """The built-in list of ``kind`` for ``lang`` as tuples of columns (cached; empty when none ships)."""
+    if kind not in _FILES:
+        raise ConfigError(f"no built-in gazetteer kind {kind!r}; expected one of: {', '.join(_FILES)}")
+    path = _data_dir(lang) / _FILES[kind]
+    if not path.is_file():
+        return ()
+    return tuple(tuple(cols) for _, cols in _read_lines(path))
+
+
+def _attr_of(kind: str, cols: Sequence[str]) -> str:
+    if kind == "first_name" and len(cols) > 1 and cols[1] in ("F", "M", "N"):
+        return cols[1]
+    return ""
+
+
+@lru_cache(maxsize=32)
+def _builtin_index(lang: str, kinds: tuple[str, ...], accents: AccentMode) -> PhraseIndex:
+    idx = PhraseIndex(lang, accents=accents)
+    for kind in kinds:
+        if kind in _FILES:
+            for cols in load_rows(lang, kind):
+                idx.add(cols[0], kind, _attr_of(kind, cols))
+    return idx
+
+
+def read_user_list(path: str | Path, kind: str) -> list[tuple[str, str, str]]:
+    """A user list: one entry per line (``#`` comments and blank lines skipped); first names may carry a
+    second column ``F``/``M``/``N``. Raises :class:`InputError` naming the file and line on a bad line."""
+    p = Path(path)
+    out = []
+    for n, cols in _read_lines(p):
+        if not cols[0]:
+            raise InputError("expected an entry before the first tab", path=p, line=n)
+        attr = ""
+        if kind == "first_name" and len(cols) > 1 and cols[1]:
+            if cols[1] not in ("F", "M", "N"):
+                raise InputError("expected gender F, M or N in the second column", path=p, line=n)
+            attr = cols[1]
+        out.append((cols[0], kind, attr))
+    return out
+
+
+# --- hospital names by pattern ----------------------------------------------------------------------------
+
+_PARTICLES: dict[str, frozenset[str]] = {
+    "es": frozenset({"de", "del", "la", "las", "los", "el", "y", "i", "d", "d'", "l'", "l", "san", "sant", "a", "o"}),
+    "en": frozenset({"of", "and", "the", "st", "st.", "s", "'s", "&"}),
+    "nl": frozenset({"van", "de", "der", "den", "het", "'t", "s", "'s", "-", "en"}),
+    "sv": frozenset({"s", "och", "s:t", "i"}),
+    "de": frozenset({"der", "die", "des", "am", "an", "im", "in", "zu", "zum", "zur", "von", "und", "rechts",
+                     "links"}),
+}
+#: capitalised words that never belong to a hospital's name (units, field labels, sentence words)
+_HOSPITAL_STOP: dict[str, frozenset[str]] = {
+    "es": frozenset({"servicio", "unidad", "departamento", "planta", "urgencias", "consulta", "consultas",
+                     "sección", "seccion", "area", "área", "uci", "el", "en", "con", "para", "por", "tras",
+                     "desde", "médico", "medico", "fecha", "nhc", "tel",
+                     "teléfono", "telefono", "fax", "email", "e", "día", "dia", "domicilio", "paciente",
+                     "se", "no", "al", "ingresa", "ingresó", "calle", "c", "avenida", "avda", "av", "paseo",
+                     "plaza", "pza", "carretera", "ctra", "camino", "ronda", "travesía", "glorieta", "rambla",
+                     "tfno", "tlf", "correo", "cp", "s/n", "edificio", "pabellón", "bloque", "despacho"}),
+    "en": frozenset({"the", "a", "at", "in", "to", "from", "department", "ward", "unit", "dr", "he", "she",
+                     "was", "is", "on", "er", "icu", "patient"}),
+    "nl": frozenset({"het", "de", "een", "in", "op", "naar", "afdeling", "dr", "patiënt", "patient", "hij",
+                     "zij", "ze", "is", "werd"}),
+    "sv": frozenset({"på", "i", "till", "från", "avdelning", "avd", "dr", "patienten", "han", "hon", "den",
+                     "det", "en", "ett"}),
+    "de": frozenset({"das", "dem", "den", "der", "die", "ein", "eine", "im", "ins", "am", "auf", "station",
+                     "abteilung", "dr", "patient", "patientin", "er", "sie", "wurde", "ist"}),
+}
+#: street words stop a hospital name, except after a particle ("Hospital Virgen del Camino")
+_STREET_WORDS = frozenset({"calle", "avenida", "paseo", "plaza", "carretera", "camino", "ronda", "travesía",
+                           "glorieta", "rambla"})
+_NO_FIRST = frozenset({"y", "i", "e", "o", "and", "en", "och", "und", "-"})
+_DE_GENERIC_PREFIX = frozenset({"kreis", "stadt", "kinder", "land", "landes", "universitäts", "uni", "fach",
+                                "akut", "privat", "bezirks", "kranken", "tages", "reha", "allgemein"})
+
+
+@lru_cache(maxsize=16)
+def _hospital_heads(lang: str, accents: AccentMode) -> tuple[PhraseIndex, tuple[tuple[str, str], ...]]:
+    idx = PhraseIndex(lang, accents=accents)
+    suffixes = []
+    path = _data_dir(lang) / "hospital_words.txt"
+    if path.is_file():
+        for _, cols in _read_lines(path):
+            direction = cols[1] if len(cols) > 1 else "R"
+            if direction == "C":
+                suffixes.append((fold(cols[0], accents == "fold"), "C"))
+            else:
+                idx.add(cols[0], "hospital_word", direction)
+    return idx, tuple(suffixes)
+
+
+def _is_title(w: str) -> bool:
+    return len(w) > 1 and w[0].isupper() and w[1:].islower()
+
+
+def _is_cap_word(w: str) -> bool:
+    return bool(w) and w[0].isupper() and any(c.isalpha() for c in w)
+
+
+# --- the detector -----------------------------------------------------------------------------------------
+
+class GazetteerDetector:
+    """Finds names, places and hospitals listed in gazetteers (see the module docstring).
+
+    ``kinds``: which lists to use (:data:`BUILTIN_KINDS`, plus any kind named in ``user_lists``).
+    ``user_lists``: kind -> path of a UTF-8 file, one entry per line (added to the built-in list of that kind;
+    a new kind needs a label in ``labels``). ``allowlist``: ``True`` = the language's :class:`AllowList`,
+    an :class:`AllowList` instance, or ``None``/``False`` for none; allowed terms, eponym contexts
+    ("enfermedad de Parkinson", "Morbus Crohn") and allowed phrases drop overlapping hits, denied terms are
+    always reported. ``detect`` returns candidates that may overlap (resolve them with
+    :class:`clinanon.detect.resolve.Resolver`).
+    """
+
+    def __init__(
+        self,
+        lang: str = "es",
+        kinds: Sequence[str] = DEFAULT_KINDS,
+        user_lists: Mapping[str, str | Path] | None = None,
+        case: CaseMode = "upper_ok",
+        accents: AccentMode = "fold",
+        *,
+        allowlist: object = True,
+        labels: Mapping[str, str] | None = None,
+        scores: Mapping[str, float] | None = None,
+        name: str = "gazetteer",
+    ) -> None:
+        if lang not in SUPPORTED_LANGUAGES:
+            raise ConfigError(f"unsupported language {lang!r}; expected one of: {', '.join(SUPPORTED_LANGUAGES)}")
+        if case not in ("fold", "exact", "upper_ok"):
+            raise ConfigError(f"case must be 'fold', 'exact' or 'upper_ok', not {case!r}")
+        if accents not in ("fold", "exact"):
+            raise ConfigError(f"accents must be 'fold' or 'exact', not {accents!r}")
+        self.lang = lang
+        self.name = name
+        self.case: CaseMode = case
+        self.accents: AccentMode = accents
+        self.labels = {**DEFAULT_LABELS, **(labels or {})}
+        self.scores = {**DEFAULT_SCORES, **(scores or {})}
+        user_lists = dict(user_lists or {})
+        self.kinds = tuple(dict.fromkeys([*kinds, *user_lists]))
+        for k in self.kinds:
+            if k not in self.labels:
+                raise ConfigError(f"gazetteer kind {k!r} has no label; give one in labels={{{k!r}: ...}}")
+            self.scores.setdefault(k, 0.7)
+        builtin = tuple(sorted(k for k in self.kinds if k in _FILES))
+        base = _builtin_index(lang, builtin, accents)
+        if user_lists:
+            idx = PhraseIndex(lang, accents=accents)
+            idx._index = {k: list(v) for k, v in base._index.items()}
+            idx._lengths = dict(base._lengths)
+            for kind, path in sorted(user_lists.items()):
+                idx.add_all(read_user_list(path, kind))
+            self.index = idx
+        else:
+            self.index = base
+        self.use_hospital_pattern = "hospital_pattern" in self.kinds
+        if allowlist is True:
+            from clinanon.detect.allowlist import AllowList
+
+            self.allowlist = AllowList(lang)
+        elif allowlist is None or allowlist is False:
+            self.allowlist = None
+        else:
+            self.allowlist = allowlist
+
+    def __repr__(self) -> str:
+        return f"GazetteerDetector(lang={self.lang!r}, kinds={self.kinds!r}, entries={len(self.index)})"
+
+    def detect(self, doc: Document) -> list[Span]:
+        """Candidate spans on ``doc.text`` (may overlap; sorted)."""
+        return self.analyze(doc.text)
+
+    def analyze(self, text: str, tokens: Sequence[Token] | None = None) -> list[Span]:
+        """Candidate spans on ``text``; ``tokens`` defaults to ``tokenize(text, lang)``. Sorted, may overlap."""
+        if tokens is None:
+            tokens = tokenize(text, self.lang)
+        fa = self.accents == "fold"
+        norm = [fold(text[t.start:t.end], fa) for t in tokens]
+        found: set[Span] = set()
+        hits: list[PhraseMatch] = []
+        for m in self.index.match(text, tokens, case=self.case, norm=norm):
+            if m.kind not in self.kinds:
+                continue
+            if not self._plausible(text, tokens, m):
+                continue
+            hits.append(m)
+        name_extents = {(m.start, m.end) for m in hits if m.kind == "first_name"}
+        for m in hits:
+            src = f"{self.name}:{m.kind}" + (f":{m.attr}" if m.attr else "")
+            score = self.scores[m.kind]
+            if m.kind == "country" and (m.start, m.end) in name_extents:  # "Mauricio", "Israel"
+                score = min(score, self.scores.get("first_name", 0.7) - 0.05)
+            found.add(Span(m.start, m.end, self.labels[m.kind], src, round(score, 4)))
+        if self.use_hospital_pattern:
+            found.update(self._hospitals(text, tokens, norm))
+        spans = sorted(found)
+        if self.allowlist is not None:
+            spans = self.allowlist.filter(text, spans, tokens)
+        return spans
+
+    def _plausible(self, text: str, tokens: Sequence[Token], m: PhraseMatch) -> bool:
+        """Reject name hits that start in lower case (a particle: "de León"), single-token hits that are too
+        short, and short ALL-CAPS ones outside an all-caps run (``ANA``, ``EVA`` as lab acronyms)."""
+        w = text[m.start:m.end]
+        if m.kind in _NAME_KINDS and self.case != "fold" and not w[:1].isupper():
+            return False  # "de León" alone: the particle belongs to a name only after a first name
+        if m.j - m.i != 1:
+            return True
+        if len(w) < 2 or not any(c.isalpha() for c in w):
+            return False
+        short_caps = self.case != "fold" and w.isupper() and len(w) <= 4
+        return not short_caps or self._caps_neighbour(text, tokens, m.i)
+
+    @staticmethod
+    def _caps_neighbour(text: str, tokens: Sequence[Token], i: int) -> bool:
+        for k in (i - 1, i + 1):
+            if 0 <= k < len(tokens):
+                gap = text[tokens[min(i, k)].end:tokens[max(i, k)].start]
+                w = text[tokens[k].start:tokens[k].end]
+                if "\n" not in gap and len(w) > 1 and w.isalpha() and w.isupper():
+                    return True
+        return False
+
+    # hospital "head word + name" pattern
+    def _hospitals(self, text: str, tokens: Sequence[Token], norm: Sequence[str]) -> list[Span]:
+        heads, suffixes = _hospital_heads(self.lang, self.accents)
+        particles = _PARTICLES.get(self.lang, frozenset())
+        stop = _HOSPITAL_STOP.get(self.lang, frozenset())
+        out: list[Span] = []
+        base = self.scores["hospital_pattern"]
+        label = self.labels["hospital_pattern"]
+        src = f"{self.name}:hospital_pattern"
+        best: dict[int, PhraseMatch] = {}
+        for m in heads.match(text, tokens, case="fold", norm=norm):
+            if m.i not in best or m.j > best[m.i].j:
+                best[m.i] = m
+        for i in sorted(best):
+            m = best[i]
+            head_cap = _is_cap_word(text[m.start:m.end])
+            start_tok, end_tok = m.i, m.j
+            if m.attr in ("R", "B"):
+                end_tok = self._extend_right(text, tokens, norm, m.j, particles, stop)
+            if m.attr in ("L", "B") and end_tok == m.j:
+                start_tok = self._extend_left(text, tokens, norm, m.i, particles, stop)
+            if start_tok == m.i and end_tok == m.j:
+                continue
+            if not head_cap and not any(_is_title(text[tokens[k].start:tokens[k].end]) for k in range(m.j, end_tok)):
+                continue  # "clínica de la AR": a lower-case head needs a Title-case name word
+            score = base if head_cap else max(0.0, base - 0.25)
+            out.append(Span(tokens[start_tok].start, tokens[end_tok - 1].end, label, src, score))
+        if suffixes:
+            for i, t in enumerate(tokens):
+                w = text[t.start:t.end]
+                if not _is_cap_word(w):
+                    continue
+                low = norm[i]
+                for suf, _ in suffixes:
+                    if len(low) > len(suf) + 2 and low.endswith(suf):
+                        prefix = low[: -len(suf)]
+                        end_tok = self._extend_right(text, tokens, norm, i + 1, particles, stop)
+                        if self.lang == "de" and end_tok == i + 1 and prefix.rstrip("-s") in _DE_GENERIC_PREFIX:
+                            break
+                        out.append(Span(t.start, tokens[end_tok - 1].end, label, src, base))
+                        break
+        return out
+
+    def _extend_right(self, text: str, tokens: Sequence[Token], norm: Sequence[str], j: int,
+                      particles: frozenset[str], stop: frozenset[str]) -> int:
+        """Index after the last name token following token ``j - 1`` (``j`` when there is none)."""
+        end = j
+        k = j
+        n = len(tokens)
+        pending = 0  # particles / digits / quotes waiting for a capitalised word
+        while k < n and k - j < 12:
+            if _gap_kind(text[tokens[k - 1].end:tokens[k].start]) is None:
+                break
+            w = text[tokens[k].start:tokens[k].end]
+            low = norm[k]
+            if w.isdigit():
+                if k + 1 >= n or norm[k + 1] not in particles:  # "12 de Octubre", not "31008 Pamplona"
+                    break
+                pending += 1
+            elif k == j and low in _NO_FIRST:
+                break  # "Clínica y Dietética": a name does not start with a conjunction
+            elif w in ('"', "«", "»", "“", "”", "'", "’", "-") or low in particles:
+                pending += 1
+                if w in ('"', "»", "”", ")") and end == k:  # closing quote right after a name word
+                    end = k + 1
+                    pending = 0
+            elif (_is_cap_word(w) and not self._abbreviation(text, tokens, k)
+                  and (low not in stop or (low in _STREET_WORDS and norm[k - 1] in particles))):
+                end = k + 1
+                pending = 0
+            else:
+                break
+            k += 1
+        return end
+
+    @staticmethod
+    def _abbreviation(text: str, tokens: Sequence[Token], k: int) -> bool:
+        """A one-letter word followed by a dot (``P.``, ``C.``): an address abbreviation, not a name word
+        (longer ones, ``Avda.``, ``Ctra.``, are stop words)."""
+        t = tokens[k]
+        return t.end - t.start == 1 and text[t.end:t.end + 1] == "."
+
+    def _extend_left(self, text: str, tokens: Sequence[Token], norm: Sequence[str], i: int,
+                     particles: frozenset[str], stop: frozenset[str]) -> int:
+        start = i
+        k = i - 1
+        while k >= 0 and i - k <= 8:
+            if _gap_kind(text[tokens[k].end:tokens[k + 1].start]) is None:
+                break
+            w = text[tokens[k].start:tokens[k].end]
+            low = norm[k]
+            if _is_cap_word(w) and low not in stop:
+                start = k
+            elif low in particles or w in ("'", "’", "-", "."):
+                pass
+            else:
+                break
+            k -= 1
+        return start

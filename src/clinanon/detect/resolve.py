@@ -1,0 +1,189 @@
+"""Resolve overlapping candidate spans into one non-overlapping, sorted list.
+
+:class:`Resolver` is deterministic: the same set of candidates gives the same output whatever order they come
+in. Steps:
+
+1. drop candidates scoring below ``min_score`` (and exact duplicates);
+2. when ``merge_names``: chain *name-part* spans (label ``NAME`` or ``NAME.*``: first-name / surname
+   gazetteer hits, NAME spans of any detector) that are separated by a single space, a hyphen, or a particle
+   (" de ", " y ", " van ", " von ", " del ", " de la " ...) into one merged candidate
+   (``source="resolve:merge"``). "Ignacio Navarro Cuéllar" becomes one span; in "Navarro Cuéllar Servicio"
+   the non-name word is not absorbed, because only name-part spans are chained;
+3. pick greedily by the configured priority — ``"length"`` (longer first), ``"score"`` (higher first),
+   ``"source"`` (higher ``source_priority`` first) — and then by a total order on the span's fields, so ties
+   are broken the same way every time; a candidate overlapping an already chosen one is dropped.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Mapping, Sequence
+
+from clinanon.document import Document, Span
+from clinanon.errors import ConfigError
+
+__all__ = ["DEFAULT_PARTICLES", "Resolver", "is_name_label"]
+
+#: connectors allowed between two name parts (the text between the spans, exactly)
+DEFAULT_PARTICLES: tuple[str, ...] = (
+    " ", "-", " - ", " de ", " del ", " de la ", " de las ", " de los ", " y ", " i ", " e ", " van ", " von ",
+    " van der ", " van den ", " van de ", " von der ", " zu ", " von und zu ", " ten ", " ter ", " da ", " das ",
+    " do ", " dos ", " di ", " du ", " le ", " la ", " af ", " av ", " O'", " d'", "'",
+)
+_KEYS = ("length", "score", "source")
+
+
+def is_name_label(label: str) -> bool:
+    """``NAME`` or a ``NAME.*`` subtype."""
+    return label == "NAME" or label.startswith("NAME.")
+
+
+def _merged_label(labels: Iterable[str]) -> str:
+    specific = sorted({lab for lab in labels if lab != "NAME"})
+    return specific[0] if len(specific) == 1 else "NAME"
+
+
+class Resolver:
+    """Non-overlapping spans from overlapping candidates (see the module docstring).
+
+    ``priority``: the order in which ``"length"``, ``"score"`` and ``"source"`` decide (any subset, any order).
+    ``source_priority``: source -> priority (higher wins); a key also matches every source that starts with
+    ``key + ":"`` (``{"gazetteer": 1}`` covers ``gazetteer:city``); the longest matching key counts, others are 0.
+    ``particles``: connectors between name parts (exact text between two spans).
+    """
+
+    def __init__(
+        self,
+        priority: Sequence[str] = ("length", "score", "source"),
+        source_priority: Mapping[str, int] | None = None,
+        min_score: float = 0.5,
+        merge_names: bool = True,
+        *,
+        particles: Sequence[str] = DEFAULT_PARTICLES,
+        merge_bonus: float = 0.1,
+    ) -> None:
+        bad = [p for p in priority if p not in _KEYS]
+        if bad:
+            raise ConfigError(f"unknown resolver priority {bad[0]!r}; expected some of: {', '.join(_KEYS)}")
+        self.priority = tuple(priority)
+        self.source_priority = dict(source_priority or {})
+        self.min_score = float(min_score)
+        self.merge_names = merge_names
+        self.particles = frozenset(particles)
+        self.merge_bonus = merge_bonus
+
+    def __repr__(self) -> str:
+        return (f"Resolver(priority={self.priority!r}, min_score={self.min_score}, "
+                f"merge_names={self.merge_names})")
+
+    def _source_rank(self, source: str) -> int:
+        best_len, rank = -1, 0
+        for key, value in self.source_priority.items():
+            if (source == key or source.startswith(key + ":")) and len(key) > best_len:
+                best_len, rank = len(key), value
+        return rank
+
+    def _sort_key(self, s: Span) -> tuple[object, ...]:
+        parts: list[object] = []
+        for p in self.priority:
+            if p == "length":
+                parts.append(-(s.end - s.start))
+            elif p == "score":
+                parts.append(-s.score)
+            else:
+                parts.append(-self._source_rank(s.source))
+        # total order on the remaining fields: earlier first, then the span's own ordering
+        parts.extend((s.start, s.end, s.label, s.source, s.score))
+        return tuple(parts)
+
+    def resolve(self, doc_or_text: Document | str, spans: Iterable[Span]) -> list[Span]:
+        """Non-overlapping spans sorted by position; independent of the order of ``spans``."""
+        text = doc_or_text.text if isinstance(doc_or_text, Document) else doc_or_text
+        cands = {s for s in spans if s.score >= self.min_score}
+        for s in cands:
+            if s.end > len(text):
+                raise ConfigError(f"span [{s.start}, {s.end}) ends past the text (length {len(text)})")
+        if self.merge_names:
+            cands |= set(self.merge(text, cands))
+        chosen: list[Span] = []
+        starts: list[int] = []  # chosen intervals never overlap: sorted by start, they are sorted by end too
+        ends: list[int] = []
+        for s in sorted(cands, key=self._sort_key):
+            k = bisect.bisect_left(starts, s.end)  # intervals starting before s ends: indexes < k
+            if k and ends[k - 1] > s.start:
+                continue
+            starts.insert(k, s.start)
+            ends.insert(k, s.end)
+            chosen.append(s)
+        return sorted(chosen)
+
+    def merge(self, text: str, spans: Iterable[Span]) -> list[Span]:
+        """Merged name candidates: maximal chains of name-part spans joined by particles (two parts or more).
+
+        A chain joins extents (distinct ``(start, end)`` of name parts) left to right: the next extent starts
+        where the previous ends plus an allowed connector. " y " does not join a part that is only a first name
+        (``Pedro y Juan`` are two people), so a Spanish double surname "Ortega y Gasset" merges but two first
+        names do not. A chain whose every part is also a place (or other non-name candidate) scoring at least as
+        high is not merged ("Madrid España" stays a city and a country), nor is a chain that a non-name candidate
+        covers whole ("Talavera de la Reina" is a town). Deterministic: built from sorted
+        extents only.
+        """
+        parts: dict[tuple[int, int], list[Span]] = {}
+        others: dict[tuple[int, int], float] = {}
+        for s in spans:
+            if is_name_label(s.label):
+                parts.setdefault((s.start, s.end), []).append(s)
+            else:
+                others[(s.start, s.end)] = max(others.get((s.start, s.end), 0.0), s.score)
+
+        def contested(ext: tuple[int, int]) -> bool:
+            return others.get(ext, -1.0) >= max(s.score for s in parts[ext])
+        if len(parts) < 2:
+            return []
+        by_start: dict[int, list[tuple[int, int]]] = {}
+        for ext in parts:
+            by_start.setdefault(ext[0], []).append(ext)
+        ends_at: dict[int, list[tuple[int, int]]] = {}
+        for ext in parts:
+            ends_at.setdefault(ext[1], []).append(ext)
+
+        def only_first_name(ext: tuple[int, int]) -> bool:
+            return all(":first_name" in s.source for s in parts[ext])
+
+        def successors(ext: tuple[int, int]) -> list[tuple[int, int]]:
+            out = []
+            for p in self.particles:
+                nxt = ext[1] + len(p)
+                if text[ext[1]:nxt] != p:
+                    continue
+                for cand in by_start.get(nxt, ()):
+                    if p == " y " and (only_first_name(cand) or only_first_name(ext)):
+                        continue
+                    out.append(cand)
+            return sorted(out)
+
+        # longest chain end reachable from each extent (dynamic programming from the right)
+        best_end: dict[tuple[int, int], tuple[int, tuple[tuple[int, int], ...]]] = {}
+        for ext in sorted(parts, key=lambda e: (-e[0], -e[1])):
+            chain: tuple[tuple[int, int], ...] = (ext,)
+            end = ext[1]
+            for nxt in successors(ext):
+                e2, c2 = best_end[nxt]
+                if e2 > end or (e2 == end and len(c2) + 1 > len(chain)):
+                    end, chain = e2, (ext, *c2)
+            best_end[ext] = (end, chain)
+        has_pred = {nxt for ext in parts for nxt in successors(ext)}
+        merged: list[Span] = []
+        for ext in sorted(parts):
+            if ext in has_pred:
+                continue
+            end, chain = best_end[ext]
+            if len(chain) < 2 or all(contested(e) for e in chain):
+                continue
+            if any(a <= ext[0] and end <= b for a, b in others):
+                continue  # a place or hospital covers the whole chain: "Talavera de la Reina"
+            members = [s for e in chain for s in parts[e]]
+            score = min(1.0, max(s.score for s in members) + self.merge_bonus)
+            merged.append(Span(ext[0], end, _merged_label(s.label for s in members), "resolve:merge",
+                               round(score, 4)))
+        return merged

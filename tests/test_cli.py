@@ -1,0 +1,140 @@
+"""The CLI, through Typer's runner and once through the installed console script."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from clinanon import __version__
+from clinanon import io as cio
+from clinanon.cli import app
+from clinanon.document import Document, Span
+
+runner = CliRunner()
+NAME = "Eustaquio"
+TEXT = f"Paciente {NAME} Ribera ingresó el 03/04/2020.\nSexo: H."
+
+
+@pytest.fixture()
+def gold_jsonl(tmp_path: Path) -> Path:
+    doc = Document("n1", TEXT, (Span(9, 25, "NAME.PATIENT"), Span(37, 47, "DATE"), Span(55, 56, "SEX")))
+    path = tmp_path / "gold.jsonl"
+    cio.write([doc], path, "jsonl")
+    return path
+
+
+@pytest.fixture()
+def gold_config(tmp_path: Path) -> Path:
+    path = tmp_path / "gold.toml"
+    path.write_text('[detectors]\nuse = ["gold"]\npropagate_names = false\n', encoding="utf-8")
+    return path
+
+
+def test_version() -> None:
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and __version__ in result.stdout
+
+
+def test_deidentify_with_operator_and_config(tmp_path: Path, gold_jsonl: Path, gold_config: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    result = runner.invoke(app, ["deidentify", str(gold_jsonl), "--out", str(out), "--config", str(gold_config),
+                                 "--operator", "redact"])
+    assert result.exit_code == 0, result.output
+    [doc] = list(cio.read(out))
+    assert doc.text == "Paciente XXXX ingresó el XXXX.\nSexo: XXXX."
+    assert NAME not in result.output
+    assert len(doc.meta["replacements"]) == 3
+    errors = out.parent / "out.jsonl.errors.jsonl"
+    assert errors.exists() and errors.read_text() == ""
+
+
+def test_deidentify_folder_to_folder_and_overwrite(tmp_path: Path, gold_jsonl: Path, gold_config: Path) -> None:
+    out = tmp_path / "deid"
+    args = ["deidentify", str(gold_jsonl), "--out", str(out), "--out-format", "text", "--config", str(gold_config)]
+    assert runner.invoke(app, args).exit_code == 0
+    assert (out / "n1.txt").read_text(encoding="utf-8").startswith("Paciente [NAME] ingresó el [DATE].")
+    again = runner.invoke(app, args)
+    assert again.exit_code == 2 and "--overwrite" in again.output
+    assert runner.invoke(app, [*args, "--overwrite"]).exit_code == 0
+
+
+def test_detect_writes_spans(tmp_path: Path, gold_jsonl: Path, gold_config: Path) -> None:
+    out = tmp_path / "spans.jsonl"
+    result = runner.invoke(app, ["detect", str(gold_jsonl), "--out", str(out), "--config", str(gold_config),
+                                 "--scheme", "meddocan"])
+    assert result.exit_code == 0, result.output
+    [doc] = list(cio.read(out))
+    assert doc.text == TEXT
+    assert [s.label for s in doc.spans] == ["NOMBRE_SUJETO_ASISTENCIA", "FECHAS", "SEXO_SUJETO_ASISTENCIA"]
+
+
+def test_bad_document_goes_to_errors_report(tmp_path: Path, gold_config: Path) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": "ok", "text": "hola"}) + "\n{broken\n", encoding="utf-8")
+    out = tmp_path / "o.jsonl"
+    result = runner.invoke(app, ["deidentify", str(src), "--out", str(out), "--config", str(gold_config)])
+    assert result.exit_code == 1
+    assert "1 processed" in result.output and "1 errors" in result.output
+    [err] = [json.loads(x) for x in (tmp_path / "o.jsonl.errors.jsonl").read_text().splitlines()]
+    assert err["line"] == 2
+
+
+def test_evaluate_gold_vs_gold_and_known_errors(tmp_path: Path, gold_jsonl: Path) -> None:
+    result = runner.invoke(app, ["evaluate", "--gold", str(gold_jsonl), "--pred", str(gold_jsonl), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["measures"]["entity_exact"]["micro"]["f1"] == 1.0
+    # prediction: name found, date missed, sex found with the wrong label
+    pred = Document("n1", TEXT, (Span(9, 25, "NAME.PATIENT"), Span(55, 56, "AGE")))
+    pred_path = tmp_path / "pred.jsonl"
+    cio.write([pred], pred_path, "jsonl")
+    result = runner.invoke(app, ["evaluate", "--gold", str(gold_jsonl), "--pred", str(pred_path), "--json"])
+    data = json.loads(result.stdout)
+    exact = data["measures"]["entity_exact"]["micro"]
+    assert (exact["tp"], exact["fp"], exact["fn"]) == (1, 1, 2)
+    assert exact["precision"] == pytest.approx(0.5) and exact["recall"] == pytest.approx(1 / 3)
+    span = data["measures"]["entity_span"]["micro"]  # subtask 2 ignores the label: 2 of 3 found, both predictions right
+    assert (span["tp"], span["fp"], span["fn"]) == (2, 0, 1)
+    table = runner.invoke(app, ["evaluate", "--gold", str(gold_jsonl), "--pred", str(pred_path)])
+    assert table.exit_code == 0 and "0.5" in table.stdout
+
+
+def test_evaluate_needs_pred_or_config(gold_jsonl: Path) -> None:
+    result = runner.invoke(app, ["evaluate", "--gold", str(gold_jsonl)])
+    assert result.exit_code == 2 and "--pred" in result.output
+
+
+def test_labels_and_init_config(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["labels"])
+    assert result.exit_code == 0 and "meddocan" in result.stdout
+    result = runner.invoke(app, ["labels", "meddocan"])
+    assert "NOMBRE_SUJETO_ASISTENCIA" in result.stdout and "NAME.PATIENT" in result.stdout
+    assert runner.invoke(app, ["labels", "nope"]).exit_code == 2
+    cfg = tmp_path / "c.toml"
+    assert runner.invoke(app, ["init-config", str(cfg)]).exit_code == 0
+    assert runner.invoke(app, ["init-config", str(cfg)]).exit_code == 2
+    assert "language" in cfg.read_text()
+
+
+def test_bad_config_is_a_clear_error(tmp_path: Path, gold_jsonl: Path) -> None:
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('language = "fr"\n', encoding="utf-8")
+    result = runner.invoke(app, ["deidentify", str(gold_jsonl), "--out", str(tmp_path / "o"), "--config", str(cfg)])
+    assert result.exit_code == 2 and "language" in result.output
+
+
+def test_installed_console_script(tmp_path: Path, gold_jsonl: Path, gold_config: Path) -> None:
+    exe = shutil.which("clinanon")
+    if exe is None:
+        pytest.skip("the clinanon console script is not on PATH (package not installed)")
+    version = subprocess.run([exe, "--version"], capture_output=True, text=True, check=True)
+    assert __version__ in version.stdout
+    out = tmp_path / "o.jsonl"
+    subprocess.run([exe, "deidentify", str(gold_jsonl), "--out", str(out), "--config", str(gold_config)],
+                   capture_output=True, text=True, check=True)
+    assert NAME not in out.read_text(encoding="utf-8")
