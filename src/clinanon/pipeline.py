@@ -37,9 +37,21 @@ def register_detector(name: str) -> Callable[[DetectorFactory], DetectorFactory]
     return deco
 
 
+def _rules_factory(config: Config) -> Detector:
+    from clinanon.detect.rules.detector import RulesDetector
+
+    base = config.base_dir
+    return RulesDetector(
+        config.language,
+        user_lists={k: (v if v.is_absolute() or base is None else base / v) for k, v in
+                    config.detectors.gazetteers.items()},
+        allow=config.allow.load(base),
+        deny=config.deny.load(base),
+    )
+
+
 def _load_builtin_detectors() -> None:
-    # importing the modules registers their factories
-    import clinanon.detect.rules  # noqa: F401
+    _DETECTORS.setdefault("rules", _rules_factory)
 
 
 def get_detector_factory(name: str) -> DetectorFactory:
@@ -114,13 +126,21 @@ class Pipeline:
         except KeyError:
             return label
 
+    def _is_name(self, label: str) -> bool:
+        return category_matches(self._category(label), "NAME")
+
+    def _doc_lang(self, doc: Document) -> str:
+        """A document's language: ``meta["lang"]`` when set, else the configured one."""
+        lang = doc.meta.get("lang")
+        return str(lang) if lang else self.config.language
+
     def detect_spans(self, doc: Document) -> list[Span]:
         """Resolved, propagated predictions with labels in the configured scheme."""
         spans = self.resolver.resolve(doc, self.candidates(doc))
         if self.config.detectors.propagate_names:
             from clinanon.detect.propagate import propagate
 
-            spans = propagate(doc, spans, is_name=lambda label: category_matches(self._category(label), "NAME"))
+            spans = propagate(doc, spans, labels=self._is_name, lang=self._doc_lang(doc))
         return [self._to_scheme(s) for s in spans]
 
     def _to_scheme(self, span: Span) -> Span:

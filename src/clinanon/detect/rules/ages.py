@@ -1,0 +1,314 @@
+"""Age patterns for en, es, nl, sv, de (label ``AGE``).
+
+What the span covers: by default the number **with its unit** (``"70 años"``, ``"45-jarige"``, ``"3 meses"``,
+``"un año y cinco meses"``), which is MEDDOCAN practice (``EDAD_SUJETO_ASISTENCIA``), without ``"de edad"``
+or the words around it. English defaults to the number only (``"45"`` in ``"45-year-old"``), which is i2b2
+practice; ``recognizers(lang, include_unit=...)`` overrides either default.
+
+A number with an age unit is ambiguous (``"desde hace 2 años"`` is a duration), so the generic pattern starts
+below the threshold and needs context: a person word before it (``varón de``, ``patient``, ``Frau``), an age
+word after it (``de edad``, ``old``, ``oud``, ``alt``), or an explicit form (``Edad:``, ``45-year-old``,
+``45 y/o``, ``45-jarige``, ``45-årig``, ``45-jährige``, ``aged 45``, ``a los 45 años``). Duration words
+(``hace``, ``durante``, ``evolución``, ``ago``, ``geleden``, ``sedan``, ``seit``) lower the score.
+
+All quantifiers are bounded; matching is linear in the text length.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from clinanon.detect.base import Detector
+from clinanon.detect.rules.dates import LANGUAGES, Context, RulePattern, RuleRecognizer
+from clinanon.detect.rules.lexicon import trie_regex
+from clinanon.document import Span
+
+__all__ = ["age_patterns", "recognizers"]
+
+
+@dataclass(frozen=True)
+class _AgeLang:
+    number_words: str  # trie regex of spelled-out numbers 1..99 (no capturing groups)
+    years: str  # alternation of year units (singular / plural / abbreviations)
+    other_units: str  # months, weeks, days
+    and_word: str  # "1 año y 5 meses"
+    half: str  # "y medio" / "and a half" / "en een half" ...
+    field_labels: str  # "edad", "age" ...
+    person_before: str  # regex ending in "$": what comes right before an age ("varón de", "tiene")
+    age_after: str  # regex matched right after the span: "de edad", "old", "oud", "alt"
+    duration_before: tuple[str, ...]  # words among the 2 before the number that make it a duration
+    duration_after: str  # regex matched right after the span: "de evolución", "ago", "geleden"
+    relatives: str  # regex: a relative in the same clause ("Tío materno fallecido a los 60 años")
+    include_unit: bool = True
+
+
+def _es_numbers() -> list[str]:
+    units = ["uno", "una", "un", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve"]
+    teens = ["diez", "once", "doce", "trece", "catorce", "quince", "dieciséis", "dieciseis", "diecisiete", "dieciocho",
+             "diecinueve", "veinte", "veintiuno", "veintiún", "veintiun", "veintiuna", "veintidós", "veintidos",
+             "veintitrés", "veintitres", "veinticuatro", "veinticinco", "veintiséis", "veintiseis", "veintisiete",
+             "veintiocho", "veintinueve", "cien"]
+    tens = ["treinta", "cuarenta", "cincuenta", "sesenta", "setenta", "ochenta", "noventa"]
+    return [*units, *teens, *tens, *(f"{t} y {u}" for t in tens for u in units)]
+
+
+def _en_numbers() -> list[str]:
+    units = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+    teens = ["ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+             "nineteen"]
+    tens = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+    return [*units, *teens, *tens, *(f"{t}{j}{u}" for t in tens for u in units for j in ("-", " "))]
+
+
+def _nl_numbers() -> list[str]:
+    units = ["een", "één", "twee", "drie", "vier", "vijf", "zes", "zeven", "acht", "negen"]
+    teens = ["tien", "elf", "twaalf", "dertien", "veertien", "vijftien", "zestien", "zeventien", "achttien",
+             "negentien"]
+    tens = ["twintig", "dertig", "veertig", "vijftig", "zestig", "zeventig", "tachtig", "negentig"]
+    return [*units, *teens, *tens,
+            *(f"{u}{'ën' if u.endswith('e') else 'en'}{t}" for t in tens for u in units if u != "één")]
+
+
+def _sv_numbers() -> list[str]:
+    units = ["ett", "en", "två", "tre", "fyra", "fem", "sex", "sju", "åtta", "nio"]
+    teens = ["tio", "elva", "tolv", "tretton", "fjorton", "femton", "sexton", "sjutton", "arton", "nitton"]
+    tens = ["tjugo", "trettio", "fyrtio", "femtio", "sextio", "sjuttio", "åttio", "nittio"]
+    return [*units, *teens, *tens, *(f"{t}{u}" for t in tens for u in units if u != "en")]
+
+
+def _de_numbers() -> list[str]:
+    units = ["ein", "eins", "eine", "einem", "einen", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht", "neun"]
+    teens = ["zehn", "elf", "zwölf", "dreizehn", "vierzehn", "fünfzehn", "sechzehn", "siebzehn", "achtzehn", "neunzehn"]
+    tens = ["zwanzig", "dreißig", "dreissig", "vierzig", "fünfzig", "sechzig", "siebzig", "achtzig", "neunzig"]
+    return [*units, *teens, *tens, *(f"{u}und{t}" for t in tens for u in units[:1] + units[5:])]
+
+
+_ES_PERSONS = trie_regex(["paciente", "varón", "varon", "mujer", "hombre", "niño", "niña", "lactante", "adolescente",
+                          "anciano", "anciana", "masculino", "femenino", "femenina", "chico", "chica", "bebé", "bebe",
+                          "nacido", "nacida", "neonato", "neonata", "señor", "señora", "joven", "individuo", "sujeto",
+                          "gestante", "primigesta", "secundigesta", "caucásico", "caucásica", "caucasiana",
+                          "caucasiano", "blanca", "blanco", "negro", "negra", "pretérmino", "prematuro", "prematura",
+                          "enfermo", "enferma", "afroamericano", "afroamericana", "diestro", "diestra", "zurdo",
+                          "zurda", "natural", "casada", "casado", "soltera", "soltero", "viuda", "viudo", "jubilado",
+                          "jubilada"])
+
+_LANG: dict[str, _AgeLang] = {
+    "es": _AgeLang(
+        number_words=trie_regex(_es_numbers()), years=r"años|año", other_units=r"meses|mes|semanas|semana|días|"
+        r"dias|día", and_word=r"y", half=r"y\s{1,2}medio|y\s{1,2}media", field_labels=r"edad",
+        person_before=(rf"\b(?:{_ES_PERSONS}),?\s{{1,3}}(?:de|con)\s{{1,3}}$"
+                       r"|\b(?:tiene|tenía|tenia|contaba\s{1,2}con|cumplir|cumplidos|cumplió|edad\s{1,2}de|"
+                       r"alrededor\s{1,2}de\s{1,2}los)\s{1,3}$"
+                       r"|\b(?:a|desde|hasta)\s{1,2}los\s{1,3}\d{1,3}\s{1,2}(?:y|a|o)\s{1,2}(?:los\s{1,2})?$"),
+        age_after=r"\s{0,2}(?:de\s{1,3}(?:edad|vida)|cumplidos)\b",
+        duration_before=("hace", "hacía", "durante", "tras", "cada", "últimos", "últimas", "primeros", "primeras",
+                         "próximos", "plazo", "período", "periodo", "lapso", "después", "antes", "cabo", "luego",
+                         "seguimiento", "intervalo", "total", "aproximadamente", "evolución", "dentro",
+                         "transcurridos", "pasados", "apenas", "casi", "menos", "más", "lleva", "llevaba", "cursó",
+                         "en", "unos", "unas", "otros", "otras", "estos", "dichos", "semanas", "posteriormente"),
+        duration_after=(r"\s{0,2},?\s{0,2}(?:de\s{1,3}(?:evoluci[óo]n|duraci[óo]n|seguimiento|tratamiento|antigüedad|"
+                        r"diagn[óo]stico|la|el|su|sus|estancia|ingreso|gestaci[óo]n|embarazo|amenorrea|"
+                        r"postoperatorio|haber|iniciad[oa]|comenzad[oa])|del|despu[ée]s|antes|tras|atr[áa]s|"
+                        r"previ[oa]s?|anteriores|siguientes|posteriores|postoperatori[oa]s?|m[áa]s\s{1,2}tarde|"
+                        r"aproximadamente|consecutiv[oa]s|continuad[oa]s|seguid[oa]s|postrasplante)\b"),
+        relatives=(r"\b(?:padre|madre|herman[oa]s?|t[íi][oa]s?|abuel[oa]s?|prim[oa]s?|hij[oa]s?|espos[oa]|marido|"
+                   r"pareja|cuñad[oa]s?|sobrin[oa]s?|niet[oa]s?|suegr[oa]|su\s{1,2}mujer|familiares?|gemel[oa]|"
+                   r"progenitor(?:es)?|novi[oa])\b"),
+    ),
+    "en": _AgeLang(
+        number_words=trie_regex(_en_numbers()), years=r"years|year|yrs|yr", other_units=r"months|month|mos|mo|"
+        r"weeks|week|wks|wk|days|day", and_word=r"and", half=r"and\s{1,2}a\s{1,2}half", field_labels=r"age",
+        person_before=(r"\b(?:aged|patient|pt|man|woman|male|female|boy|girl|gentleman|lady|infant|child|baby|"
+                       r"toddler|newborn|neonate|adolescent|teenager)\s{1,2}(?:of\s{1,2}|is\s{1,2}|was\s{1,2})?$"
+                       r"|\b(?:is|was|turned|turning)\s{1,2}$"),
+        age_after=r"(?:-|\s{1,2})old\b|\s{1,2}of\s{1,2}age\b",
+        duration_before=("for", "past", "last", "over", "within", "after", "since", "every", "per", "x", "ago",
+                         "previous", "prior", "next", "about", "approximately", "nearly", "almost", "than",
+                         "duration", "history", "hx", "in", "of"),
+        duration_after=(r"\s{0,2},?\s{0,2}(?:ago|later|earlier|prior|previously|before|after|post|postop|"
+                        r"postoperatively|since|of\s{1,2}(?:follow|history|treatment|therapy|symptoms|duration))\b"),
+        relatives=(r"\b(?:father|mother|brother|sister|siblings?|uncle|aunt|grand(?:father|mother|parents?)|"
+                   r"cousin|son|daughter|wife|husband|spouse|partner|nephew|niece|family\s{1,2}history)\b"),
+        include_unit=False,
+    ),
+    "nl": _AgeLang(
+        number_words=trie_regex(_nl_numbers()), years=r"jaar|jr", other_units=r"maanden|maand|weken|week|dagen|dag",
+        and_word=r"en", half=r"en\s{1,2}een\s{1,2}half", field_labels=r"leeftijd",
+        person_before=(r"\b(?:leeftijd|pati[ëe]nte?|man|vrouw|jongen|meisje|kind|baby|zuigeling|peuter|heer|mevrouw|"
+                       r"dame|mevr|dhr|pt)\.?,?\s{1,2}(?:van\s{1,2})?$|\b(?:is|was|werd|wordt)\s{1,2}$"),
+        age_after=r"\s{1,2}oude?\b",
+        duration_before=("sinds", "sedert", "gedurende", "al", "na", "binnen", "afgelopen", "laatste", "ruim",
+                         "ongeveer", "circa", "voor", "elke", "iedere", "per", "over"),
+        duration_after=r"\s{1,2}(?:geleden|later|eerder|lang|daarna|daarvoor|nadien|sinds)\b",
+        relatives=(r"\b(?:vader|moeder|broer|zus|zuster|oom|tante|opa|oma|grootvader|grootmoeder|neef|nicht|zoon|"
+                   r"dochter|echtgenoot|echtgenote|partner|familie)\b"),
+    ),
+    "sv": _AgeLang(
+        number_words=trie_regex(_sv_numbers()), years=r"år|års", other_units=r"månader|månad|mån|veckor|vecka|"
+        r"dagar|dag", and_word=r"och", half=r"och\s{1,2}en\s{1,2}halv", field_labels=r"ålder",
+        person_before=(r"\b(?:ålder|åldern|patient|patienten|pat|man|mannen|kvinna|kvinnan|pojke|flicka|barn|barnet|"
+                       r"spädbarn|bebis|pojken|flickan|dam|herre)\.?,?\s{1,2}(?:på\s{1,2}|om\s{1,2})?$"
+                       r"|\b(?:är|var|blev|fyllde|fyller)\s{1,2}$"),
+        age_after=r"\s{1,2}(?:gammal|gamla|gammalt)\b",
+        duration_before=("sedan", "under", "efter", "för", "senaste", "inom", "ca", "cirka", "drygt", "varje",
+                         "per", "i", "över", "nästan"),
+        duration_after=r"\s{1,2}(?:sedan|senare|tidigare|tillbaka|framåt)\b",
+        relatives=(r"\b(?:far|mor|pappa|mamma|bror|syster|morbror|farbror|moster|faster|morfar|farfar|mormor|"
+                   r"farmor|kusin|son|dotter|make|maka|sambo|partner)\b"),
+    ),
+    "de": _AgeLang(
+        number_words=trie_regex(_de_numbers()), years=r"jahren|jahre|jahr|j\.|lj\.", other_units=r"monaten|monate|"
+        r"monat|wochen|woche|tagen|tage|tag", and_word=r"und", half=r"und\s{1,2}einhalb", field_labels=r"alter",
+        person_before=(r"\b(?:alter|alters|patient|patientin|pat|mann|frau|junge|mädchen|kind|säugling|baby|herr|"
+                       r"patienten|pt)\.?,?\s{1,2}(?:von\s{1,2}|mit\s{1,2})?$|\b(?:ist|war|wurde|wird)\s{1,2}$"),
+        age_after=r"\s{1,2}(?:alt|alte|alten|alter|altes)\b",
+        duration_before=("seit", "vor", "nach", "für", "innerhalb", "letzten", "über", "binnen", "ca", "etwa",
+                         "alle", "pro", "während", "knapp", "fast", "mehr", "weniger"),
+        duration_after=r"\s{1,2}(?:lang|später|zuvor|her|danach|vorher|früher|postoperativ)\b",
+        relatives=(r"\b(?:vater|mutter|bruder|schwester|onkel|tante|großvater|großmutter|grossvater|grossmutter|opa|"
+                   r"oma|cousin|cousine|sohn|tochter|ehemann|ehefrau|partner|partnerin|geschwister)\b"),
+    ),
+}
+
+
+def _relative_adjust(lang: str):  # type: ignore[no-untyped-def]
+    """A relative earlier in the same clause (``"Tío materno fallecido a los 60 años"``) lowers the score:
+    the age is probably not the patient's (MEDDOCAN annotates only the patient's age)."""
+    rx = re.compile(_LANG[lang].relatives, re.IGNORECASE)
+    clause_end = re.compile(r"[.;\n]")
+
+    def adjust(text: str, start: int, end: int) -> float:
+        lo = max(0, start - 60)
+        window = text[lo:start]
+        cut = max((m.end() for m in clause_end.finditer(window)), default=0)
+        return -0.45 if rx.search(window, cut) else 0.0
+
+    return adjust
+
+
+# suffixed compact forms: "45-year-old", "45-jarige", "45-årig", "45-jährige"
+_COMPACT: dict[str, str] = {
+    "en": r"(?:-|\s{1,2})(?:years?|yrs?|months?|mos?|weeks?|wks?|days?)(?:-|\s{1,2})old\b",
+    "nl": r"(?:(?:-|\s)?(?:jarige|jarig)|(?:-|\s{1,2})(?:maanden|weken|dagen)(?:-|\s{1,2})oude)\b",
+    "sv": r"(?:-|\s)?(?:åriga|årige|åringen|åring|årig|månaders|veckors|dagars)\b",
+    "de": r"(?:-|\s)?(?:jährigen|jähriger|jährige|jähriges|jährig|monatigen|monatiger|monatige|monatig|"
+          r"wöchigen|wöchiger|wöchige|wöchig)\b",
+}
+
+
+def _validator(s: str) -> bool:
+    m = re.match(r"\d{1,3}", s)
+    return m is None or int(m.group()) <= 125
+
+
+@cache
+def age_patterns(lang: str) -> tuple[RulePattern, ...]:
+    """The age patterns of ``lang``, most specific first. Each pattern's PHI group is the number + unit."""
+    if lang not in _LANG:
+        raise ValueError(f"unsupported language {lang!r}; expected one of: {', '.join(LANGUAGES)}")
+    spec = _LANG[lang]
+    IC = re.IGNORECASE
+    digits = r"(?<![\w.,])\d{1,3}(?![.,]\d)"
+    spelled = rf"\b{spec.number_words}(?!\w)"
+    num = rf"(?:{digits}|{spelled})"
+    unit_any = rf"(?:{spec.years}|{spec.other_units})"
+    more = (rf"(?:(?:\s{{1,2}}(?:{spec.and_word})|,)\s{{1,2}}{num}\s{{0,2}}(?:{spec.other_units})(?!\w))?"
+            rf"(?:\s{{1,2}}{spec.half}\b)?")
+
+    def expr(first: str = num, units: str = unit_any) -> str:
+        """``70 años``, ``1 año y 5 meses``, ``tres meses y medio``."""
+        return rf"{first}\s{{0,2}}(?:{units})(?!\w){more}"
+
+    out: list[RulePattern] = [
+        # "Edad: 70 años", "Edad: 70", "Edad: 35 A", "Age: 45", "Alter: 45 J."
+        RulePattern("age_field", first="letter",
+                    regex=rf"\b(?:{spec.field_labels})\s{{0,3}}[:=]\s{{0,5}}"
+                          rf"({num}(?:\s{{0,3}}(?:{unit_any}|a\b)(?!\w))?{more})",
+                    score=0.95, flags=IC, group=1, validator=_validator,
+                    context=Context.of(neg_before=("su", "sus", "para", "mi", "la", "esta", "dicha", "his", "her",
+                                                   "their", "for", "zijn", "haar", "hans", "hennes", "sein", "ihr"),
+                                       n_before=2, penalty=0.5)),
+    ]
+    if lang in _COMPACT:
+        out += [RulePattern("age_compact", first="digit", regex=digits + _COMPACT[lang], score=0.9, flags=IC,
+                            validator=_validator),
+                RulePattern("age_compact_spelled", first="letter", regex=spelled + _COMPACT[lang], score=0.9,
+                            flags=IC)]
+    if lang == "en":
+        out += [
+            RulePattern("age_yo", first="digit",
+                        regex=digits + r"\s{0,2}(?:yo|y/o|y\.o\.?|yr\.?\s?old|yrs\.?\s?old)(?!\w)",
+                        score=0.9, flags=IC, validator=_validator),
+            # "turned 60", "I'll turn 23": a bare number after a birthday verb, not followed by a unit or a word
+            RulePattern("age_turned", first="letter",
+                        regex=r"\b(?:turned|turning|turns|turn)\s{1,2}(\d{1,3})(?![.,]?\d)(?!\s{0,2}(?:[^\W\d_]|%|/))",
+                        score=0.8, flags=IC, group=1, validator=_validator),
+            RulePattern("age_aged", first="letter",
+                        regex=rf"\b(?:aged|age|at\s{{1,2}}(?:the\s{{1,2}})?age\s{{1,2}}of)\s{{1,3}}"
+                              rf"({num}(?:\s{{0,2}}{unit_any}(?!\w))?)",
+                        score=0.85, flags=IC, group=1, validator=_validator),
+        ]
+    if lang == "es":
+        out += [
+            # "a los 34 años" is an age; "a los 3 años de la cirugía" is not
+            RulePattern("age_at", first="letter",
+                        regex=rf"\b(?:a|desde|hasta|con)\s{{1,2}}los\s{{1,2}}({expr(units=spec.years)})",
+                        score=0.65, flags=IC, group=1, validator=_validator,
+                        context=Context.of(neg_after_rx=spec.duration_after, penalty=0.4),
+                        adjust=_relative_adjust(lang)),
+            # "a los 7 meses de edad" is an age; "a los 3 meses" (later) is not
+            RulePattern("age_at_months", first="letter",
+                        regex=rf"\b(?:a|desde|hasta|con)\s{{1,2}}(?:los|las)\s{{1,2}}({expr()})",
+                        score=0.3, flags=IC, group=1, validator=_validator,
+                        context=Context.of(after_rx=spec.age_after, neg_after_rx=spec.duration_after,
+                                           boost=0.4, penalty=0.4),
+                        adjust=_relative_adjust(lang)),
+            RulePattern("age_of_edad", first="letter", regex=rf"\bedad\s{{1,2}}de\s{{1,2}}({expr()})",
+                        score=0.85, flags=IC, group=1, validator=_validator),
+        ]
+    at = {"de": r"alter\s{1,2}von", "nl": r"leeftijd\s{1,2}van", "sv": r"ålder(?:n)?\s{1,2}(?:av\s{1,2})?"}
+    if lang in at:
+        out.append(RulePattern("age_at", first="letter", regex=rf"\b{at[lang]}\s{{1,2}}({expr()})", score=0.85,
+                               flags=IC, group=1, validator=_validator))
+    ctx = Context.of(neg_before=spec.duration_before, before_rx=spec.person_before, after_rx=spec.age_after,
+                     neg_after_rx=spec.duration_after, n_before=2, boost=0.45, penalty=0.45)
+    rel = _relative_adjust(lang)
+    out += [RulePattern("age_unit", first="digit", regex=expr(digits), score=0.3, flags=IC, validator=_validator,
+                        context=ctx, adjust=rel),
+            RulePattern("age_unit_spelled", first="letter", regex=expr(spelled), score=0.3, flags=IC, context=ctx,
+                        adjust=rel)]
+    return tuple(out)
+
+
+def _number_only(lang: str):  # type: ignore[no-untyped-def]
+    spec = _LANG[lang]
+    rx = re.compile(rf"\d{{1,3}}|(?:{spec.number_words})(?!\w)", re.IGNORECASE)
+
+    def trim(text: str, spans: list[Span]) -> list[Span]:
+        out = []
+        for s in spans:
+            m = rx.match(text, s.start, s.end)
+            out.append(Span(s.start, m.end(), s.label, s.source, s.score) if m else s)
+        return out
+
+    return trim
+
+
+@cache
+def _age_recognizer(lang: str, min_score: float, include_unit: bool) -> RuleRecognizer:
+    return RuleRecognizer("age", "AGE", age_patterns(lang), min_score=min_score,
+                          postprocess=None if include_unit else _number_only(lang))
+
+
+def recognizers(lang: str, *, min_score: float = 0.5, include_unit: bool | None = None) -> list[Detector]:
+    """The age recognizer of ``lang``.
+
+    ``include_unit`` (default: per language, ``False`` for English, ``True`` otherwise) decides whether the span
+    is ``"70 años"`` or ``"70"``.
+    """
+    if lang not in _LANG:
+        raise ValueError(f"unsupported language {lang!r}; expected one of: {', '.join(LANGUAGES)}")
+    unit = _LANG[lang].include_unit if include_unit is None else include_unit
+    return [_age_recognizer(lang, min_score, unit)]

@@ -1,0 +1,577 @@
+"""Date and time patterns for en, es, nl, sv, de, and the one-pass rule engine the rule modules share.
+
+Engine (:class:`RuleRecognizer`): the named :class:`RulePattern` s of a family are joined into **one**
+alternation, compiled once per language and cached, so a text is scanned once per family. At each position the
+first pattern (in list order) that matches wins, so the patterns are listed most specific first. Every pattern is
+still testable alone (:meth:`RuleRecognizer.only`). A :class:`Context` gives a pattern words that, among the few
+words before or after the match, raise or lower its score; matches below ``min_score`` are dropped.
+
+Date spans follow MEDDOCAN practice (``FECHAS``): the date expression without articles or prepositions
+(``"12 de diciembre de 2016"``, ``"marzo de 2016"``, ``"12/12/2016"``); Spanish ``"año 2012"`` keeps ``año``.
+A bare 4-digit year is a date only with date context (``"en 2015"``, ``"(2014)"``, ``"desde 1983"``, a year
+next to it) and never when a unit follows (``"2000 mg"``). Times are a separate recognizer (``time``) with the
+same label ``DATE``, because some corpora (MEDDOCAN) do not annotate times.
+
+All quantifiers are bounded (``{m,n}``, never ``+`` / ``*``) and a repeated or optional group cannot match the
+same characters in two ways, so matching stays linear in the text length (``tests/test_rules_dates_adversarial.py``;
+``benchmarks/rules_partA_probe.py --adversarial`` times 1 MB inputs).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+
+from clinanon.detect.base import Detector, Pattern
+from clinanon.detect.rules.lexicon import month_number, month_regex, weekday_regex
+from clinanon.document import Document, Span
+
+__all__ = [
+    "Context",
+    "RulePattern",
+    "RuleRecognizer",
+    "date_patterns",
+    "recognizers",
+    "time_patterns",
+]
+
+LANGUAGES: tuple[str, ...] = ("en", "es", "nl", "sv", "de")
+
+# ---------------------------------------------------------------------------------------------------------
+# engine
+# ---------------------------------------------------------------------------------------------------------
+
+_WORD = re.compile(r"\w+")
+
+
+def _words(items: Iterable[str]) -> frozenset[str]:
+    return frozenset(w.casefold() for w in items)
+
+
+def words_before(text: str, start: int, n: int, reach: int = 60) -> list[str]:
+    """The last ``n`` words (case-folded) that end before ``start``, looking back at most ``reach`` chars."""
+    return [w.casefold() for w in _WORD.findall(text, max(0, start - reach), start)][-n:]
+
+
+def words_after(text: str, end: int, n: int, reach: int = 50) -> list[str]:
+    """The first ``n`` words (case-folded) after ``end``, looking ahead at most ``reach`` chars."""
+    out: list[str] = []
+    for m in _WORD.finditer(text, end, min(len(text), end + reach)):
+        out.append(m.group().casefold())
+        if len(out) >= n:
+            break
+    return out
+
+
+@dataclass(frozen=True)
+class Context:
+    """Words or phrases that change a match's score when they occur next to it.
+
+    A word of ``before`` among the last ``n_before`` words before the span, or a match of ``before_rx`` ending
+    right before the span (searched in the 40 characters before it; write it to end with ``$``), raises the
+    score by ``boost`` (once); ``after`` / ``after_rx`` (matched right at the span end) likewise. The ``neg_``
+    counterparts lower it by ``penalty``. Words are compared case-folded; the regexes are case-insensitive.
+    """
+
+    before: frozenset[str] = frozenset()
+    after: frozenset[str] = frozenset()
+    neg_before: frozenset[str] = frozenset()
+    neg_after: frozenset[str] = frozenset()
+    n_before: int = 3
+    n_after: int = 2
+    boost: float = 0.3
+    penalty: float = 0.4
+    before_rx: re.Pattern[str] | None = None
+    after_rx: re.Pattern[str] | None = None
+    neg_before_rx: re.Pattern[str] | None = None
+    neg_after_rx: re.Pattern[str] | None = None
+
+    @classmethod
+    def of(cls, before: Iterable[str] = (), after: Iterable[str] = (), neg_before: Iterable[str] = (),
+           neg_after: Iterable[str] = (), *, before_rx: str | None = None, after_rx: str | None = None,
+           neg_before_rx: str | None = None, neg_after_rx: str | None = None, n_before: int = 3,
+           n_after: int = 2, boost: float = 0.3, penalty: float = 0.4) -> Context:
+        """Build a context from plain word lists (case-folded here) and regex sources (compiled here)."""
+
+        def rx(src: str | None) -> re.Pattern[str] | None:
+            return re.compile(src, re.IGNORECASE) if src else None
+
+        return cls(_words(before), _words(after), _words(neg_before), _words(neg_after), n_before, n_after, boost,
+                   penalty, rx(before_rx), rx(after_rx), rx(neg_before_rx), rx(neg_after_rx))
+
+    def adjust(self, text: str, start: int, end: int) -> float:
+        """The score change for the span ``[start, end)`` of ``text``."""
+        up = down = False
+        if self.before or self.neg_before:
+            wb = set(words_before(text, start, self.n_before))
+            up = bool(wb & self.before)
+            down = bool(wb & self.neg_before)
+        if self.after or self.neg_after:
+            wa = set(words_after(text, end, self.n_after))
+            up_a = bool(wa & self.after)
+            down_a = bool(wa & self.neg_after)
+        else:
+            up_a = down_a = False
+        lo = max(0, start - 40)
+        if not up and self.before_rx is not None:
+            up = self.before_rx.search(text, lo, start) is not None
+        if not down and self.neg_before_rx is not None:
+            down = self.neg_before_rx.search(text, lo, start) is not None
+        if not up_a and self.after_rx is not None:
+            up_a = self.after_rx.match(text, end, end + 60) is not None
+        if not down_a and self.neg_after_rx is not None:
+            down_a = self.neg_after_rx.match(text, end, end + 60) is not None
+        return self.boost * (up + up_a) - self.penalty * (down + down_a)
+
+
+@dataclass(frozen=True)
+class RulePattern(Pattern):
+    """A :class:`Pattern` with an optional :class:`Context` and an optional ``adjust(text, start, end)`` hook
+    that returns a further score change (for checks that word lists cannot express, e.g. a neighbouring year).
+
+    Patterns that are combined into one alternation must not use named groups or backreferences.
+    """
+
+    context: Context | None = None
+    adjust: Callable[[str, int, int], float] | None = None
+    #: what every match starts with: ``"digit"``, ``"letter"`` or ``None`` (unknown); when all patterns of a
+    #: recognizer declare it, the scan dispatches on the first character instead of trying every pattern
+    first: str | None = None
+
+    def rescore(self, text: str, start: int, end: int) -> float:
+        s = self.score
+        if self.context is not None:
+            s += self.context.adjust(text, start, end)
+        if self.adjust is not None:
+            s += self.adjust(text, start, end)
+        return min(1.0, max(0.0, s))
+
+
+def _scoped(p: Pattern) -> str:
+    flag = "i" if p.flags & re.IGNORECASE else "-i"
+    return f"((?{flag}:{p.regex}))"
+
+
+class RuleRecognizer:
+    """A family of named patterns scanned in one pass (see the module docstring).
+
+    ``detect(doc)`` / ``analyze(text)`` return spans labelled ``pattern.label or label`` with
+    ``source = "<name>:<pattern name>"`` and the pattern's (context-adjusted) score, sorted by offset, never
+    overlapping one another (one alternation, left to right). ``postprocess`` may rewrite the span list (it
+    gets the text too) before it is returned. ``word_start`` (default) declares that every pattern's match
+    begins at the start of a word (a letter or digit after a non-word character), which lets the scan skip all
+    other positions cheaply; set it to ``False`` for patterns that can start elsewhere.
+    """
+
+    def __init__(self, name: str, label: str, patterns: Sequence[Pattern], *, min_score: float = 0.5,
+                 postprocess: Callable[[str, list[Span]], list[Span]] | None = None,
+                 word_start: bool = True) -> None:
+        if not patterns:
+            raise ValueError(f"recognizer {name!r} has no patterns")
+        self.name = name
+        self.label = label
+        self.patterns: tuple[Pattern, ...] = tuple(patterns)
+        self.min_score = min_score
+        self.postprocess = postprocess
+        self.word_start = word_start
+        firsts = [getattr(p, "first", None) for p in self.patterns]
+        dispatch = word_start and all(f in ("digit", "letter") for f in firsts)
+        buckets: dict[str, list[Pattern]] = {"digit": [], "letter": [], "": []}
+        for p, f in zip(self.patterns, firsts, strict=True):
+            buckets[f if dispatch and f else ""].append(p)
+        self._by_group: dict[int, tuple[Pattern, int]] = {}
+        index = 1
+        alts: dict[str, str] = {}
+        for key, pats in buckets.items():
+            parts = []
+            for p in pats:
+                if p.compiled.groupindex:
+                    raise ValueError(f"pattern {p.name!r}: named groups cannot be combined; use numbered groups")
+                if not isinstance(p.group, int) or p.group > p.compiled.groups:
+                    raise ValueError(f"pattern {p.name!r}: group {p.group!r} does not exist")
+                parts.append(_scoped(p))
+                self._by_group[index] = (p, index + p.group)
+                index += 1 + p.compiled.groups
+            if parts:
+                alts[key] = "|".join(parts)
+        # Every match of these families starts a word: testing that first lets the engine skip the other
+        # positions without entering the alternation; dispatching on digit / letter halves the rest.
+        body = []
+        if "digit" in alts:
+            body.append(rf"(?=\d)(?:{alts['digit']})")
+        if "letter" in alts:
+            body.append(rf"(?=[^\W\d_])(?:{alts['letter']})")
+        if "" in alts:
+            body.append(alts[""])
+        self._regex = re.compile((r"\b(?=\w)" if word_start else "") + "(?:" + "|".join(body) + ")")
+
+    def __repr__(self) -> str:
+        return f"RuleRecognizer(name={self.name!r}, label={self.label!r}, patterns={len(self.patterns)})"
+
+    def pattern(self, name: str) -> Pattern:
+        """The pattern called ``name`` (``KeyError`` if there is none)."""
+        for p in self.patterns:
+            if p.name == name:
+                return p
+        raise KeyError(f"recognizer {self.name!r} has no pattern {name!r}")
+
+    def only(self, *names: str) -> RuleRecognizer:
+        """A recognizer with only the named patterns (same label, threshold and postprocess): test one alone."""
+        return RuleRecognizer(self.name, self.label, [self.pattern(n) for n in names], min_score=self.min_score,
+                              postprocess=self.postprocess, word_start=self.word_start)
+
+    def analyze(self, text: str) -> list[Span]:
+        out: list[Span] = []
+        for m in self._regex.finditer(text):
+            p, g = self._by_group[m.lastindex or 0]
+            start, end = m.span(g)
+            if start < 0 or end <= start:
+                continue
+            if p.validator is not None and not p.validator(text[start:end]):
+                continue
+            score = p.rescore(text, start, end) if isinstance(p, RulePattern) else p.score
+            if score >= self.min_score:
+                out.append(Span(start, end, p.label or self.label, f"{self.name}:{p.name}", round(score, 4)))
+        if self.postprocess is not None:
+            out = self.postprocess(text, out)
+        return out
+
+    def detect(self, doc: Document) -> list[Span]:
+        return self.analyze(doc.text)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# date vocabulary per language (function words and units; month / weekday names come from lexicon.py)
+# ---------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _DateLang:
+    day_suffix: str  # ordinal marks after a day number
+    dm_sep: str  # between day and month name
+    my_sep: str  # between month name and year
+    md_sep: str = ""  # between month name and day (month-first languages), "" = no month-day patterns
+    and_words: str = r"y|e|o|and|or"  # month coordination ("febrero y abril de 2016")
+    year_words: tuple[str, ...] = ()  # words that make a following bare year a date
+    month_words: tuple[str, ...] = ()  # prepositions that make a following bare month name a date
+    date_words: tuple[str, ...] = ()  # words that announce a date ("fecha", "date", "datum")
+    year_prefix: str = ""  # a word kept in the span before a year ("año 2012"), "" = none
+    capital_months: frozenset[str] = field(default_factory=frozenset)  # forms that need a capital letter
+
+
+_UNITS = (
+    "mg", "g", "gr", "kg", "mcg", "µg", "ug", "ng", "pg", "ml", "cc", "l", "dl", "mm", "cm", "m", "km", "mmol",
+    "mol", "meq", "ui", "iu", "u", "ku", "mu", "uds", "unidades", "units", "einheiten", "eenheden", "enheter",
+    "kcal", "cal", "h", "hrs", "min", "seg", "sec", "s", "x", "veces", "times", "mal", "keer", "gånger", "ppm",
+    "rpm", "lpm", "bpm", "mmhg", "gy", "cgy", "pacientes", "patients", "patienten", "patiënten", "casos", "cases",
+    "fälle", "gevallen", "fall", "células", "cells", "zellen", "cellen", "celler", "copias", "copies", "kopien",
+    "kopieën", "kopior", "plaquetas", "leucocitos", "hematíes", "euros", "eur", "dólares", "dollars", "kr",
+)
+
+#: words before "12 de Octubre" that make it a place's name (Hospital Universitario 12 de Octubre)
+_PLACE_WORDS = ("hospital", "universitario", "universitari", "calle", "avenida", "avda", "plaza", "paseo",
+                "colegio", "instituto", "centro", "c", "street", "avenue", "straat", "gatan", "straße", "strasse")
+
+_LANG: dict[str, _DateLang] = {
+    "es": _DateLang(
+        day_suffix=r"(?:º|°)?",
+        dm_sep=r"\s{1,3}de\s{1,3}|\s{0,2}[-/.]\s{0,2}|\s{1,3}",
+        my_sep=r",?\s{1,3}(?:de|del)\s{1,3}(?:año\s{1,3})?|\s{0,2}[-/.,]\s{0,2}|\s{1,3}",
+        and_words=r"y|e|o|a",
+        year_words=("en", "el", "año", "años", "desde", "hasta", "durante", "entre", "del", "de", "hacia",
+                    "finales", "principios", "mediados", "antes", "después", "verano", "invierno", "otoño",
+                    "primavera", "y", "o", "a", "al", "fecha", "nacido", "nacida", "ingreso", "since", "in"),
+        month_words=("en", "desde", "hasta", "durante", "mes", "finales", "principios", "mediados", "el", "de"),
+        date_words=("fecha", "fechas", "día", "el", "nacimiento", "ingreso", "alta", "desde", "hasta"),
+        year_prefix=r"año\s{1,3}(?:de\s{1,3})?",
+    ),
+    "en": _DateLang(
+        day_suffix=r"(?:st|nd|rd|th)?",
+        dm_sep=r"\s{1,3}(?:of\s{1,3})?|\s{0,2}[-/.]\s{0,2}",
+        my_sep=r",?\s{1,3}|\s{0,2}[-/.,]\s{0,2}|\s{0,2}'",
+        md_sep=r"\.?\s{1,3}|\s{0,2}[-/]\s{0,2}",
+        and_words=r"and|or|to|&",
+        year_words=("in", "since", "from", "until", "till", "to", "during", "year", "early", "late", "mid",
+                    "before", "after", "by", "and", "or", "of", "spring", "summer", "autumn", "fall", "winter",
+                    "born", "date", "dated", "between", "circa", "ca", "around"),
+        month_words=("in", "since", "from", "until", "till", "during", "early", "late", "mid", "by", "of",
+                     "last", "next", "this", "on"),
+        date_words=("date", "dated", "on", "dob", "born", "admitted", "discharged", "admission", "discharge"),
+        capital_months=frozenset({"may", "mar", "dec"}),  # the modal verb, MAR (medication record), decreased
+    ),
+    "nl": _DateLang(
+        day_suffix=r"(?:e|ste|de)?",
+        dm_sep=r"\s{1,3}|\s{0,2}[-/.]\s{0,2}",
+        my_sep=r",?\s{1,3}|\s{0,2}[-/.,]\s{0,2}|\s{0,2}'",
+        and_words=r"en|of|tot",
+        year_words=("in", "sinds", "sedert", "vanaf", "tot", "jaar", "begin", "eind", "midden", "medio", "voor",
+                    "na", "en", "of", "tussen", "datum", "geboren", "rond", "omstreeks", "van"),
+        month_words=("in", "sinds", "vanaf", "tot", "begin", "eind", "midden", "medio", "half", "van"),
+        date_words=("datum", "op", "geboren", "opname", "ontslag", "d.d"),
+    ),
+    "sv": _DateLang(
+        day_suffix=r"(?::?e|:?a)?",
+        dm_sep=r"\s{1,3}|\s{0,2}[-/.]\s{0,2}",
+        my_sep=r",?\s{1,3}|\s{0,2}[-/.,]\s{0,2}|\s{0,2}'",
+        and_words=r"och|eller|till",
+        year_words=("i", "år", "året", "sedan", "från", "till", "fram", "under", "början", "slutet", "mitten",
+                    "före", "efter", "och", "eller", "mellan", "datum", "född", "omkring", "ca", "våren",
+                    "sommaren", "hösten", "vintern"),
+        month_words=("i", "sedan", "från", "till", "under", "början", "slutet", "mitten", "av"),
+        date_words=("datum", "den", "född", "inskrivning", "utskrivning", "inläggning"),
+    ),
+    "de": _DateLang(
+        day_suffix=r"\.?",
+        dm_sep=r"\s{1,3}|\s{0,2}[-/.]\s{0,2}",
+        my_sep=r",?\s{1,3}|\s{0,2}[-/.,]\s{0,2}|\s{0,2}'",
+        and_words=r"und|oder|bis",
+        year_words=("im", "in", "jahr", "jahre", "seit", "von", "bis", "ab", "anfang", "ende", "mitte", "vor",
+                    "nach", "und", "oder", "zwischen", "datum", "geboren", "geb", "ca", "um", "frühjahr",
+                    "sommer", "herbst", "winter"),
+        month_words=("im", "in", "seit", "ab", "bis", "anfang", "ende", "mitte", "von"),
+        date_words=("datum", "am", "vom", "geboren", "geb", "aufnahme", "entlassung", "den"),
+    ),
+}
+
+_DAY = r"(?:0?[1-9]|[12]\d|3[01])"
+_MONTH_NUM = r"(?:0?[1-9]|1[0-2])"
+_YEAR4 = r"(?:1[89]\d\d|20\d\d|21\d\d)"
+_YEAR2 = r"\d\d"
+#: no digit, slash, letter or decimal/section dot before a numeric date
+_NUM_LEFT = r"(?<![\w/.,-])"
+#: nothing numeric continues after it ("1/1/1/1", "12.3.2019.4", "12-12-2019-5" are not dates)
+_NUM_RIGHT = r"(?![\w/]|[.,:-]\d)"
+
+
+def _numeric_valid(lang: str) -> Callable[[str], bool]:
+    """d/m/y or m/d/y (a date written in the other order is still a date), y/m/d, with a plausible year."""
+    month_first = True
+
+    def valid(s: str) -> bool:
+        parts = [int(x) for x in re.findall(r"\d+", s)]
+        if len(parts) != 3:
+            return False
+        if parts[0] > 31:  # year first
+            y, a, b = parts
+            return 1 <= a <= 12 and 1 <= b <= 31 and 1800 <= y <= 2199
+        a, b, y = parts
+        raw_year = re.findall(r"\d+", s)[2]
+        if len(raw_year) == 4 and not 1800 <= y <= 2199:
+            return False
+        if len(raw_year) not in (2, 4):
+            return False
+        dm = 1 <= a <= 31 and 1 <= b <= 12
+        md = month_first and 1 <= a <= 12 and 1 <= b <= 31
+        return dm or md
+
+    return valid
+
+
+def _month_token_ok(lang: str, spec: _DateLang) -> Callable[[str], bool]:
+    """Reject month forms that are ordinary words unless capitalised (English ``may``)."""
+    if not spec.capital_months:
+        return lambda s: True
+    rx = re.compile(r"[^\W\d_]+")
+
+    def ok(s: str) -> bool:
+        for m in rx.finditer(s):
+            tok = m.group()
+            if month_number(tok, lang) is not None:
+                return not (tok.casefold() in spec.capital_months and not tok[0].isupper())
+        return True
+
+    return ok
+
+
+def _year_adjust(lang: str) -> Callable[[str, int, int], float]:
+    """Extra evidence for a bare year: ``(2014)``, a neighbouring year (``2000 y 2004``), a month before it."""
+    spec = _LANG[lang]
+    coord = re.compile(rf"(?i:\s{{0,2}}(?:{spec.and_words}|[-–/,])\s{{0,2}})")
+    year = re.compile(r"(?<!\d)(?:1[89]\d\d|20\d\d)(?!\d)")
+
+    def adjust(text: str, start: int, end: int) -> float:
+        before = text[max(0, start - 12):start]
+        after = text[end:end + 12]
+        if before.rstrip().endswith(("(", "[")) and after.lstrip()[:1] in (")", "]", ",", ";"):
+            return 0.4
+        # a year right before ("2000 y 2004", "2010-2012") or right after ("2000 y 2004")
+        mb = year.search(before)
+        if mb and coord.fullmatch(before[mb.end():]):
+            return 0.4
+        mc = coord.match(after)
+        if mc is not None and year.match(after, mc.end()) is not None:
+            return 0.4
+        return 0.0
+
+    return adjust
+
+
+@cache
+def date_patterns(lang: str) -> tuple[RulePattern, ...]:
+    """The date patterns of ``lang``, most specific first (the order the engine tries them in)."""
+    if lang not in _LANG:
+        raise ValueError(f"unsupported language {lang!r}; expected one of: {', '.join(LANGUAGES)}")
+    spec = _LANG[lang]
+    M = month_regex(lang)
+    D = _DAY + spec.day_suffix
+    months = rf"{M}(?:\s{{1,3}}(?:{spec.and_words}|,)\s{{1,3}}{M})?"  # "febrero y abril"
+    ypre = f"(?:{spec.year_prefix})?" if spec.year_prefix else ""
+    space_year = "" if spec.md_sep else r"|\s{1,2}"  # "Agosto 06" unless "March 12" means a day
+    IC = re.IGNORECASE
+    month_ok = _month_token_ok(lang, spec)
+    date_ctx = Context.of(before=spec.date_words, boost=0.15)
+    out: list[RulePattern] = [
+        RulePattern("iso_datetime", first="digit", regex=
+                    r"(?<![\w/.-])(?:1[89]\d\d|20\d\d)-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
+                    r"(?:[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d{1,6})?)?"
+                    r"(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?(?![\w/-]|[.,:]\d)",
+                    score=0.95),
+        RulePattern("ymd", first="digit", regex=
+                    _NUM_LEFT + rf"{_YEAR4}(?:/{_MONTH_NUM}/{_DAY}|\.{_MONTH_NUM}\.{_DAY}|-{_MONTH_NUM}-{_DAY})"
+                    + _NUM_RIGHT,
+                    score=0.9, validator=_numeric_valid(lang)),
+        # d/m/y (m/d/y in English): 4-digit years with / - . ; 2-digit years with / - or dd.mm.yy
+        RulePattern("numeric_dmy", first="digit", regex=
+                    _NUM_LEFT + rf"\d{{1,2}}(?: ?/ ?\d{{1,2}} ?/{{1,2}} ?|-\d{{1,2}}-|\.\d{{1,2}}\.){_YEAR4}"
+                    + _NUM_RIGHT,
+                    score=0.9, validator=_numeric_valid(lang), context=date_ctx),
+        RulePattern("numeric_dmy_short", first="digit", regex=
+                    _NUM_LEFT + r"(?:\d{1,2} ?/ ?\d{1,2} ?/ ?|\d{1,2}-\d{1,2}-|\d\d\.\d\d\.)" + _YEAR2 + _NUM_RIGHT,
+                    score=0.7, validator=_numeric_valid(lang), context=date_ctx),
+        # written-out / abbreviated months
+        RulePattern("day_month_year", first="digit", regex=
+                    rf"\b{D}(?:{spec.dm_sep}){months}(?:{spec.my_sep}){ypre}{_YEAR4}\b",
+                    score=0.95, flags=IC, validator=month_ok),
+    ]
+    if spec.md_sep:
+        out.append(RulePattern("month_day_year", first="letter", regex=
+                               rf"\b{M}(?:{spec.md_sep}){D}(?:,?\s{{1,3}}|\s{{0,2}}[-/,]\s{{0,2}}){_YEAR4}\b",
+                               score=0.95, flags=IC, validator=month_ok))
+    out += [
+        RulePattern("month_year", first="letter", regex=
+                    rf"\b{months}(?:{spec.my_sep}){ypre}{_YEAR4}\b",
+                    score=0.85, flags=IC, validator=month_ok),
+        RulePattern("day_month_year_short", first="digit", regex=
+                    rf"\b{D}(?:-|/|\.|\s{{1,2}}){M}(?:-|/|\.|\s{{1,2}}|\s?'){_YEAR2}(?![\w.,:/-]?\d)",
+                    score=0.8, flags=IC, validator=month_ok),
+        RulePattern("month_year_short", first="letter", regex=
+                    rf"\b{M}(?:-|/|\s?'{space_year}){_YEAR2}(?![\w.,:/-]?\d)",
+                    score=0.7, flags=IC, validator=month_ok),
+        RulePattern("day_month", first="digit", regex=
+                    rf"\b{D}(?:{spec.dm_sep}){months}(?![\w-]?\d)",
+                    score=0.75, flags=IC, validator=month_ok,
+                    context=Context.of(neg_after=_UNITS, neg_before=_PLACE_WORDS, n_after=1, n_before=2)),
+    ]
+    if spec.md_sep:
+        out.append(RulePattern("month_day", first="letter", regex=
+                               rf"\b{M}(?:{spec.md_sep}){_DAY}(?:st|nd|rd|th)?(?![\w.,:/-]?\d)",
+                               score=0.7, flags=IC, validator=month_ok,
+                               context=Context.of(neg_after=_UNITS, n_after=1)))
+    out += [
+        RulePattern("month_year_numeric", first="digit", regex=
+                    _NUM_LEFT + r"(?:0?[1-9]|1[0-2])[/.-](?:19|20)\d\d" + _NUM_RIGHT,
+                    score=0.55,
+                    context=Context.of(before=(*spec.date_words, *spec.year_words, *spec.month_words),
+                                       neg_before=("dilución", "dilution", "verdünnung", "verdunning",
+                                                   "spädning", "título", "titer", "titre", "titulo"),
+                                       neg_after=_UNITS, n_after=1, boost=0.3, penalty=0.6)),
+    ]
+    if spec.year_prefix:
+        out.append(RulePattern("year_word", first="letter", regex=rf"\b{spec.year_prefix}{_YEAR4}\b(?![.,]\d)",
+                               score=0.85, flags=IC, context=Context.of(neg_after=_UNITS, n_after=1, penalty=0.6)))
+    out += [
+        RulePattern("year", first="digit", regex=
+                    r"(?<![\w.,/-])(?:1[89]\d\d|20\d\d)(?![\w/]|[.,:-]\d)",
+                    score=0.35,
+                    context=Context.of(before=spec.year_words, neg_after=_UNITS, n_before=2, n_after=1,
+                                       boost=0.4, penalty=0.8),
+                    adjust=_year_adjust(lang)),
+        RulePattern("month_alone", first="letter", regex=rf"\b{month_regex(lang, wide_only=True)}",
+                    score=0.3, flags=IC, validator=month_ok,
+                    context=Context.of(before=spec.month_words, n_before=1, boost=0.3)),
+        RulePattern("weekday", first="letter", regex=
+                    rf"\b{weekday_regex(lang)}",
+                    score=0.4, flags=IC,
+                    context=Context.of(before=spec.date_words, boost=0.2)),
+    ]
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# times
+# ---------------------------------------------------------------------------------------------------------
+
+_TIME_WORDS: dict[str, tuple[tuple[str, ...], str]] = {
+    # words that announce a time, and the hour suffixes of the language
+    "es": (("a", "las", "sobre", "hacia", "hora", "horas", "desde", "hasta", "entre"), r"h|hs|hrs?|horas?"),
+    "en": (("at", "around", "about", "time", "from", "until", "till", "by", "before", "after"), r"h|hrs?|hours?"),
+    "nl": (("om", "rond", "tijd", "tijdstip", "vanaf", "tot", "uur"), r"u|uur|h"),
+    "sv": (("kl", "klockan", "vid", "tid", "från", "till"), r"h|tim"),
+    "de": (("um", "gegen", "ab", "bis", "zeit", "uhrzeit", "von"), r"uhr|h|std"),
+}
+
+
+@cache
+def time_patterns(lang: str) -> tuple[RulePattern, ...]:
+    """Clock-time patterns of ``lang`` (label ``DATE``)."""
+    if lang not in _TIME_WORDS:
+        raise ValueError(f"unsupported language {lang!r}; expected one of: {', '.join(LANGUAGES)}")
+    words, suffix = _TIME_WORDS[lang]
+    IC = re.IGNORECASE
+    H24 = r"(?:[01]?\d|2[0-3])"
+    ampm = r"(?:a\.\s?m\.|p\.\s?m\.|am\b|pm\b|a\.m\b|p\.m\b)"
+    ctx = Context.of(before=words, n_before=2, boost=0.4,
+                     neg_before=("igg", "igm", "iga", "título", "titulo", "titer", "titre", "dilución", "dilution",
+                                 "ratio", "razón", "verhältnis", "verhouding", "kvot", "ana", "escala", "scale"))
+    out = [
+        RulePattern("time_ampm", first="digit",
+                    regex=rf"(?<![\w.:,])(?:0?[1-9]|1[0-2])(?:[:.][0-5]\d)?\s?{ampm}",
+                    score=0.85, flags=IC),
+        # "14:30 h", "14.30 uur", "14h30": minutes required, since "24 h" / "48 horas" are durations
+        RulePattern("time_suffix", first="digit",
+                    regex=rf"(?<![\w.:,]){H24}[:.h][0-5]\d\s?(?:{suffix})\b(?![.,:]\d)",
+                    score=0.7, flags=IC, context=ctx),
+        # "14:30": two-digit hours are likely times; "1:40" is more often a titre or a ratio
+        RulePattern("time_hhmm", first="digit",
+                    regex=r"(?<![\w.:,/])(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?![\w:/]|[.,]\d)",
+                    score=0.55, flags=IC, context=ctx),
+        RulePattern("time_hmm", first="digit",
+                    regex=r"(?<![\w.:,/])\d:[0-5]\d(?::[0-5]\d)?(?![\w:/]|[.,]\d)",
+                    score=0.25, flags=IC, context=ctx),
+    ]
+    if lang == "de":  # "14 Uhr": an hour with "Uhr" is a clock time ("Stunden" is the duration)
+        out.insert(1, RulePattern("time_uhr", first="digit", regex=rf"(?<![\w.:,]){H24}\s?Uhr\b", score=0.75,
+                                  flags=IC))
+    if lang == "sv":
+        out.insert(0, RulePattern("time_kl", first="letter",
+                                  regex=rf"\bkl\.?\s{{0,2}}({H24}(?:[.:][0-5]\d)?)(?![\w:/]|[.,]\d)",
+                                  score=0.85, flags=IC, group=1))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# public factory
+# ---------------------------------------------------------------------------------------------------------
+
+
+@cache
+def _date_recognizer(lang: str, min_score: float) -> RuleRecognizer:
+    return RuleRecognizer("date", "DATE", date_patterns(lang), min_score=min_score)
+
+
+@cache
+def _time_recognizer(lang: str, min_score: float) -> RuleRecognizer:
+    return RuleRecognizer("time", "DATE", time_patterns(lang), min_score=min_score)
+
+
+def recognizers(lang: str, *, min_score: float = 0.5, times: bool = True) -> list[Detector]:
+    """The date recognizer of ``lang`` and (unless ``times=False``) its clock-time recognizer.
+
+    Recognizers are built once per ``(lang, min_score)`` and shared (they hold no per-document state).
+    """
+    out: list[Detector] = [_date_recognizer(lang, min_score)]
+    if times:
+        out.append(_time_recognizer(lang, min_score))
+    return out

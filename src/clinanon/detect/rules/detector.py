@@ -1,0 +1,101 @@
+"""The ``rules`` detector: every pattern family plus the gazetteers, with the allow/deny lists applied.
+
+It returns raw candidates (overlapping, canonical labels, scored); the pipeline's resolver picks among them and
+propagates names. The language of a document is ``doc.meta["lang"]`` when set, else the detector's own;
+recognizers are built once per language and cached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
+from pathlib import Path
+
+from clinanon.detect.allowlist import AllowList
+from clinanon.detect.base import Detector
+from clinanon.detect.gazetteer import GazetteerDetector
+from clinanon.document import Document, Span
+from clinanon.text import check_language, tokenize
+
+__all__ = ["FAMILIES", "RulesDetector", "pattern_recognizers"]
+
+#: pattern families, in the order they run (the order does not change the resolved output)
+FAMILIES: tuple[str, ...] = ("dates", "ages", "fields", "contacts", "identifiers", "addresses")
+
+
+@cache
+def pattern_recognizers(lang: str, families: tuple[str, ...] = FAMILIES) -> tuple[Detector, ...]:
+    """The pattern recognizers of ``families`` for ``lang`` (built once per language)."""
+    import importlib
+
+    out: list[Detector] = []
+    for fam in families:
+        module = importlib.import_module(f"clinanon.detect.rules.{fam}")
+        out.extend(module.recognizers(lang))
+    return tuple(out)
+
+
+class RulesDetector:
+    """Patterns + gazetteers + allow/deny lists, for one default language (documents may override it).
+
+    ``allow`` / ``deny``: extra never-PHI and always-PHI terms (deny spans get ``deny_label``).
+    ``gazetteers``: user lists per kind (``first_name``, ``surname``, ``city``, ``country``, ``hospital``).
+    """
+
+    name = "rules"
+
+    def __init__(
+        self,
+        lang: str = "es",
+        *,
+        families: Sequence[str] = FAMILIES,
+        gazetteers: bool = True,
+        user_lists: Mapping[str, str | Path] | None = None,
+        allow: Iterable[str] = (),
+        deny: Iterable[str] = (),
+        deny_label: str = "OTHER",
+    ) -> None:
+        self.lang = check_language(lang)
+        self.families = tuple(families)
+        self.use_gazetteers = gazetteers
+        self.user_lists = dict(user_lists or {})
+        self.allow = tuple(allow)
+        self.deny = tuple(deny)
+        self.deny_label = deny_label
+        self._gazetteers: dict[str, GazetteerDetector] = {}
+        self._allowlists: dict[str, AllowList] = {}
+
+    def __repr__(self) -> str:
+        return f"RulesDetector(lang={self.lang!r}, families={self.families}, gazetteers={self.use_gazetteers})"
+
+    def _gazetteer(self, lang: str) -> GazetteerDetector:
+        if lang not in self._gazetteers:
+            self._gazetteers[lang] = GazetteerDetector(lang, user_lists=self.user_lists or None,
+                                                       allowlist=self._allowlist(lang))
+        return self._gazetteers[lang]
+
+    def _allowlist(self, lang: str) -> AllowList:
+        if lang not in self._allowlists:
+            self._allowlists[lang] = AllowList(lang, extra=self.allow, deny=self.deny, deny_label=self.deny_label)
+        return self._allowlists[lang]
+
+    def language_of(self, doc: Document) -> str:
+        lang = doc.meta.get("lang")
+        return check_language(str(lang)) if lang else self.lang
+
+    def detect(self, doc: Document) -> list[Span]:
+        return self.analyze(doc.text, self.language_of(doc))
+
+    def analyze(self, text: str, lang: str | None = None) -> list[Span]:
+        lang = lang or self.lang
+        spans: list[Span] = []
+        for r in pattern_recognizers(lang, self.families):
+            spans.extend(r.analyze(text))
+        # gazetteer hits pass the allow-list (eponyms, common words, field labels) and denied terms are added;
+        # pattern matches have their own context checks and are kept as they are
+        tokens = tokenize(text, lang)
+        if self.use_gazetteers:
+            spans.extend(self._gazetteer(lang).analyze(text, tokens))
+        else:
+            spans.extend(self._allowlist(lang).deny_spans(text, tokens))
+        return spans
