@@ -1,0 +1,594 @@
+"""Street addresses (``LOCATION.STREET``) and postcodes (``LOCATION.ZIP``).
+
+Streets, in order of confidence:
+
+1. the value of an address field (``Domicilio:``, ``Dirección:``, ``Address:``, ``Adres:``, ``Adress:``,
+   ``Anschrift:``...) up to the line end, cut before a postcode (only values with a digit, ``s/n`` or a street
+   type word count);
+2. a street-type word, a name and a house number: prefix types (``Calle``, ``C/``, ``Avda.``, ``Paseo``,
+   ``Plaza``, ``Rúa``, ``Carrer``, ``Rue``, ``Via``...), compound suffixes (``Kalverstraat 5``,
+   ``Hauptstraße 3``, ``Storgatan 12``, ``Mellemvej 32``), separate German/Dutch type words
+   (``Berliner Straße 12``) and English ``number + name + suffix`` (``1668 Glyn St``), each followed by floor
+   and door parts (``2º dcha``, ``3º B``, ``bajo izq.``, ``piso 4``, ``puerta 2``, ``5-7``, ``11A``,
+   ``Apt. 864``, ``bus 2``, ``lgh 1102``); post-office boxes;
+3. a name and a house number (or ``s/n``) directly followed by a postcode, in the languages whose countries
+   write the postcode before the city (es, de, nl, sv): ``Hermanos Falcó, s/n 02006 Albacete``. The name is
+   cut after institution words and sentence breaks (``Hospital ... Doctor Peset. Gaspar Aguilar 90``).
+
+Postcodes are emitted only in address context: after a postcode label (``CP``, ``C.P.``, ``código postal``,
+``Postcode``, ``ZIP``, ``PLZ``, ``postnummer``), right after a street, or in the ``postcode City`` shape of an
+address line (``28036 Madrid``, ``1012 AB Amsterdam``, ``123 45 Stockholm``) when the token before it belongs
+to an address (a house number, ``s/n``, a comma, a line start); in English after a US state (``IL 62704``) or
+as a UK postcode (``SW1A 1AA``).
+
+Speed: every scan starts with a literal or a small character class; names and extras are matched only after
+a street type, a suffix or a postcode was found. Repetitions are bounded and separator-delimited.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from functools import cache
+
+from clinanon.detect.base import Detector
+from clinanon.document import Document, Span
+
+__all__ = ["AddressRecognizer", "PostcodeRecognizer", "StreetRecognizer", "recognizers"]
+
+_UP = "A-ZÁÉÍÓÚÑÜÇÀÈÌÒÙÏÄÖÅÆØÂÊÎÔÛËŠŽČŘ"
+_LO = "a-zñçáéíóúàèòïüäöåæøßâêîôûëšžčř"
+_CAP = rf"(?:d[’'´])?[{_UP}][\w'´’\-]{{0,30}}\.?"
+_CAP_NODOT = rf"[{_UP}][\w'´’\-]{{0,30}}"
+_LOWER_WORD = rf"(?!km\b|sn\b|s[ \t]?/)[{_LO}][\w'´’\-]{{0,30}}\.?"
+_CONNECTORS = ("de", "del", "la", "las", "los", "el", "y", "i", "da", "do", "dos", "das", "di", "du", "le", "les",
+               "van", "von", "der", "den", "het", "'t", "ter", "ten", "op", "aan", "am", "an", "auf", "zum", "zur",
+               "of", "the", "och", "vid", "en")
+_CONN = rf"(?:d[’'´]|{'|'.join(_CONNECTORS)})(?![\w])"
+_CONNECTOR_SET = frozenset(_CONNECTORS)
+
+# House number, floor / door parts --------------------------------------------------------------------------
+_NUM_MARK = r"(?:[nN][º°oO]\.?|[nN]\.?[ \t]?º|n\.o|número|No\.|Nr\.|nr\.|#)[ \t]?"
+_HOUSE = (
+    rf"(?:(?:{_NUM_MARK})?[1-9]\d{{0,3}}[ºª°]?(?:[\-/][ \t]?\d{{1,4}}[ºª°]?[A-Za-z]?|-[A-Za-z](?![\w]))?"
+    r"(?:[A-Za-z]|[ \t][A-Z])?(?![\w\-'’])"
+    r"|[sS][ \t]?/[ \t]?[nN]\.?|S\.?N\.?(?![\w])|sn(?![\w])|[kK]m\.?[ \t]?\d{1,3}(?:[.,]\d{1,3})?)"
+)
+_DOOR = r"(?:E(?![\w\-'’])(?![ \t]*\d{4})|[A-DF-Z](?![\w\-'’]))"  # not "E-28015" / "E 28053"
+_SIDE = r"(?i:izq(?:uierda|da)?\.?|izda\.?|iz\.|dcha\.?|dch\.?|derecha|der\.?|dr[ao]\.?|centro|ctro\.?)"
+_EXTRA = (
+    r"(?:"
+    rf"\d{{1,3}}\.?[ \t]?[º°ª](?:[ \t]?-?[ \t]?(?:{_SIDE}|{_DOOR}|[a-z](?![\w])|\d{{1,2}}[ª°º]?(?!\d)))?"  # 2º dcha
+    rf"|\d{{1,3}}\.[oa](?:[ \t]?{_DOOR})?"  # 3.o B
+    r"|[º°ª][ \t]?[A-Z](?![\w])"  # ºB
+    rf"|\d{{1,2}}[ \t]?[oa][ \t]?{_DOOR}|\d{{1,2}}[oa](?![\w])"  # 3o B, 2o
+    r"|\d{1,3}[A-Za-z](?![\w])|[A-Z]-?\d{1,2}(?!\d)"  # 7B, A-6, P1
+    r"|\d{1,2}(?![\d\w])"  # 10 (never a postcode or a phone number)
+    rf"|(?<!\.)(?<!\.[ \t])(?!.\.[A-Za-z]){_DOOR}"  # C (not "C.P.", "E-28015")
+    r"|[kK]m\.?[ \t]?\d{1,3}(?:[.,]\d{1,3})?|(?:y|and|und|en|och)[ \t]\d{1,3}(?![\d\w])"  # km 539, 1 y 3
+    rf"|(?i:bajo|bj\.?|entlo\.?|entresuelo|ático|atico|principal|pral\.?|sótano|semisótano|esq\.?|esquina)"
+    rf"(?:[ \t]?(?:{_SIDE}|[A-Z](?![\w])))?"
+    r"|(?i:piso|planta|pl\.|puerta|pta\.?|portal|escalera|esc\.?|bloque|blq\.?|local|apto\.?|apartamento|dpto\.?"
+    r"|departamento|dto\.?|oficina|of\.|casa|edificio|edif\.?|edf\.?)[ \t]?\"?[\w\-]{1,4}\"?"
+    rf"|{_SIDE}"
+    r"|(?i:apt\.?|apartment|suite|ste\.?|unit|fl(?:oor)?\.?|rm\.?|room|bldg\.?|building|box)[ \t]?#?[\w\-]{1,6}"
+    r"|(?i:bus|hs|huis|lgh|lägenhet|whg\.?|app\.?|wohnung)[ \t]?[\w\-]{1,5}|(?:EG|OG|DG|HH|VH)(?![\w])"
+    r"|\d{1,2}[ \t]?(?i:tr\.?|hoog|og|stock|etage|verdieping)(?![\w])"
+    r")"
+)
+_EXTRAS = rf"(?:[ \t]{{0,2}}[,\-–.]?[ \t]{{0,2}}{_EXTRA}){{0,5}}"
+
+# Street types ---------------------------------------------------------------------------------------------
+# Strong types accept a lower-case name ("C/ del pez 3"); weak ones ("Paseo de 30 minutos") need a
+# capitalised name word or a name that starts with a connector ("Paseo de san francisco 19").
+_STRONG_TYPES = (
+    "Calle", "CALLE", "C/", "C\\", "C./", "C/.", "Avda.", "Avda", "AVDA.", "Avenida", "AVENIDA", "Avenido",
+    "Avd.", "Av.", "Av/", "Av", "Pº", "P.º", "Pso.", "Pso", "Pza.", "Plza.", "Ctra.", "Crta.", "Carr.", "CRT.",
+    "Rúa", "Rua", "Carrer", "Passeig", "Pg.", "Avinguda", "Travesía", "Travesia", "Trav.", "Glorieta", "Gta.",
+    "Cra.", "Carrera",
+)
+_WEAK_TYPES = (
+    "Paseo", "PASEO", "Plaza", "PLAZA", "Plaça", "Ronda", "Camino", "Camí", "Carretera", "Urbanización", "Urb.",
+    "Pasaje", "Pje.", "Callejón", "Cuesta", "Bulevar", "Boulevard", "Rambla", "Alameda", "Polígono", "Pol.",
+    "Paraje", "Gran Vía", "Vía", "Via", "Rue", "Viale", "Piazza", "Corso", "Largo", "Laan van", "Plein",
+)
+_LOWER_TYPES = ("calle", "c/", "avda.", "avenida", "av.", "plaza", "paseo", "pza.", "ctra.", "carretera", "rúa",
+                "carrer", "passeig", "glorieta", "travesía", "ronda", "camino")
+
+
+def _alt(words: tuple[str, ...]) -> str:
+    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+
+
+# Name words are atomic and the word loop is possessive: a failed street costs one pass over its words.
+_NAME = rf"(?>{_CAP}|{_CONN}|{_LOWER_WORD})"
+_AFTER_TYPE = rf"(?:[ \t]*[.,][ \t]*|[ \t]+|(?<=[/\\]))(?P<name>{_NAME}(?:[ \t]+{_NAME}){{0,7}}+)"
+_TAIL = rf"[ \t]*,?[ \t]*(?P<num>{_HOUSE}){_EXTRAS}"
+_PREFIX_STREET = re.compile(rf"({_alt(_STRONG_TYPES + _WEAK_TYPES)}){_AFTER_TYPE}{_TAIL}")
+_LOWER_PREFIX_STREET = re.compile(rf"({_alt(_LOWER_TYPES)}){_AFTER_TYPE}(?P<comma>[ \t]*,)?{_TAIL}")
+_STRONG_SET = frozenset(_STRONG_TYPES)
+_TYPE_START = re.compile(rf"(?:{_alt(_STRONG_TYPES + _WEAK_TYPES + _LOWER_TYPES)})(?![\w])")
+
+_SUFFIXES = {
+    "nl": "straat|laan|weg|plein|gracht|kade|singel|dijk|steeg|dreef|plantsoen|burgwal|wal|markt",
+    "de": "straße|strasse|str\\.|allee|gasse|ring|damm|ufer|chaussee|pfad|steig|graben|stieg|weg|platz|markt",
+    "sv": "gatan|vägen|väg|gränd|torget|torg|allén|stigen|backen|gången|kajen",
+    "other": "vej|gade|vænget|veien|vegen|gata|stien|katu|tie|kuja|polku|tori|utca|ulica|cesta|straat|strasse"
+             "|straße|gatan|vägen|weg|laan",
+}
+_TYPE_WORDS = "Straße|Strasse|Str\\.|Weg|Platz|Allee|Gasse|Ring|Damm|Ufer|Chaussee|Markt|Kade|Gracht|Singel"
+_EN_SUFFIX = (
+    "Street|St.|St|Road|Rd.|Rd|Avenue|Ave.|Ave|Lane|Ln.|Ln|Drive|Dr.|Dr|Boulevard|Blvd.|Blvd|Court|Ct.|Ct|Way|Place"
+    "|Pl.|Terrace|Ter.|Circle|Cir.|Square|Sq.|Highway|Hwy.|Hwy|Parkway|Pkwy.|Pkwy|Trail|Trl.|Alley|Crescent|Close"
+    "|Grove|Gardens|Row|Walk|Mews|Loop|Pike|Path|Plaza|Heights|Hill|Hills|Park|Ridge|Crossing|Expressway|Freeway"
+    "|Turnpike|Route|Green|View|Vista|Point|Manor|Creek|Springs|Spring|Meadows|Meadow|Valley|Estates|Estate"
+    "|Forges|Forge|Mills|Mill|Harbor|Glen|Knolls|Knoll|Shoals|Shoal|Fields|Field|Falls|Ports|Port|Isle|Keys|Key"
+    "|Lakes|Lake|Landing|Islands|Island|Villages|Village|Stream|Station|Summit|Underpass|Viaduct|Unions|Union"
+    "|Squares|Streets|Roads|Junction|Causeway|Bypass|Brooks|Brook|Branch|Bridge|Canyon|Cape|Center|Cliffs|Cliff"
+    "|Corners|Corner|Courts|Coves|Cove|Crest|Curve|Dale|Divide|Drives|Extension|Ferry|Flats|Flat|Fords|Ford"
+    "|Forest|Forks|Fork|Fort|Gateway|Groves|Haven|Hollow|Inlet|Junctions|Lights|Light|Locks|Lock|Lodge|Mall"
+    "|Manors|Mission|Motorway|Mount|Mountains|Mountain|Neck|Orchard|Oval|Overpass|Parks|Parkways|Pass|Passage"
+    "|Pines|Pine|Plains|Plain|Prairie|Ranch|Rapids|Rapid|Rest|Ridges|River|Shores|Shore|Skyway|Spur|Stravenue"
+    "|Throughway|Trace|Track|Trafficway|Tunnel|Valleys|Views|Ville|Wall|Ways|Wells|Well"
+)
+_EN_SUFFIX_ALT = _alt(tuple(_EN_SUFFIX.split("|")))
+_EN_HIT = re.compile(rf"(?:{_EN_SUFFIX_ALT})(?![\w])")
+_EN_STREET = re.compile(
+    rf"(?<![\w\-.,/])(?P<num>\d{{1,6}}[A-Za-z]?(?:-\d{{1,4}})?)[ \t]+"
+    rf"(?P<name>(?:(?:{_CAP}|\d{{1,3}}(?:st|nd|rd|th))[ \t]+){{1,4}}(?:{_EN_SUFFIX_ALT}))(?![\w])"
+    r"(?:,?[ \t]*(?i:apt\.?|apartment|suite|ste\.?|unit|#|fl(?:oor)?\.?|rm\.?|room|bldg\.?|building)[ \t]?#?"
+    r"[\w\-]{1,6})?"
+)
+_PO_BOX = re.compile(
+    r"(?:P\.?[ \t]?O\.?[ \t]?Box|PO[ \t]Box|Apartado(?:[ \t]de[ \t][Cc]orreos)?|Postbus|Box|Postfach)"
+    r"[ \t]+\d{1,6}(?![\w])"
+    r"|(?:PSC|USNS|USNV|USS|USCGC)[ \t]+\d{3,5}(?:,[ \t]?Box[ \t]+\d{3,5})?"
+)
+_PO_BOX_HINTS = ("Box", "Apartado", "Postbus", "Postfach", "PSC", "USNS", "USNV", "USS", "USCGC")
+
+# Field labels whose value is an address --------------------------------------------------------------------
+_ADDRESS_LABELS: dict[str, tuple[str, ...]] = {
+    "es": ("domicilio", "dirección", "direccion", "dirección postal", "residencia", "domicilio habitual"),
+    "en": ("address", "home address", "street address", "mailing address", "billing address", "residence",
+           "street"),
+    "nl": ("adres", "woonadres", "straat", "huisadres", "postadres"),
+    "sv": ("adress", "gatuadress", "bostadsadress", "hemadress", "postadress"),
+    "de": ("adresse", "anschrift", "wohnanschrift", "wohnadresse", "straße", "strasse", "postanschrift"),
+}
+
+# Postcodes -------------------------------------------------------------------------------------------------
+_PC_CORE: dict[str, str] = {
+    "es": r"[0-9]{5}",
+    "de": r"[0-9]{5}|[1-9][0-9]{3}",
+    "nl": r"[1-9][0-9]{3}(?:[ \t]?(?!SA|SD|SS)[A-Z]{2}(?![\w]))?",
+    "sv": r"[1-9][0-9]{2}[ \t][0-9]{2}|[1-9][0-9]{4}",
+    "en": r"[0-9]{5}(?:-[0-9]{4})?",
+}
+_PC_PREFIXES: dict[str, tuple[str, ...]] = {
+    "es": ("E-", "ES-"), "de": ("D-", "DE-", "A-", "AT-", "CH-"), "nl": ("NL-", "B-"), "sv": ("SE-", "S-"),
+    "en": (),
+}
+_UK_PC = re.compile(r"(?:[A-PR-UWYZ][A-HK-Y]?[0-9][A-Z0-9]?)[ \t][0-9][ABD-HJLNP-UW-Z]{2}(?![\w])")
+_PC_GENERIC = r"(?:[A-Z]{1,2}-?)?\d[0-9A-Z]{1,7}(?:[ \-]\d{2,4}|[ \t][A-Z]{2}(?![a-z]))?"
+_PC_VALUE = (rf"(?:[ \t]+(?:is|es|ist|är|is:))?[ \t]*[:.]?[ \t]*(?:\n[ \t]*)?\(?(?P<pc>{_PC_GENERIC})"
+             r"(?![\w\-])")
+_PC_LABEL = re.compile(
+    r"(?:C\.[ \t]?P\.?|CP\.?|Cp\.?|C[óo]digo[ \t][Pp]ostal|C[ÓO]DIGO[ \t]POSTAL|Cod\.?[ \t][Pp]ostal"
+    r"|Post(?:code|[ \t]code|nummer|nr\.?|leitzahl)|POSTCODE|Postal[ \t]code|ZIP(?:[ \t]?[Cc]ode)?"
+    rf"|Zip(?:[ \t]?[Cc]ode)?|PLZ){_PC_VALUE}"
+)
+# lower-case spellings: only scanned when the text contains one of _PC_LOWER_HINTS
+_PC_LABEL_LOWER = re.compile(
+    r"(?:c[óo]digo[ \t]postal|cod\.?[ \t]postal|post(?:code|[ \t]code|nummer|nr\.?|leitzahl)|postal[ \t]code"
+    rf"|zip(?:[ \t]?code)?|c\.p\.){_PC_VALUE}"
+)
+_PC_LOWER_HINTS = ("digo postal", "cod postal", "cod. postal", "postcode", "post code", "postnummer", "postnr",
+                   "postleitzahl", "postal code", "zip", "c.p.")
+_US_STATES = frozenset((
+    "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "DC", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS",
+    "KY", "LA", "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC",
+    "ND", "OH", "OK", "OR", "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY",
+    "PR", "AA", "AE", "AP", "GU", "VI",
+))
+_US_STATE_ZIP = re.compile(r"[A-Z]{2}[ \t]{1,2}(?P<pc>[0-9]{5}(?:-[0-9]{4})?)(?![\w\-])")
+_CITY = re.compile(rf"[ \t]{{0,3}}[,.\-–]?[ \t]{{0,3}}\(?(?:[{_UP}][{_LO}][\w'’\-]{{1,30}}|[{_UP}]{{3,30}}(?![\w]))")
+
+# Words that never belong to the name of a postcode-anchored street (institutions, titles).
+_STOP_WORDS = frozenset(w.casefold() for w in (
+    "Hospital", "Hospitalario", "Universitario", "Universitaria", "Clínico", "Clinico", "Clínica", "Clinica",
+    "Complejo", "Fundación", "Fundació", "Centro", "Servicio", "Unidad", "Departamento", "Instituto", "Facultad",
+    "Universidad", "Consorcio", "Sanatorio", "General", "Provincial", "Regional", "Comarcal", "Dr", "Dr.", "Dra",
+    "Dra.", "Prof", "Prof.", "Sr", "Sr.", "Sra", "Sra.", "Don", "Doña", "Remitido", "por", "Correspondencia",
+    "Ziekenhuis", "Klinik", "Klinikum", "Krankenhaus", "Universitätsklinikum", "Sjukhus", "Sjukhuset", "UMC",
+    "Praxis", "Praktijk", "Vårdcentral", "Vårdcentralen", "Área", "Sección", "Materno", "Infantil", "Planta",
+))
+_DEPARTMENT = re.compile(r"(?i).*(?:log[íi]a|iatr[íi]a|cirug[íi]a|medicina|farmacia|urgencias|radiolog\w*)$")
+
+
+def _trim_name(text: str, start: int, name_end: int) -> int:
+    """New start of a postcode-anchored street: after the last institution word, acronym or sentence break,
+    without leading lower-case connectors."""
+    cut = start
+    for m in re.finditer(r"\S+", text[start:name_end]):
+        w = m.group()
+        bare = w.rstrip(".,")
+        if (w.casefold() in _STOP_WORDS or bare.casefold() in _STOP_WORDS or _DEPARTMENT.match(bare)
+                or (len(bare) >= 3 and bare.isupper() and bare.isalpha())
+                or (w.endswith(".") and len(bare) > 2) or w.endswith(",")):
+            cut = start + m.end()
+    institution = cut > start
+    after_connector = False
+    while True:
+        m = re.match(r"[ \t,.]*(\S+)", text[cut:name_end])
+        if m and m.group(1) in _CONNECTOR_SET:
+            cut += m.end()
+            after_connector = True
+            continue
+        break
+    if institution and after_connector:
+        # "Hospital General de Móstoles Río Júcar": the word after "de" still names the institution
+        m = re.match(r"[ \t]*\S+[ \t]+(?=\S)", text[cut:name_end])
+        if m:
+            cut += m.end()
+    while cut < name_end and text[cut] in " \t,.":
+        cut += 1
+    return cut
+
+
+def _has_cap_word(s: str) -> bool:
+    return any(w[:1].isupper() for w in s.split() if w.casefold() not in _CONNECTOR_SET)
+
+
+# English street-suffix abbreviations keep their dot; Spanish door parts ("4 izq.") do not (as in MEDDOCAN)
+_KEEP_DOT = frozenset(("st", "rd", "ave", "ln", "dr", "blvd", "ct", "pl", "sq", "hwy", "pkwy", "trl", "ter", "cir",
+                       "str", "apt", "ste"))
+
+
+def _rstrip(text: str, start: int, end: int) -> int:
+    """``end`` without trailing separators; the dot of a known abbreviation ("4 izq.", "Main St.") stays."""
+    while end > start and text[end - 1] in " \t,.-–;:(":
+        if text[end - 1] == ".":
+            j = end - 1
+            while j > start and text[j - 1].isalpha():
+                j -= 1
+            if text[j:end - 1].lower() in _KEEP_DOT and (j == start or not text[j - 1].isalnum()):
+                break
+        end -= 1
+    return end
+
+
+def _glued(text: str, start: int) -> bool:
+    return start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_/\\-")
+
+
+def _overlaps(spans: list[Span], start: int, end: int) -> bool:
+    return any(s.start < end and start < s.end for s in spans)
+
+
+def _dedupe(spans: list[Span]) -> list[Span]:
+    """Drop spans contained in an earlier-starting, longer span (keep the first of equal extents)."""
+    spans = sorted(spans, key=lambda s: (s.start, -s.end, -s.score))
+    out: list[Span] = []
+    for s in spans:
+        if out and out[-1].start <= s.start and s.end <= out[-1].end:
+            continue
+        out.append(s)
+    return out
+
+
+class _Postcodes:
+    """Postcode shapes of one language: ``find(text)`` yields ``(start, end)`` of each postcode (prefix such
+    as ``E-`` included), with word-boundary and range checks."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+        self.core = re.compile(rf"(?:{_PC_CORE[lang]})(?![\w])")
+        self.prefixes = _PC_PREFIXES[lang]
+
+    def _ok(self, s: str) -> bool:
+        digits = s.replace(" ", "").replace("\t", "")[:5]
+        if self.lang == "es":
+            return len(digits) == 5 and 1000 <= int(digits) <= 52999
+        if self.lang == "de" and len(digits) == 5:
+            return 1000 <= int(digits) <= 99998
+        return True
+
+    def find(self, text: str, pos: int = 0, endpos: int | None = None) -> list[tuple[int, int]]:
+        out = []
+        for m in self.core.finditer(text, pos, len(text) if endpos is None else endpos):
+            s, e = m.span()
+            if e < len(text) and text[e] == "-" and text[e + 1:e + 2].isdigit():
+                continue
+            start = s
+            for p in self.prefixes:
+                if text[max(0, s - len(p)):s] == p:
+                    start = s - len(p)
+                    break
+            if _glued(text, start) or (start > 0 and text[start - 1] in ".,"
+                                       and text[start - 2:start - 1].isdigit()):
+                continue
+            if self.lang == "de" and e - s == 4 and start == s:
+                continue  # a 4-digit (Austrian, Swiss) postcode only with its country prefix
+            if self._ok(m.group()):
+                out.append((start, e))
+        return out
+
+
+class StreetRecognizer:
+    """Street addresses of one language (see the module docstring). Scores: field value 0.85, typed street
+    0.8 (0.7 for ambiguous type words), suffix / type-word / English streets 0.75, P.O. boxes 0.7,
+    postcode-anchored street 0.6."""
+
+    def __init__(self, lang: str) -> None:
+        from clinanon.detect.rules.contacts import check_language
+
+        self.lang = check_language(lang)
+        self.name = f"street_{lang}"
+        self._labels = tuple(sorted(_ADDRESS_LABELS[lang], key=len, reverse=True))
+        self.postcodes = _Postcodes(lang)
+        suffix = _SUFFIXES.get(lang, _SUFFIXES["other"]) + ("|" + _SUFFIXES["other"] if lang != "en" else "")
+        self._suffix_hit = None
+        self._suffix_street = None
+        if lang != "es":
+            self._suffix_hit = re.compile(rf"(?:{suffix})(?![\w])(?=[ \t]*,?[ \t]*(?:{_NUM_MARK})?\d)")
+            # Dutch (and foreign) names may have leading words ("Prins Hendrikkade"); German and Swedish
+            # compounds are one word ("Hauptstraße", "Storgatan")
+            lead = rf"(?:{_CAP_NODOT}[ \t]+){{0,2}}" if lang in ("nl", "en") else ""
+            self._suffix_street = re.compile(
+                rf"(?<![\w\-])(?P<name>{lead}[{_UP}][\w\-]{{2,30}}(?:{suffix}))(?![\w]){_TAIL}"
+            )
+        self._type_word_street = None
+        if lang in ("de", "nl"):
+            self._type_word_hit = re.compile(rf"(?:{_TYPE_WORDS})(?=[ \t]*,?[ \t]*\d)")
+            self._type_word_street = re.compile(
+                rf"(?<![\w\-])(?P<name>{_CAP_NODOT}[ \t]+(?:(?:{_CAP_NODOT}|{_CONN})[ \t]+){{0,2}}(?:{_TYPE_WORDS}))"
+                rf"{_TAIL}"
+            )
+        self._anchored = None
+        if lang in ("es", "de", "nl", "sv"):
+            self._anchored = re.compile(
+                rf"(?<![\w\-/.])(?P<name>{_CAP}(?:[ \t]+(?:{_CAP}|{_CONN})){{0,5}}){_TAIL}"
+                r"[ \t]*[,.\-–]?[ \t]*\(?\Z"
+            )
+
+    # typed streets --------------------------------------------------------------------------------------
+    def _typed(self, text: str) -> list[Span]:
+        out: list[Span] = []
+        for m in _PREFIX_STREET.finditer(text):
+            if _glued(text, m.start()):
+                continue
+            typ, name = m.group(1), m.group("name")
+            strong = typ in _STRONG_SET
+            if not strong and not (_has_cap_word(name) or (name.split()[0] in _CONNECTOR_SET
+                                                            and _has_noncon_word(name))):
+                continue
+            out.append(Span(m.start(), _rstrip(text, m.start(), m.end()), "LOCATION.STREET",
+                            f"{self.name}:prefix", 0.8 if strong else 0.7))
+        lower_hits = _LOWER_PREFIX_STREET.finditer(text) if any(t in text for t in _LOWER_TYPES) else ()
+        for m in lower_hits:
+            if _glued(text, m.start()):
+                continue
+            name = m.group("name")
+            if not (_has_cap_word(name) or (m.group("comma") and len(name.split()) <= 4)):
+                continue
+            out.append(Span(m.start(), _rstrip(text, m.start(), m.end()), "LOCATION.STREET",
+                            f"{self.name}:prefix_lower", 0.7))
+        for hit_rx, street_rx, pname in ((self._suffix_hit, self._suffix_street, "suffix"),
+                                         (getattr(self, "_type_word_hit", None), self._type_word_street,
+                                          "type_word")):
+            if hit_rx is None or street_rx is None:
+                continue
+            last = -1
+            for h in hit_rx.finditer(text):
+                if h.start() < last:
+                    continue
+                lo = max(0, h.start() - 100)
+                for m in street_rx.finditer(text, lo, min(len(text), h.end() + 120)):
+                    if m.start() <= h.start() < m.end():
+                        out.append(Span(m.start(), _rstrip(text, m.start(), m.end()), "LOCATION.STREET",
+                                        f"{self.name}:{pname}", 0.75))
+                        last = m.end()
+                        break
+        if self.lang == "en":
+            last = -1
+            for h in _EN_HIT.finditer(text):
+                if h.start() < last or not h.group()[0].isupper():
+                    continue
+                for m in _EN_STREET.finditer(text, max(0, h.start() - 110), min(len(text), h.end() + 40)):
+                    if m.start("name") <= h.start() < m.end("name"):
+                        out.append(Span(m.start(), _rstrip(text, m.start(), m.end()), "LOCATION.STREET",
+                                        f"{self.name}:number_name_suffix", 0.75))
+                        last = m.end()
+                        break
+        box_hits = _PO_BOX.finditer(text) if any(h in text for h in _PO_BOX_HINTS) else ()
+        for m in box_hits:
+            if not _glued(text, m.start()):
+                out.append(Span(m.start(), m.end(), "LOCATION.STREET", f"{self.name}:box", 0.7))
+        return out
+
+    # address fields -------------------------------------------------------------------------------------
+    def _fields(self, text: str) -> list[tuple[int, int]]:
+        out = []
+        i = text.find(":")
+        while i != -1:
+            before = text[max(0, i - 30):i].rstrip(" \t").lower()
+            for lb in self._labels:
+                if before.endswith(lb):
+                    k = i - (len(text[max(0, i - 30):i]) - len(before)) - len(lb)
+                    if k > 0 and (text[k - 1].isalpha()):
+                        break
+                    vs = i + 1
+                    while vs < len(text) and text[vs] in " \t":
+                        vs += 1
+                    if vs < len(text) and text[vs] == "\n":
+                        vs += 1
+                        while vs < len(text) and text[vs] in " \t":
+                            vs += 1
+                    ve = text.find("\n", vs)
+                    ve = min(len(text) if ve == -1 else ve, vs + 120)
+                    out.append((vs, ve))
+                    break
+            i = text.find(":", i + 1)
+        return out
+
+    def analyze(self, text: str, postcodes: list[tuple[int, int]] | None = None) -> list[Span]:
+        """Street spans; ``postcodes`` (from ``self.postcodes.find(text)``) may be passed to avoid a rescan."""
+        pcs_all = self.postcodes.find(text) if postcodes is None else postcodes
+        typed = _dedupe(self._typed(text))
+        fields: list[Span] = []
+        for vs, ve in self._fields(text):
+            k = bisect.bisect_left(pcs_all, (vs, -1))
+            if k < len(pcs_all) and vs < pcs_all[k][0] < ve:
+                ve = pcs_all[k][0]
+            ve = _rstrip(text, vs, ve)
+            value = text[vs:ve]
+            inner = [s for s in typed if vs <= s.start < ve]
+            if ve - vs < 3 or not any(c.isalpha() for c in value):
+                continue
+            if "@" in value or "://" in value:
+                continue
+            if not inner and not any(c.isdigit() for c in value) and "s/n" not in value.lower() \
+                    and not _TYPE_START.match(value):
+                continue
+            if inner and inner[0].start == vs and inner[0].end < ve:
+                rest = text[inner[0].end:ve]
+                if re.search(rf",[ \t]*[{_UP}][{_LO}]{{2,}}", rest) and not re.match(
+                        rf"[ \t]*[,.\-]?[ \t]*{_EXTRA}", rest):
+                    ve = inner[0].end
+            fields.append(Span(vs, ve, "LOCATION.STREET", f"{self.name}:field", 0.85))
+        out = [s for s in typed if not _overlaps(fields, s.start, s.end)] + fields
+        if self._anchored is not None:
+            out += self._before_postcode(text, out, pcs_all)
+        return sorted(out)
+
+    def _before_postcode(self, text: str, found: list[Span], pcs: list[tuple[int, int]]) -> list[Span]:
+        out: list[Span] = []
+        assert self._anchored is not None
+        for ps, _pe in pcs:
+            lo = max(0, ps - 90)
+            nl = text.rfind("\n", lo, ps)
+            if nl != -1:
+                lo = nl + 1
+            m = self._anchored.search(text, lo, ps)
+            if m is None:
+                continue
+            start = _trim_name(text, m.start(), m.end("name"))
+            if start >= m.end("name"):
+                continue
+            end = _rstrip(text, start, m.end())
+            if _overlaps(found, start, end) or _overlaps(out, start, end):
+                continue
+            out.append(Span(start, end, "LOCATION.STREET", f"{self.name}:before_postcode", 0.6))
+        return out
+
+    def detect(self, doc: Document) -> list[Span]:
+        return self.analyze(doc.text)
+
+
+def _has_noncon_word(s: str) -> bool:
+    return any(w.casefold() not in _CONNECTOR_SET for w in s.split())
+
+
+_ADDRESS_TOKEN = re.compile(r"(?i:s/n\.?|sn|[a-z])")
+
+
+def _prev_token_ok(text: str, start: int) -> bool:
+    """The token before a ``postcode City`` candidate belongs to an address line."""
+    j = start
+    while j > 0 and text[j - 1] in " \t":
+        j -= 1
+    if j == 0 or text[j - 1] in "\n,;:(-–" or (j < start and text[j - 1] in ".)"):
+        return True
+    k = j
+    while k > 0 and not text[k - 1].isspace():
+        k -= 1
+    tok = text[k:j]
+    return any(c.isdigit() or c in "ºª°" for c in tok) or bool(_ADDRESS_TOKEN.fullmatch(tok))
+
+
+class PostcodeRecognizer:
+    """Postcodes in address context (see the module docstring). Scores: after a label 0.9, after a street 0.85,
+    after a US state 0.8, UK shape 0.7, ``postcode City`` in an address line 0.6 (0.7 for ``1234 AB``)."""
+
+    def __init__(self, lang: str, street: StreetRecognizer | None = None) -> None:
+        from clinanon.detect.rules.contacts import check_language
+
+        self.lang = check_language(lang)
+        self.name = f"postcode_{lang}"
+        self._street = street or StreetRecognizer(lang)
+        self.postcodes = self._street.postcodes
+
+    def analyze(self, text: str, streets: list[Span] | None = None,
+                postcodes: list[tuple[int, int]] | None = None) -> list[Span]:
+        """Postcode spans; ``streets`` and ``postcodes`` may be passed to avoid rescanning the text."""
+        found: dict[tuple[int, int], Span] = {}
+
+        def add(start: int, end: int, pname: str, score: float) -> None:
+            old = found.get((start, end))
+            if old is None or old.score < score:
+                found[(start, end)] = Span(start, end, "LOCATION.ZIP", f"{self.name}:{pname}", score)
+
+        label_hits = list(_PC_LABEL.finditer(text))
+        if any(h in text for h in _PC_LOWER_HINTS):
+            label_hits += _PC_LABEL_LOWER.finditer(text)
+        for m in label_hits:
+            if not _glued(text, m.start()) and sum(c.isdigit() for c in m.group("pc")) >= 3:
+                add(*m.span("pc"), "label", 0.9)
+        pcs = self.postcodes.find(text) if postcodes is None else postcodes
+        if streets is None:
+            streets = self._street.analyze(text, pcs)
+        starts = {s: e for s, e in pcs}
+        for st in streets:
+            j = st.end
+            while j < len(text) and j - st.end < 6 and text[j] in " \t,.-–(":
+                j += 1
+            if j in starts:
+                add(j, starts[j], "after_street", 0.85)
+        if self.lang in ("es", "de", "nl", "sv"):
+            for s, e in pcs:
+                if (s, e) in found or not _CITY.match(text, e) or not _prev_token_ok(text, s):
+                    continue
+                score = 0.7 if self.lang == "nl" and text[e - 1].isalpha() else 0.6
+                if self.lang == "nl" and not text[e - 1].isalpha():
+                    score = 0.4  # a bare 4-digit number before a capitalised word is often a year
+                add(s, e, "city", score)
+        if self.lang == "en":
+            for m in _US_STATE_ZIP.finditer(text):
+                if m.group()[:2] in _US_STATES and not _glued(text, m.start()):
+                    add(*m.span("pc"), "us_state", 0.8)
+            for m in _UK_PC.finditer(text):
+                if not _glued(text, m.start()):
+                    add(*m.span(), "uk", 0.7)
+        return sorted(found.values())
+
+    def detect(self, doc: Document) -> list[Span]:
+        return self.analyze(doc.text)
+
+
+class AddressRecognizer:
+    """Streets and postcodes in one pass (the postcode rules reuse the streets found)."""
+
+    def __init__(self, lang: str) -> None:
+        self.street = StreetRecognizer(lang)
+        self.postcode = PostcodeRecognizer(lang, self.street)
+        self.name = f"address_{lang}"
+
+    def analyze(self, text: str) -> list[Span]:
+        pcs = self.street.postcodes.find(text)
+        streets = self.street.analyze(text, pcs)
+        return streets + self.postcode.analyze(text, streets, pcs)
+
+    def detect(self, doc: Document) -> list[Span]:
+        return self.analyze(doc.text)
+
+
+@cache
+def _build(lang: str) -> tuple[Detector, ...]:
+    return (AddressRecognizer(lang),)
+
+
+def recognizers(lang: str) -> list[Detector]:
+    """The street + postcode recognizer for ``lang`` (built once per language)."""
+    from clinanon.detect.rules.contacts import check_language
+
+    return list(_build(check_language(lang)))

@@ -1,0 +1,461 @@
+"""Contact details: phone and fax numbers, e-mail addresses, URLs and IP addresses.
+
+* :class:`PhoneRecognizer` finds candidates with one cheap regex (digit groups with single separators, an
+  optional ``+``/``00`` country prefix, an optional extension) and validates them with ``phonenumbers`` for
+  the language's regions (es→ES, nl→NL, sv→SE, de→DE/AT/CH, en→US/GB) or as an international number. A
+  number that no region accepts is kept only when a phone/fax word introduces it. The nearest label word
+  decides: a fax word (``Fax:``, ``telefax``) makes it ``CONTACT.FAX``; an identifier label (``NHC:``, ``BSN``)
+  drops the candidate, because field values are the identifier recognizers' business.
+* :class:`EmailRecognizer` scans outwards from each ``@`` (no regex backtracking on long runs).
+* :class:`UrlRecognizer`: URLs with a scheme or ``www.``, and bare domains found from their ``.tld``.
+* :class:`IpRecognizer`: IPv4 dotted quads and IPv6 addresses (validated by :mod:`ipaddress`).
+
+Speed: every regex starts with a literal or a small character class (so the regex engine skips ahead) and
+word-boundary checks are done in Python on the few candidates. ``recognizers(lang)`` returns the detectors
+for one language, built once per language and cached.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Sequence
+from functools import cache, lru_cache
+
+import phonenumbers
+
+from clinanon.detect.base import Detector
+from clinanon.document import Document, Span
+from clinanon.errors import ConfigError
+from clinanon.text import SUPPORTED_LANGUAGES
+
+__all__ = [
+    "PHONE_REGIONS",
+    "EmailRecognizer",
+    "IpRecognizer",
+    "PhoneRecognizer",
+    "UrlRecognizer",
+    "check_language",
+    "recognizers",
+]
+
+#: Regions whose numbering plans validate phone numbers written in a language's notes.
+PHONE_REGIONS: dict[str, tuple[str, ...]] = {
+    "es": ("ES",),
+    "nl": ("NL",),
+    "sv": ("SE",),
+    "de": ("DE", "AT", "CH"),
+    "en": ("US", "GB"),
+}
+
+
+def check_language(lang: str) -> str:
+    """``lang`` if it is supported, else :class:`~clinanon.errors.ConfigError`."""
+    if lang not in SUPPORTED_LANGUAGES:
+        raise ConfigError(f"unsupported language {lang!r}; expected one of: {', '.join(SUPPORTED_LANGUAGES)}")
+    return lang
+
+
+def _glued(text: str, start: int, forbidden: str = "") -> bool:
+    """True when ``text[start]`` continues a word (or one of ``forbidden`` precedes it)."""
+    if start == 0:
+        return False
+    c = text[start - 1]
+    return c.isalnum() or c == "_" or c in forbidden
+
+
+# --- phone / fax ---------------------------------------------------------------------------------------------
+
+_PHONE_WORDS: dict[str, tuple[str, ...]] = {
+    "es": ("tel", "telf", "telfs", "tlf", "tlfs", "tlfno", "tfno", "tfo", "teléfono", "telefono", "teléfonos",
+           "telefonos", "móvil", "movil", "celular", "llamar", "llame", "contacto", "centralita", "busca",
+           "extensión", "citas"),
+    "en": ("phone", "telephone", "tel", "ph", "mobile", "cell", "cellphone", "call", "pager", "beeper", "desk",
+           "office", "home", "work", "contact", "reach", "dial", "text", "messages", "answering"),
+    "nl": ("telefoon", "telefoonnummer", "tel", "telnr", "mobiel", "mobiele", "gsm", "bellen", "bel", "gebeld",
+           "telefonisch", "sein", "pieper", "toestel"),
+    "sv": ("telefon", "tel", "tfn", "telefonnummer", "mobil", "mobilnummer", "mobiltelefon", "ring", "ringa",
+           "nås", "sökare", "växel", "direkt", "hem", "arbete"),
+    "de": ("telefon", "tel", "telefonnummer", "rufnummer", "handy", "mobil", "mobilnummer", "durchwahl", "anruf",
+           "anrufen", "erreichbar", "piepser", "funk", "zentrale"),
+}
+_FAX_WORDS = ("fax", "telefax", "faxnummer", "faxnr", "faks", "telefaxnummer")
+# words whose number is not a phone number (payment cards, bank accounts); like identifier labels they win
+# when they are the nearest label before a candidate
+_NOT_PHONE_WORDS = ("card", "cc", "visa", "mastercard", "amex", "tarjeta", "crédito", "kaart", "creditcard", "kort",
+                    "kreditkort", "karte", "kreditkarte", "iban", "cuenta", "account", "rekening", "konto")
+_EXT_WORDS = r"ext\.?|ext:|x|extensión|anexo|toestel|anknytning|durchwahl|dw\.?"
+
+# Digit groups separated by at most one separator (or "- "); possessive digit runs make the loop unambiguous, so the
+# regex is linear on any input. The first element is a branch of "+", "(" or a digit (fast skipping), each
+# followed by a look-ahead that rejects short numbers without building a match.
+_PHONE_CANDIDATE = re.compile(
+    r"(?P<num>(?:\+(?=[\d ().\-\u00a0]{6})[ \u00a0]?(?:\(\d{1,4}\)[ \u00a0]?)?\(?\d++"
+    r"|\((?=[\d ().\-+\u00a0]{6})(?:\+?\d{1,4}\)[ \u00a0]?\(?)?\d++|\d(?=[\d ().\-\u00a0]{6})\d*+)"
+    r"\)?(?:(?:[ \u00a0.]|-[ \u00a0]?)?\(?\d++\)?){0,8})"
+    rf"(?P<ext>[ \u00a0]?(?:{_EXT_WORDS})[ \u00a0]?\d{{1,6}}(?!\d))?"
+    r"(?![\w/@]|:\d)"
+)
+_DMY = re.compile(r"(\d{1,2})([./\-])(\d{1,2})\2(\d{4}|\d{2})")
+_YMD = re.compile(r"((?:19|20)\d{2})([./\-])(\d{1,2})\2(\d{1,2})")
+_TIME = re.compile(r"\d{1,2}[:.h]\d{2}")
+_NON_DIGIT = re.compile(r"\D")
+_DIGIT_GROUP = re.compile(r"\d+")
+_WORD_RE = re.compile(r"\w+")
+_AFTER_WORD = re.compile(r"[ \t\-,]{0,3}(\w+)(?![ \t]*[:.]?[ \t]*[+(\d])")
+
+
+def _is_date_like(num: str) -> bool:
+    """A date (d/m/y or y-m-d with plausible day and month), a time, or a date followed by more digits."""
+    head = num.split()[0] if num.split() else num
+    for s in {num, head}:
+        m = _DMY.fullmatch(s)
+        if m and int(m.group(1)) <= 31 and int(m.group(3)) <= 31 and min(int(m.group(1)), int(m.group(3))) <= 12:
+            return True
+        m = _YMD.fullmatch(s)
+        if m and 1 <= int(m.group(3)) <= 12 and 1 <= int(m.group(4)) <= 31:
+            return True
+    return bool(_TIME.fullmatch(num))
+
+
+class PhoneRecognizer:
+    """Phone and fax numbers of one language's regions (see the module docstring for the decision rules).
+
+    Scores: 0.6 for a number valid in a region (or internationally), +0.3 when a phone/fax word is near;
+    0.5 for an otherwise unvalidated 7-15 digit number that a phone/fax word introduces.
+    ``strip_prefix`` leaves a leading ``+``, ``00`` or ``(`` out of the span (MEDDOCAN's convention).
+    """
+
+    def __init__(
+        self,
+        lang: str,
+        *,
+        regions: Sequence[str] | None = None,
+        phone_words: Sequence[str] | None = None,
+        fax_words: Sequence[str] = _FAX_WORDS,
+        id_label_regex: re.Pattern[str] | None = None,
+        strip_prefix: bool = False,
+        context_chars: int = 40,
+        min_digits: int = 7,
+        max_digits: int = 15,
+    ) -> None:
+        self.lang = check_language(lang)
+        self.name = f"phone_{lang}"
+        self.regions = tuple(regions if regions is not None else PHONE_REGIONS[lang])
+        words = phone_words if phone_words is not None else _PHONE_WORDS[lang] + _PHONE_WORDS["en"][:5]
+        self.phone_words = frozenset(w.casefold() for w in words)
+        self.fax_words = frozenset(w.casefold() for w in fax_words)
+        self.not_phone_words = frozenset(_NOT_PHONE_WORDS)
+        self.id_label_regex = id_label_regex
+        self.strip_prefix = strip_prefix
+        self.context_chars = context_chars
+        self.min_digits = min_digits
+        self.max_digits = max_digits
+        self._valid_cached = lru_cache(maxsize=4096)(self._is_valid)
+
+    def is_valid(self, num: str) -> bool:
+        """True if ``num`` is a valid number of one of the regions, or a valid international number."""
+        return self._valid_cached(num)
+
+    def _is_valid(self, num: str) -> bool:
+        digits = _NON_DIGIT.sub("", num)
+        intl = num.startswith("+") or (num.startswith("00") and len(digits) > 10)
+        try:
+            if intl:
+                cand = "+" + digits[2:] if num.startswith("00") else num
+                return phonenumbers.is_valid_number(phonenumbers.parse(cand, None))
+            for region in self.regions:
+                if phonenumbers.is_valid_number(phonenumbers.parse(num, region)):
+                    return True
+            if len(digits) >= 10:  # a country code written without "+"
+                return phonenumbers.is_valid_number(phonenumbers.parse("+" + digits, None))
+        except phonenumbers.NumberParseException:
+            return False
+        return False
+
+    def _label_before(self, text: str, start: int, floor: int) -> tuple[str | None, bool]:
+        """The kind of the nearest label before ``start`` ("phone", "fax", "id" or None) and whether a phone
+        word occurs in the window (which starts after the previous candidate)."""
+        lo = max(floor, start - self.context_chars)
+        window = text[lo:start]
+        kind, pos = None, -1
+        has_phone = False
+        for m in _WORD_RE.finditer(window):
+            w = m.group().casefold()
+            if w in self.fax_words:
+                kind, pos = "fax", m.end()
+            elif w in self.phone_words:
+                kind, pos, has_phone = "phone", m.end(), True
+            elif w in self.not_phone_words:
+                kind, pos = "id", m.end()
+        if self.id_label_regex is not None:
+            for m in self.id_label_regex.finditer(window):
+                if m.end() >= pos:
+                    kind, pos = "id", m.end()
+        return kind, has_phone
+
+    def _label_after(self, text: str, end: int) -> tuple[str | None, int]:
+        """A trailing label ("555-1234 fax"), not the label of a following number ("... Fax: 555-9876"),
+        and where it ends."""
+        m = _AFTER_WORD.match(text, end, end + 24)
+        if not m:
+            return None, end
+        w = m.group(1).casefold()
+        if w in self.fax_words:
+            return "fax", m.end()
+        return ("phone", m.end()) if w in self.phone_words else (None, end)
+
+    def analyze(self, text: str) -> list[Span]:
+        out: list[Span] = []
+        prev_end = 0
+        for m in _PHONE_CANDIDATE.finditer(text):
+            start, end = m.span()
+            if end - start < self.min_digits:
+                continue
+            if _glued(text, start, "+/\\@") or (start >= 2 and text[start - 1] == "-" and text[start - 2].isalpha()):
+                continue
+            num = m.group("num")
+            groups = _DIGIT_GROUP.findall(num)
+            ndig = sum(len(g) for g in groups)
+            if not self.min_digits <= ndig <= self.max_digits or _is_date_like(num):
+                continue
+            if sum(1 for g in groups if len(g) == 1) > 2:
+                continue  # "1-2-3-4-5-6-7" is not written as a phone number
+            kind, has_phone = self._label_before(text, start, prev_end)
+            after, prev_end = self._label_after(text, end)
+            if kind == "id" and after is None:
+                continue
+            context = kind in ("phone", "fax") or after is not None
+            if self.is_valid(num.strip()):
+                score, pname = 0.6 + (0.3 if context else 0.0), "valid"
+            elif context:
+                score, pname = 0.5, "context"
+            else:
+                continue
+            is_fax = (kind == "fax" and not has_phone) or after == "fax"
+            if self.strip_prefix:
+                while start < end and not text[start].isdigit():
+                    start += 1
+            label = "CONTACT.FAX" if is_fax else "CONTACT.PHONE"
+            out.append(Span(start, end, label, f"{self.name}:{pname}", round(min(score, 1.0), 4)))
+        return out
+
+    def detect(self, doc: Document) -> list[Span]:
+        return self.analyze(doc.text)
+
+
+# --- e-mail -----------------------------------------------------------------------------------------------------
+
+_LOCAL_EXTRA = frozenset("._%+-'")
+_DOMAIN_RUN = re.compile(r"[A-Za-z0-9.\-]{1,255}")
+_MAIL_PREFIX = re.compile(r"(?i)(?:e-?mail|correo|mail)[\-:.]")
+
+
+def _valid_host(host: str) -> bool:
+    labels = host.split(".")
+    return (len(labels) >= 2 and all(labels) and labels[-1].isalpha() and 2 <= len(labels[-1]) <= 24
+            and not host.startswith("-") and all(len(lb) <= 63 for lb in labels))
+
+
+class EmailRecognizer:
+    """E-mail addresses, found by scanning outwards from each ``@`` (linear time on any input).
+
+    A glued label (``E-mail-jdoe@x.org``) is left out of the span.
+    """
+
+    def __init__(self, *, name: str = "email", score: float = 0.95, max_local: int = 64) -> None:
+        self.name = name
+        self.score = score
+        self.max_local = max_local
+
+    def analyze(self, text: str) -> list[Span]:
+        out: list[Span] = []
+        i = text.find("@")
+        last_end = 0
+        while i != -1:
+            j = i
+            floor = max(last_end, i - self.max_local)
+            while j > floor and (text[j - 1].isalnum() or text[j - 1] in _LOCAL_EXTRA):
+                j -= 1
+            while j < i and text[j] in ".-'":
+                j += 1
+            pm = _MAIL_PREFIX.match(text, j, i)
+            if pm:
+                j = pm.end()
+            h = i + 2 if text[i + 1:i + 2] == " " else i + 1  # "name@ host.org" (a typing slip)
+            dm = _DOMAIN_RUN.match(text, h)
+            if j < i and dm:
+                host = dm.group().rstrip(".-")
+                end = h + len(host)
+                if _valid_host(host):
+                    out.append(Span(j, end, "CONTACT.EMAIL", f"{self.name}:address", self.score))
+                    last_end = end
+                elif h == i + 1 and host.isalnum() and host[0].isalpha() and len(host) >= 3 and i - j >= 3:
+                    # "name@host" without a top-level domain (intranet, or truncated): still an address
+                    out.append(Span(j, end, "CONTACT.EMAIL", f"{self.name}:no_tld", 0.6))
+                    last_end = end
+            i = text.find("@", i + 1)
+        return out
+
+    def detect(self, doc: Document) -> list[Span]:
+        return self.analyze(doc.text)
+
+
+# --- URL / domain ----------------------------------------------------------------------------------------------
+
+_TLDS = frozenset((
+    "com", "org", "net", "edu", "gov", "mil", "int", "info", "biz", "io", "eu", "health", "online", "site",
+    "app", "es", "cat", "gal", "eus", "nl", "se", "de", "at", "ch", "uk", "fr", "it", "pt", "be", "dk", "no",
+    "fi", "ie", "lu", "pl", "cz", "ca", "us", "mx", "ar", "cl", "br", "co", "pe", "uy", "ve", "cu", "au", "nz",
+))
+_SCHEME = re.compile(r"(?:https?://|ftp://|www\.|HTTPS?://|WWW\.|Https?://|Www\.)")
+_TLD_HIT = re.compile(r"\.(?:" + "|".join(sorted(_TLDS, key=len, reverse=True)) + r")(?![A-Za-z0-9])",
+                      re.IGNORECASE)
+_URL_BODY = re.compile(r"[^\s<>\"'()\[\]{}|\\^`]{1,2000}")
+_HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.")
+_TRAILING = ".,;:!?"
+_URL_CONTEXT = frozenset(("web", "website", "url", "site", "página", "pagina", "webpagina", "webbplats",
+                          "webseite", "homepage", "internet", "link", "enlace", "sitio", "hemsida"))
+
+
+class UrlRecognizer:
+    """URLs with a scheme or ``www.`` (score 0.9) and bare domains with a known TLD (0.5, 0.8 after a web word).
+
+    Host names that are part of an e-mail address are not URLs.
+    """
+
+    def __init__(self, *, name: str = "url") -> None:
+        self.name = name
+
+    def analyze(self, text: str) -> list[Span]:
+        if "." not in text:
+            return []
+        out: list[Span] = []
+        last_end = 0
+        for m in _SCHEME.finditer(text):
+            start = m.start()
+            if start < last_end or _glued(text, start):
+                continue
+            b = _URL_BODY.match(text, start)
+            end = b.end() if b else m.end()
+            while end > start and text[end - 1] in _TRAILING:
+                end -= 1
+            if end - start > len(m.group()) and "." in text[m.end():end]:
+                out.append(Span(start, end, "CONTACT.URL", f"{self.name}:scheme", 0.9))
+                last_end = end
+        covered = [(s.start, s.end) for s in out]
+        for m in _TLD_HIT.finditer(text):
+            dot = m.start()
+            if dot < last_end:
+                continue
+            j = dot
+            while j > 0 and text[j - 1] in _HOST_CHARS and dot - j < 253:
+                j -= 1
+            while j < dot and text[j] in ".-":
+                j += 1
+            if j == dot or (j > 0 and (text[j - 1] in "@/" or text[j - 1].isalnum() or text[j - 1] == "_")):
+                continue
+            k = m.end()
+            while k < len(text) and text[k] in _HOST_CHARS and k - j < 253:
+                k += 1
+            if k < len(text) and text[k] == "@":
+                last_end = k
+                continue  # an e-mail address
+            while k > m.end() and text[k - 1] in ".-":
+                k -= 1
+            host = text[j:k]
+            if not _valid_host(host) or host.rsplit(".", 1)[-1].lower() not in _TLDS:
+                last_end = k
+                continue
+            if host[0].isdigit() and host.replace(".", "").isdigit():
+                continue
+            end = k
+            if k < len(text) and text[k] == "/":
+                b = _URL_BODY.match(text, k)
+                end = b.end() if b else k + 1
+                while end > k and text[end - 1] in _TRAILING:
+                    end -= 1
+            last_end = end
+            if any(a < end and j < z for a, z in covered):
+                continue
+            before = {w.casefold() for w in _WORD_RE.findall(text[max(0, j - 40):j])}
+            score = 0.8 if before & _URL_CONTEXT else 0.5
+            out.append(Span(j, end, "CONTACT.URL", f"{self.name}:domain", score))
+        return out
+
+    def detect(self, doc: Document) -> list[Span]:
+        return self.analyze(doc.text)
+
+
+# --- IP addresses ----------------------------------------------------------------------------------------------
+
+_IPV4 = re.compile(r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}")
+_IPV6_HIT = re.compile(r":[0-9A-Fa-f]{0,4}:")
+_IPV6_CHARS = frozenset("0123456789abcdefABCDEF:.")
+_IP_CONTEXT = frozenset(("ip", "ipv4", "ipv6", "address", "dirección", "adres", "adresse", "adress", "host",
+                         "server", "servidor", "client", "gateway", "router"))
+
+
+class IpRecognizer:
+    """IPv4 (dotted quad, octets 0-255 without leading zeros; 0.6, 0.9 after an IP word) and IPv6 (0.7/0.9)."""
+
+    def __init__(self, *, name: str = "ip") -> None:
+        self.name = name
+
+    def _score(self, text: str, start: int, base: float) -> float:
+        words = {w.casefold() for w in _WORD_RE.findall(text[max(0, start - 40):start])}
+        return round(min(1.0, base + 0.3), 4) if words & _IP_CONTEXT else base
+
+    def analyze(self, text: str) -> list[Span]:
+        out: list[Span] = []
+        for m in _IPV4.finditer(text):
+            s, e = m.span()
+            if _glued(text, s, ".") or (e < len(text) and (text[e].isdigit()
+                                                          or (text[e] == "." and text[e + 1:e + 2].isdigit()))):
+                continue
+            parts = m.group().split(".")
+            if all(p == "0" or (not p.startswith("0") and int(p) <= 255) for p in parts):
+                out.append(Span(s, e, "CONTACT.IPADDR", f"{self.name}:ipv4", self._score(text, s, 0.6)))
+        last_end = 0
+        for m in _IPV6_HIT.finditer(text):
+            if m.start() < last_end:
+                continue
+            j = m.start()
+            while j > last_end and text[j - 1] in _IPV6_CHARS:
+                j -= 1
+            k = m.end()
+            while k < len(text) and text[k] in _IPV6_CHARS:
+                k += 1
+            last_end = k
+            if k - j > 45:
+                continue  # a long run of hex digits and colons is not an address (skipped whole: linear time)
+            while k > j and text[k - 1] in ".:" and not text[j:k].endswith("::"):
+                k -= 1
+            cand = text[j:k]
+            if _glued(text, j) or (k < len(text) and (text[k].isalnum() or text[k] == "_")):
+                continue
+            try:
+                ipaddress.IPv6Address(cand)
+            except ValueError:
+                continue
+            if sum(1 for g in cand.split(":") if g) >= 3:
+                out.append(Span(j, k, "CONTACT.IPADDR", f"{self.name}:ipv6", self._score(text, j, 0.7)))
+        return out
+
+    def detect(self, doc: Document) -> list[Span]:
+        return self.analyze(doc.text)
+
+
+# --- per language --------------------------------------------------------------------------------------------
+
+@cache
+def _build(lang: str) -> tuple[Detector, ...]:
+    from clinanon.detect.rules.identifiers import id_label_regex
+
+    phone = PhoneRecognizer(lang, id_label_regex=id_label_regex(lang), strip_prefix=(lang == "es"))
+    return (phone, EmailRecognizer(), UrlRecognizer(), IpRecognizer())
+
+
+def recognizers(lang: str) -> list[Detector]:
+    """Phone/fax, e-mail, URL and IP recognizers for ``lang`` (built once per language)."""
+    return list(_build(check_language(lang)))

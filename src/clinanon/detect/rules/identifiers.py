@@ -1,0 +1,445 @@
+"""Identifiers: values introduced by field labels, and numbers that carry a checksum.
+
+A field label is never PHI itself; its value usually is. :class:`FieldValueRecognizer` finds a label of the
+language (``NHC:``, ``NASS:``, ``NºCol:``, ``Episodio:``, ``MRN``, ``BSN``, ``personnummer``, ``Fallnummer``,
+``Versichertennummer``...) and emits the value that follows it: tokens that contain a digit (letters, one or
+two spaces, dashes, slashes and dots may join them), up to the line end or the next word without a digit (so
+the next field label ends it). The label decides the category (``ID.MEDICALRECORD``, ``ID.HEALTHPLAN``,
+``ID.LICENSE``, ``ID.ACCOUNT``, ``ID.SSN``, ``ID.IDNUM``). A short value prefix glued to the value
+(``nhc-4654652``) is left out of the span, as MEDDOCAN does.
+
+:class:`ChecksumRecognizer` finds unlabelled numbers that pass a check (:mod:`clinanon.detect.checksums`):
+Spanish DNI/NIE/NASS, Dutch BSN, Swedish personnummer, German KVNR, US SSN, UK NHS number, payment cards
+(Luhn) and IBANs (mod 97). A context word before the number raises its score; BSN, NHS numbers and bare
+9-digit SSNs score below 0.5 without one.
+
+Speed: labels are found in two steps — a literal keyword scan over the lower-cased text, then the full label
++ value regex only in a window around each keyword. All patterns are linear (bounded quantifiers,
+separators required between repeated tokens).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from clinanon.detect import checksums as cs
+from clinanon.detect.base import Detector
+from clinanon.document import Document, Span
+
+__all__ = [
+    "FIELD_LABELS",
+    "ChecksumRecognizer",
+    "FieldLabel",
+    "FieldValueRecognizer",
+    "id_label_regex",
+    "recognizers",
+]
+
+
+@dataclass(frozen=True)
+class FieldLabel:
+    """One family of field labels.
+
+    ``regex`` matches the label (case-insensitive); ``keywords`` are lower-case literals of which every match
+    contains at least one (they drive the fast scan); a weak label (``strong=False``) needs ``:``, ``#`` or
+    ``=`` between label and value. A keyword written ``r"\bcip"`` must start a word (``r"\bdni\b"``: be a
+    whole word); ``keyword_prefix`` / ``keyword_suffix`` (regexes matched on the lower-cased text that ends /
+    starts at a hit) keep common words such as "ingreso" from triggering the full label regex.
+    """
+
+    name: str
+    regex: str
+    category: str
+    keywords: tuple[str, ...]
+    strong: bool = True
+    #: a regex the lower-cased text must match just before a keyword hit (e.g. a number sign)
+    keyword_prefix: str | None = None
+    #: a regex the lower-cased text must match right after a keyword hit (anchored with ``^``)
+    keyword_suffix: str | None = None
+
+
+_NO = r"(?:n[º°o]\.?|nr\.?|no\.?|núm\.?|num\.?|número|numero|number|nummer|#)"
+_L = FieldLabel
+
+_NO_BEFORE = r"(?:n[º°o]\.?|nr\.?|núm\.?|num\.?|número|numero|number|#)\s?(?:(?:de|of)\s)?(?:la\s|the\s)?$"
+
+FIELD_LABELS: dict[str, tuple[FieldLabel, ...]] = {
+    "es": (
+        _L("nhc", r"n\.?\s?h\.?\s?c", "ID.MEDICALRECORD", ("nhc", "n.h.c", r"\bn. h. c")),
+        _L("cip", r"cipa?", "ID.MEDICALRECORD", (r"\bcip",)),
+        _L("historia", rf"{_NO}\s?(?:de\s)?historia(?:\s(?:clínica|clinica))?|historia\s(?:clínica|clinica)"
+                       rf"(?:\s{_NO})?", "ID.MEDICALRECORD", ("historia",)),
+        _L("historia_weak", r"historia", "ID.MEDICALRECORD", ("historia",), False),
+        _L("paciente", rf"{_NO}\s?(?:de\s)?paciente", "ID.MEDICALRECORD", ("paciente",),
+           keyword_prefix=_NO_BEFORE),
+        _L("id_paciente", r"id\.?\s(?:del?\s)?paciente|código\sde\spaciente", "ID.MEDICALRECORD",
+           (r"\bid\b", "código de paciente")),
+        _L("nass", r"n\.?\s?a\.?\s?s\.?\s?s|n\.?\s?s\.?\s?s|n\.?\s?u\.?\s?s\.?\s?s", "ID.HEALTHPLAN",
+           ("nass", "nss", "nuss", "n.a.s", "n.s.s", "n.u.s", r"\bn. a. s", r"\bn. s. s")),
+        _L("seguridad_social", rf"(?:{_NO}\s?(?:de\s)?(?:la\s)?)?(?:seguridad\ssocial|afiliaci[óo]n)",
+           "ID.HEALTHPLAN", ("seguridad social", "afiliaci")),
+        _L("tarjeta", rf"tarjeta\ssanitaria(?:\sindividual)?(?:\s{_NO})?|tsi|{_NO}\s?(?:de\s)?"
+                      r"(?:póliza|poliza|asegurado)", "ID.HEALTHPLAN",
+           ("tarjeta sanitaria", r"\btsi\b", "póliza", "poliza", "asegurado")),
+        _L("colegiado", rf"{_NO}\s?(?:de\s)?col(?:eg(?:iad[oa])?)?\.?|col(?:egiad[oa])?\.?\s?{_NO}",
+           "ID.LICENSE", ("colegiad", r"\bcol."), ),
+        _L("colegiado_no", rf"{_NO}\s?(?:de\s)?col(?:eg(?:iad[oa])?)?\.?", "ID.LICENSE", ("col",),
+           keyword_prefix=_NO_BEFORE),
+        _L("episodio", rf"(?:{_NO}\s?(?:de\s)?)?episodio", "ID.ACCOUNT", ("episodio",)),
+        _L("ingreso", rf"{_NO}\s?(?:de\s)?(?:ingreso|cuenta|factura|referencia)", "ID.ACCOUNT",
+           ("ingreso", "cuenta", "factura", "referencia"), keyword_prefix=_NO_BEFORE),
+        _L("dni", r"d\.?\s?n\.?\s?i|n\.?\s?i\.?\s?e|n\.?\s?i\.?\s?f|pasaporte", "ID.IDNUM",
+           (r"\bdni\b", r"\bd.n.i", r"\bnie\b", r"\bnif\b", r"\bn.i.", "pasaporte")),
+        _L("documento", rf"(?:{_NO}\s?(?:de\s)?)?documento(?:\sde\sidentidad)?", "ID.IDNUM", ("documento",), False),
+        _L("id", r"id|código|codigo|referencia|ref\.?", "ID.IDNUM",
+           (r"\bid\b", r"\bcódigo\b", r"\bcodigo\b", r"\breferencia\b", r"\bref\b"), False),
+        _L("cuenta", r"cuenta|iban", "ID.ACCOUNT", (r"\bcuenta\b", "iban"), False),
+    ),
+    "en": (
+        _L("mrn", rf"mrn|medical\srecord(?:\s{_NO})?|med\.?\srec\.?(?:\s{_NO})?", "ID.MEDICALRECORD",
+           ("mrn", "medical record", r"\bmed rec", r"\bmed. rec")),
+        _L("record_no", rf"(?:hospital|record|chart|unit|patient)\s(?:id|{_NO})", "ID.MEDICALRECORD",
+           ("hospital", "record", "chart", r"\bunit", "patient"), keyword_prefix=None,
+           keyword_suffix=rf"^\s(?:id|{_NO})"),
+        _L("health_plan", rf"nhs\s{_NO}|(?:member|subscriber|beneficiary|insurance|policy)\s(?:id|{_NO})"
+                          rf"|health\splan\s(?:id|{_NO})|(?:medicare|medicaid)\s(?:id|{_NO})", "ID.HEALTHPLAN",
+           (r"\bnhs\b", "member", "subscriber", "beneficiary", "insurance", "policy", "health plan", "medicare",
+            "medicaid"), keyword_suffix=rf"^\s(?:plan\s)?(?:id|{_NO})"),
+        _L("health_plan_weak", r"nhs|health\splan|medicare|medicaid", "ID.HEALTHPLAN",
+           (r"\bnhs\b", "health plan", "medicare", "medicaid"), False),
+        _L("ssn", rf"ssn|ss#|social\ssecurity(?:\s{_NO})?", "ID.SSN", (r"\bssn\b", r"\bss#", "social security")),
+        _L("license", rf"(?:driver'?s\s)?licen[cs]e\s{_NO}|lic\.?\s?{_NO}|dea\s{_NO}|npi|gmc(?:\s{_NO})?",
+           "ID.LICENSE", ("licence", "license", r"\blic\b", r"\bdea\b", r"\bnpi\b", r"\bgmc\b")),
+        _L("account", rf"(?:account|acct\.?)\s{_NO}|(?:encounter|visit|admission|case|episode|billing|invoice)\s"
+                      rf"(?:id|{_NO})", "ID.ACCOUNT",
+           ("account", "acct", "encounter", "visit", "admission", r"\bcase", "episode", "billing", "invoice"),
+           keyword_suffix=rf"^\.?\s(?:id|{_NO})"),
+        _L("passport", rf"passport(?:\s{_NO})?|(?:reference|ref\.?)\s{_NO}", "ID.IDNUM",
+           ("passport", "reference", r"\bref\b")),
+        _L("id", r"id(?:\s(?:no\.?|number|#))?|licen[cs]e|encounter|account|acct\.?|dea", "ID.IDNUM",
+           (r"\bid\b", "licence", "license", "encounter", "account", "acct", r"\bdea\b"), False),
+    ),
+    "nl": (
+        _L("patientnummer", rf"pati[eë]nt(?:en)?(?:nummer|nr\.?|-?id)|pati[eë]nt\s(?:{_NO}|id)|ziekenhuisnummer"
+                            r"|zh-?nr\.?|dossiernummer|dossier\s?nr\.?|registratienummer|epd-?nummer",
+           "ID.MEDICALRECORD", ("patient", "patiënt", "ziekenhuisnummer", r"\bzh", "dossier", "registratienummer",
+                                r"\bepd")),
+        _L("bsn", r"bsn|burgerservicenummer|sofi-?nummer", "ID.SSN", (r"\bbsn\b", "burgerservicenummer", "sofi")),
+        _L("polis", r"polisnummer|polis\s?nr\.?|verzekerings?nummer|verzekerdennummer|zorgverzekeringsnummer",
+           "ID.HEALTHPLAN", ("polis", "verzeker")),
+        _L("big", r"big(?:-?(?:nummer|nr\.?|registratie(?:nummer)?))?|agb(?:-?code)?", "ID.LICENSE",
+           (r"\bbig", r"\bagb"), False),
+        _L("opname", r"opnamenummer|opname\s?nr\.?|rekeningnummer|factuurnummer|zorgtrajectnummer|dbc-?nummer",
+           "ID.ACCOUNT", ("opname", "rekeningnummer", "factuurnummer", "zorgtrajectnummer", r"\bdbc")),
+        _L("id", r"paspoortnummer|documentnummer|id-?nummer|id", "ID.IDNUM",
+           ("paspoortnummer", "documentnummer", r"\bid"), False),
+    ),
+    "sv": (
+        _L("personnummer", r"personnummer|person-?nr\.?|pnr\.?|samordningsnummer|p-?nr\.?", "ID.SSN",
+           ("personnummer", "person-nr", "personnr", r"\bpnr", "samordningsnummer", r"\bp-nr")),
+        _L("journal", r"journalnummer|journal\s?nr\.?|patientnummer|patient-?id|reservnummer", "ID.MEDICALRECORD",
+           ("journal", "patient", "reservnummer")),
+        _L("forsakring", r"försäkringsnummer|försäkrings\s?nr\.?", "ID.HEALTHPLAN", ("försäkrings",)),
+        _L("legitimation", r"förskrivarkod|legitimationsnummer|hsa-?id", "ID.LICENSE",
+           ("förskrivarkod", "legitimationsnummer", r"\bhsa")),
+        _L("vardtillfalle", r"vårdtillfälle(?:snummer)?|kontonummer|fakturanummer|remissnummer|besöksnummer",
+           "ID.ACCOUNT", ("vårdtillfälle", "kontonummer", "fakturanummer", "remissnummer", "besöksnummer")),
+        _L("id", r"passnummer|id-?nummer|id", "ID.IDNUM", ("passnummer", r"\bid"), False),
+    ),
+    "de": (
+        _L("patienten_id", r"patienten-?id|patientennummer|patienten-?nr\.?|pat\.?-?(?:nr|id)\.?|pid",
+           "ID.MEDICALRECORD", ("patienten", r"\bpat", r"\bpid\b")),
+        _L("fallnummer", r"fallnummer|fall-?nr\.?|fall-?id|aufnahmenummer|aufnahme-?nr\.?|kontonummer"
+                         r"|rechnungsnummer|auftragsnummer|besuchsnummer", "ID.ACCOUNT",
+           (r"\bfall", "aufnahme", "kontonummer", "rechnungsnummer", "auftragsnummer", "besuchsnummer")),
+        _L("versichertennummer", r"(?:kranken)?versichertennummer|versicherten-?nr\.?|kvnr|vers\.?-?nr\.?"
+                                 r"|versicherungsnummer|mitgliedsnummer", "ID.HEALTHPLAN",
+           ("versicherten", r"\bkvnr", r"\bvers", "mitgliedsnummer")),
+        _L("sozialversicherung", r"sozialversicherungsnummer|sv-?nummer|rentenversicherungsnummer|steuer-?id"
+                                 r"|steueridentifikationsnummer", "ID.SSN",
+           ("sozialversicherungsnummer", r"\bsv-", r"\bsvnummer", "rentenversicherungsnummer", "steuer")),
+        _L("arztnummer", r"lanr|bsnr|arztnummer|arzt-?nr\.?|approbationsnummer", "ID.LICENSE",
+           (r"\blanr", r"\bbsnr", "arztnummer", "arzt-nr", "arztnr", "approbationsnummer")),
+        _L("id", r"ausweisnummer|personalausweis(?:nummer)?|reisepass(?:nummer)?|id", "ID.IDNUM",
+           ("ausweis", "reisepass", r"\bid"), False),
+    ),
+}
+
+# One token of a value holds a digit; tokens are joined by one or two spaces, a dash, a slash or a dot.
+_TOKEN = r"[A-Z]{0,4}\d[0-9A-Z]{0,24}"
+_VALUE = rf"(?:[A-Z]{{1,4}}[-/])?{_TOKEN}(?:(?:[ ]{{1,2}}|[\-/.]){_TOKEN}){{0,6}}(?:[\-/ ](?-i:[A-Z])(?![\w.]))?"
+_VALUE_PREFIX = r"(?:(?:nhc|hc|mrn|nr|no|n[º°])[\-/.:#]?[ \t]?(?=\d)|#[ \t]?)?"
+_SEP = r"(?P<sep>[ \t]{0,3}(?:[:#=][ \t]{0,3}\n?[ \t]{0,3}|\.[ \t]{1,3}|-[ \t]{1,3}|[ \t]))"
+_DATE_VALUE = re.compile(r"\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}[./-]\d{1,2}[./-]\d{1,2}")
+
+
+def _alternation(lang: str) -> str:
+    return "|".join(f"(?P<{lb.name}>{lb.regex})" for lb in FIELD_LABELS[lang])
+
+
+@cache
+def id_label_regex(lang: str) -> re.Pattern[str]:
+    """A regex matching any identifier field label of ``lang`` (case-insensitive, whole words)."""
+    return re.compile(rf"(?<!\w)(?:{_alternation(lang)})(?!\w)", re.IGNORECASE)
+
+
+def _lower_same_length(text: str) -> str | None:
+    low = text.lower()
+    return low if len(low) == len(text) else None
+
+
+class FieldValueRecognizer:
+    """Values of identifier fields (see the module docstring). Score 0.85 after a strong label, 0.7 after a
+    weak one (weak labels, such as a bare ``ID``, need ``:``/``#``/``=`` before the value)."""
+
+    def __init__(self, lang: str, *, min_digits: int = 3, strong_score: float = 0.85,
+                 weak_score: float = 0.7) -> None:
+        from clinanon.detect.rules.contacts import check_language
+
+        self.lang = check_language(lang)
+        self.name = f"id_field_{lang}"
+        self.labels = {lb.name: lb for lb in FIELD_LABELS[lang]}
+        # "Nº"-labels may be glued to the previous word ("MartínezNºCol:").
+        self._regex = re.compile(
+            rf"(?:(?<!\w)|(?=n[º°]))(?:{_alternation(lang)})(?!\w){_SEP}{_VALUE_PREFIX}(?P<value>{_VALUE})(?![\w])",
+            re.IGNORECASE,
+        )
+        # keyword -> [(word start required, word end required, prefix regex, suffix regex)]
+        self._kw: dict[str, list[tuple[bool, bool, re.Pattern[str] | None, re.Pattern[str] | None]]] = {}
+        for lb in FIELD_LABELS[lang]:
+            pre = re.compile(lb.keyword_prefix) if lb.keyword_prefix else None
+            suf = re.compile(lb.keyword_suffix) if lb.keyword_suffix else None
+            for k in lb.keywords:
+                ws, we = k.startswith("\\b"), k.endswith("\\b")
+                core = k[2 if ws else 0:len(k) - (2 if we else 0)]
+                self._kw.setdefault(core, []).append((ws, we, pre, suf))
+        self._keywords_i = re.compile("|".join(re.escape(k) for k in sorted(self._kw, key=len, reverse=True)),
+                                      re.IGNORECASE)
+        self.before = 32
+        self.min_digits = min_digits
+        self.strong_score = strong_score
+        self.weak_score = weak_score
+
+    def _hits(self, text: str) -> list[tuple[int, int]]:
+        """Sorted keyword hits (``str.find`` per keyword: faster than a regex alternation over the text)."""
+        low = _lower_same_length(text)
+        if low is None:
+            return [m.span() for m in self._keywords_i.finditer(text)]
+        hits: list[tuple[int, int]] = []
+        n = len(low)
+        for kw, conds in self._kw.items():
+            i = low.find(kw)
+            while i != -1:
+                j = i + len(kw)
+                for ws, we, pre, suf in conds:
+                    if ws and i > 0 and low[i - 1].isalnum():
+                        continue
+                    if we and j < n and low[j].isalnum():
+                        continue
+                    if pre is not None and not pre.search(low, max(0, i - 16), i):
+                        continue
+                    if suf is not None and not suf.search(low[j:j + 16]):
+                        continue
+                    hits.append((i, j))
+                    break
+                i = low.find(kw, j)
+        hits.sort()
+        return hits
+
+    def analyze(self, text: str) -> list[Span]:
+        out: list[Span] = []
+        last_end = -1
+        tried: set[int] = set()
+        for a, _b in self._hits(text):
+            if a < last_end:
+                continue
+            # the label starts at a word start at most `before` characters before the keyword
+            for p in range(max(0, a - self.before, last_end), a + 1):
+                if p in tried:
+                    continue
+                c = text[p]
+                if not (c.isalnum() or c == "#") or (p > 0 and text[p - 1].isalnum()
+                                                   and not (c in "Nn" and text[p + 1:p + 2] in ("º", "°"))):
+                    continue
+                tried.add(p)
+                m = self._regex.match(text, p)
+                if m is None:
+                    continue
+                span = self._value_span(m)
+                if span is None:
+                    continue
+                name, start, end = span
+                label = self.labels[name]
+                score = self.strong_score if label.strong else self.weak_score
+                out.append(Span(start, end, label.category, f"{self.name}:{name}", score))
+                last_end = end
+                break
+        return out
+
+    def _value_span(self, m: re.Match[str]) -> tuple[str, int, int] | None:
+        name = next((g for g in self.labels if m.group(g) is not None), None)
+        if name is None:
+            return None
+        label = self.labels[name]
+        if not label.strong and not any(c in m.group("sep") for c in ":#="):
+            return None
+        value = m.group("value")
+        if sum(c.isdigit() for c in value) < self.min_digits or _DATE_VALUE.fullmatch(value):
+            return None
+        return name, m.start("value"), m.end("value")
+
+    def detect(self, doc: Document) -> list[Span]:
+        return self.analyze(doc.text)
+
+
+# --- checksum recognizers ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Check:
+    name: str
+    label: str
+    shape: re.Pattern[str]  # fullmatch on the candidate as written
+    validator: Callable[[str], bool]
+    score: float
+    context: frozenset[str]
+
+
+def _check(name: str, label: str, shape: str, validator: Callable[[str], bool], score: float,
+           context: Sequence[str]) -> _Check:
+    return _Check(name, label, re.compile(shape), validator, score, frozenset(w.casefold() for w in context))
+
+
+_CARD_CONTEXT = ("card", "credit", "cc", "visa", "mastercard", "amex", "tarjeta", "crédito", "kaart", "creditcard",
+                 "kort", "kreditkort", "karte", "kreditkarte")
+_CARD = _check("credit_card", "ID.ACCOUNT",
+               r"\d{12,19}|\d{4}([ \-])\d{4}\1\d{4}\1\d{1,7}|\d{4}([ \-])\d{6}\2\d{4,5}",
+               cs.is_valid_credit_card, 0.5, _CARD_CONTEXT)
+_CHECKS: dict[str, tuple[_Check, ...]] = {
+    "es": (
+        _check("dni", "ID.IDNUM", r"\d{8}[ \-]?[A-Za-z]", cs.is_valid_dni, 0.6,
+               ("dni", "nif", "documento", "identidad", "pasaporte")),
+        _check("nass", "ID.HEALTHPLAN", r"\d{2}([ /\-]?)\d{8}\1\d{2}", cs.is_valid_nass, 0.5,
+               ("nass", "nss", "seguridad", "afiliación", "afiliacion")),
+    ),
+    "nl": (
+        _check("bsn", "ID.SSN", r"\d{9}|\d{4}\.\d{2}\.\d{3}|\d{3}([ .])\d{3}\1\d{3}", cs.is_valid_bsn, 0.4,
+               ("bsn", "burgerservicenummer", "sofinummer")),
+    ),
+    "sv": (
+        _check("personnummer", "ID.SSN", r"(?:19|20)?\d{6}[\-+ ]?\d{4}", cs.is_valid_personnummer, 0.7,
+               ("personnummer", "pnr", "samordningsnummer", "person")),
+    ),
+    "de": (),
+    "en": (
+        _check("us_ssn", "ID.SSN", r"\d{3}([\- ])\d{2}\1\d{4}", cs.is_valid_us_ssn, 0.6, ("ssn", "social", "security")),
+        _check("us_ssn_compact", "ID.SSN", r"\d{9}", cs.is_valid_us_ssn, 0.2, ("ssn", "social", "security")),
+        _check("nhs", "ID.HEALTHPLAN", r"\d{3}([ \-]?)\d{3}\1\d{4}", cs.is_valid_nhs_number, 0.3, ("nhs",)),
+    ),
+}
+_LETTER_CHECKS: dict[str, tuple[_Check, ...]] = {
+    "es": (_check("nie", "ID.IDNUM", r"[XYZxyz][ \-]?\d{7}[ \-]?[A-Za-z]", cs.is_valid_nie, 0.6,
+                  ("nie", "nif", "documento", "identidad", "extranjero")),),
+    "de": (_check("kvnr", "ID.HEALTHPLAN", r"[A-Z]\d{9}", cs.is_valid_kvnr, 0.6,
+                  ("kvnr", "versichertennummer", "krankenversichertennummer", "versicherung", "krankenkasse")),),
+}
+
+# Digit groups (one separator between groups) with an optional trailing letter, starting at a digit.
+_NUM_CANDIDATE = re.compile(
+    r"[0-9](?=[0-9 \-/.+]{7})[0-9]*+(?:[ \-/.+][0-9]++){0,5}(?P<letter>[ \-]?[A-Za-z](?![\w]))?"
+)
+_GROUP_BOUNDARY = re.compile(r"[ \-/.+](?=[0-9])")
+_LETTER_CANDIDATE = re.compile(r"[A-Z][ \-]?[0-9]{7,9}(?:[ \-]?[A-Za-z](?![\w]))?")
+_IBAN_CANDIDATE = re.compile(r"[A-Z]{2}[0-9]{2}(?:[ ]?[A-Z0-9]){8,32}")
+_IBAN_CANDIDATE_I = re.compile(r"[A-Za-z]{2}[0-9]{2}(?:[ ]?[A-Za-z0-9]){8,32}")
+
+
+class ChecksumRecognizer:
+    """Checksum-validated identifiers of one language, plus payment cards and IBANs (``ID.ACCOUNT``).
+
+    One candidate scan finds digit groups; every sub-sequence of whole groups that has the shape of an
+    identifier of the language is validated (longest first), so "NASS 28 12345678 40 y ..." and a card
+    number written in groups are both found. Scores: see each check; +0.3 after a context word (50 chars).
+    """
+
+    def __init__(self, lang: str, *, context_chars: int = 50) -> None:
+        from clinanon.detect.rules.contacts import check_language
+
+        self.lang = check_language(lang)
+        self.name = f"checksum_{lang}"
+        self.checks = (*_CHECKS[lang], _CARD)
+        self.letter_checks = _LETTER_CHECKS.get(lang, ())
+        self.context_chars = context_chars
+
+    def _score(self, text: str, start: int, check: _Check) -> float:
+        window = text[max(0, start - self.context_chars):start].casefold()
+        words = set(re.findall(r"\w+", window))
+        return round(min(1.0, check.score + (0.3 if words & check.context else 0.0)), 4)
+
+    def _emit(self, out: list[Span], text: str, start: int, end: int, checks: Sequence[_Check]) -> bool:
+        cand = text[start:end]
+        for ck in checks:
+            if ck.shape.fullmatch(cand) and ck.validator(cand):
+                out.append(Span(start, end, ck.label, f"{self.name}:{ck.name}", self._score(text, start, ck)))
+                return True
+        return False
+
+    def analyze(self, text: str) -> list[Span]:
+        out: list[Span] = []
+        for m in _NUM_CANDIDATE.finditer(text):
+            s, e = m.span()
+            if e - s < 9 or (s > 0 and (text[s - 1].isalnum() or text[s - 1] in "_-/.+")):
+                continue
+            # the whole candidate, without its letter, then shorter prefixes ending at a group boundary
+            core = m.start("letter") if m.group("letter") else e
+            ends = [e] if e == core else [e, core]
+            ends += [g.start() for g in _GROUP_BOUNDARY.finditer(text, s, core)][::-1]
+            for end in ends:
+                if end == e and e < len(text) and (text[e].isalnum() or text[e] == "_"):
+                    continue
+                if self._emit(out, text, s, end, self.checks):
+                    break
+        for m in _LETTER_CANDIDATE.finditer(text) if self.letter_checks else ():
+            s, e = m.span()
+            if s > 0 and (text[s - 1].isalnum() or text[s - 1] in "_-/."):
+                continue
+            if e < len(text) and (text[e].isalnum() or text[e] == "_"):
+                continue
+            self._emit(out, text, s, e, self.letter_checks)
+        iban = _IBAN_CANDIDATE_I if re.search(r"(?i)iban", text) else _IBAN_CANDIDATE
+        for m in iban.finditer(text):
+            s = m.start()
+            if s > 0 and (text[s - 1].isalnum() or text[s - 1] == "_"):
+                continue
+            n = cs.IBAN_LENGTHS.get(text[s:s + 2].upper())
+            if n is None:
+                continue
+            count, end = 0, 0
+            for i in range(s, m.end()):
+                if text[i] != " ":
+                    count += 1
+                    if count == n:
+                        end = i + 1
+                        break
+            if end and not (end < len(text) and text[end].isalnum()) and cs.is_valid_iban(text[s:end]):
+                out.append(Span(s, end, "ID.ACCOUNT", f"{self.name}:iban", 0.9))
+        return out
+
+    def detect(self, doc: Document) -> list[Span]:
+        return self.analyze(doc.text)
+
+
+# --- per language --------------------------------------------------------------------------------------------
+
+@cache
+def _build(lang: str) -> tuple[Detector, ...]:
+    return (FieldValueRecognizer(lang), ChecksumRecognizer(lang))
+
+
+def recognizers(lang: str) -> list[Detector]:
+    """Field-value and checksum identifier recognizers for ``lang`` (built once per language)."""
+    from clinanon.detect.rules.contacts import check_language
+
+    return list(_build(check_language(lang)))
