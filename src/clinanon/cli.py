@@ -171,7 +171,22 @@ def deidentify(
     lang: LangOpt = None,
     config: ConfigOpt = None,
     operator: Annotated[
-        str | None, typer.Option("--operator", help="One operator for every category: redact, tag, suppress, keep.")
+        str | None,
+        typer.Option("--operator", help="One operator for every category: redact, tag, suppress, keep, surrogate, "
+                                        "neighbors."),
+    ] = None,
+    scope: Annotated[
+        str | None, typer.Option("--scope", help="Surrogate consistency scope: document, patient or corpus.")
+    ] = None,
+    key_file: Annotated[
+        Path | None, typer.Option("--key-file", help="Surrogate key file (see `clinanon keygen`).", exists=True,
+                                  dir_okay=False)
+    ] = None,
+    insecure_random_key: Annotated[
+        bool, typer.Option("--insecure-random-key", help="Surrogates with a throw-away key (not reproducible).")
+    ] = False,
+    ledger: Annotated[
+        str | None, typer.Option("--ledger", help="Record original -> surrogate in this SQLite file or PostgreSQL URL.")
     ] = None,
     resume: ResumeOpt = False,
     overwrite: OverwriteOpt = False,
@@ -181,6 +196,11 @@ def deidentify(
     """Detect PHI and replace it; writes the sanitized documents (and their replacement log where the format can)."""
     with _errors():
         cfg = _build_config(config, lang, operator)
+        if scope or key_file or insecure_random_key or ledger:
+            from clinanon.transform.surrogate.cli_support import apply_surrogate_options
+
+            cfg = apply_surrogate_options(cfg, scope=scope, key_file=key_file,
+                                          insecure_random_key=insecure_random_key, ledger=ledger)
         _run(input_path, out, in_format, out_format, cfg, deidentify=True, resume=resume, overwrite=overwrite,
              workers=workers, errors=errors)
 
@@ -295,6 +315,42 @@ def init_config(
         raise _fail(f"{path} exists; pass --force to overwrite it")
     path.write_text(DEFAULT_CONFIG_TOML, encoding="utf-8")
     console.print(f"wrote {path}")
+
+
+@app.command()
+def keygen(
+    path: Annotated[Path, typer.Argument(help="Where to write the key (mode 0600).")] = Path("clinanon.key"),
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing key file.")] = False,
+) -> None:
+    """Create a secret key for consistent surrogates; prints only its fingerprint."""
+    from clinanon.transform.surrogate.cli_support import keygen as make_key
+
+    with _errors():
+        console.print(make_key(path, overwrite=force), highlight=False)
+
+
+ledger_app = typer.Typer(help="The surrogate ledger: authorised re-identification.", no_args_is_help=True)
+app.add_typer(ledger_app, name="ledger")
+
+
+@ledger_app.command("lookup")
+def ledger_lookup_cmd(
+    target: Annotated[str, typer.Argument(help="Ledger: a SQLite file path or a postgresql:// URL.")],
+    doc: Annotated[str | None, typer.Option("--doc", help="Only this document id.")] = None,
+    surrogate: Annotated[str | None, typer.Option("--surrogate", help="Find the original of this surrogate.")] = None,
+    original: Annotated[str | None, typer.Option("--original", help="Find the surrogates of this original.")] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1)] = 100,
+    table: Annotated[str | None, typer.Option("--table", help="Ledger table name.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON lines instead of a table.")] = False,
+) -> None:
+    """Authorised reversal: print original <-> surrogate records. THIS PRINTS PHI; restrict who may run it."""
+    from clinanon.transform.surrogate.cli_support import format_entries, ledger_lookup
+
+    with _errors():
+        kwargs: dict[str, Any] = {"doc_id": doc, "surrogate": surrogate, "original": original, "limit": limit}
+        if table is not None:
+            kwargs["table"] = table
+        typer.echo(format_entries(ledger_lookup(target, **kwargs), as_json=as_json))
 
 
 @app.command()

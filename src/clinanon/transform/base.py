@@ -189,7 +189,7 @@ class OperatorBase(BaseModel):
 
 
 _REGISTRY: dict[str, Callable[..., Operator]] = {}
-_BUILTINS = ("keep", "redact", "suppress", "tag")
+_BUILTINS = ("keep", "redact", "suppress", "tag", "surrogate", "neighbors")
 _T = TypeVar("_T")
 
 

@@ -132,6 +132,7 @@ def anonymize(
     ``spans`` default to ``doc.spans``. ``operators`` maps canonical categories, types or ``"*"`` to operators
     (``None``: tag everything as ``[CATEGORY]``). ``scheme`` (a :class:`LabelScheme` or its name) maps native span
     labels to categories. ``state`` is the per-document dict operators share (a fresh one by default).
+    ``lang`` is the default language; a document's ``meta["lang"]`` overrides it (multilingual corpora).
 
     Raises :class:`ConfigError` for a label that is neither in the scheme nor canonical, or a category with no
     operator; :class:`SpanError` when an operator returns an edit that does not cover its span. Messages name the
@@ -153,7 +154,8 @@ def anonymize(
         if s.end > n:
             raise SpanError(f"document {doc.id!r}: span [{s.start}, {s.end}) ends past the text (length {n})")
     categories = {s: _category(s.label, resolved, doc.id, s) for s in span_list}
-    base = OperatorContext(doc, lang=lang, scheme=resolved, spans=span_list, categories=categories,
+    doc_lang = str(doc.meta.get("lang") or lang)
+    base = OperatorContext(doc, lang=doc_lang, scheme=resolved, spans=span_list, categories=categories,
                            state={} if state is None else state)
     contexts: dict[str, OperatorContext] = {}
     edits: list[tuple[Edit, Span, str, str]] = []

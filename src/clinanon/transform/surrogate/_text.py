@@ -1,0 +1,56 @@
+"""Small text helpers shared by the generators: normalization keys, accent folding, case patterns."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+__all__ = ["apply_case", "apply_shape", "fold_accents", "is_ascii_word", "normalize"]
+
+_WS = re.compile(r"\s+")
+
+
+def fold_accents(s: str) -> str:
+    """Remove combining accents (``"García"`` -> ``"Garcia"``); ``ñ`` -> ``n``, ``ß`` stays."""
+    decomposed = unicodedata.normalize("NFKD", s)
+    return unicodedata.normalize("NFC", "".join(c for c in decomposed if not unicodedata.combining(c)))
+
+
+@lru_cache(maxsize=1 << 16)
+def normalize(s: str) -> str:
+    """The consistency key of a string: case-folded, accent-folded, whitespace collapsed and stripped."""
+    folded = s.casefold()
+    if not folded.isascii():
+        folded = fold_accents(folded)
+    return _WS.sub(" ", folded).strip()
+
+
+def is_ascii_word(s: str) -> bool:
+    return s.isascii()
+
+
+def apply_case(template: str, new: str) -> str:
+    """``new`` in the case pattern of ``template``: UPPER, lower or as-is (title-like words keep ``new``'s case)."""
+    letters = [c for c in template if c.isalpha()]
+    if not letters:
+        return new
+    if len(letters) > 1 and all(c.isupper() for c in letters):
+        return new.upper()
+    if all(c.islower() for c in letters):
+        return new.lower()
+    if letters[0].isupper() and new[:1].islower():
+        return new[:1].upper() + new[1:]
+    return new
+
+
+def apply_shape(template: str, new: str, lang: str | None = None) -> str:
+    """:func:`apply_case`; accents are also removed when ``template`` lost accents its word normally has
+    (``"Garcia"`` for ``"García"``: the writer types without accents, so the surrogate does too)."""
+    out = apply_case(template, new)
+    if lang is not None and template.isascii() and not out.isascii():
+        from clinanon.transform.surrogate._data import drops_accents
+
+        if drops_accents(template, lang):
+            out = fold_accents(out)
+    return out

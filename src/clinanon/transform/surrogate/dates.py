@@ -1,0 +1,701 @@
+"""Date and age surrogates: parse the original format, shift by the scope's offset, render in the same format.
+
+Dates
+-----
+:func:`parse_date` reads numeric dates (``12/03/2005``, ``12-3-05``, ``2005-03-12``, ``12.03.2005``,
+``03/2005``, ``12/03``, ``20050312``), dates with month names in the five languages, wide or abbreviated, any
+case (``3 de marzo de 2005``, ``March 3rd, 2005``, ``3. März 2005``, ``3 maart 2005``, ``den 3 mars 2005``,
+``diciembre-99``, ``Sept. 2005``), weekday names (``lunes, 3 de marzo``) and partial dates (``marzo de 2005``,
+``junio``, ``año 2005``, ``2005``). Times (``10:30``) and other words stay as they are. The result keeps a
+template of the original: which token is the day, month (number or name, with its CLDR variant, case and
+accents) and year (2 or 4 digits), and the zero padding of every number; :func:`render_date` writes any date
+back in that template, so ``render(parse(s)) == s`` for every supported format.
+
+Numeric order: ``Y-M-D`` when the first number has 4 digits; otherwise day first (``D/M/Y``) for es, nl, sv
+and de and month first (``M/D/Y``) for en, unless the values only fit the other order. Two-digit years are
+read as 2000-2030 / 1931-1999.
+
+Shifting (:func:`surrogate_date`): one offset per scope (``settings.date_shift``, default 7-14 days earlier or
+later, never 0), so intervals between full dates of a scope are kept exactly. Partial dates cannot move by days
+without sometimes staying equal to the original, so they move by the scope's month offset (month-year, month
+only; default 1-2) or year offset (year only; default 1-2), both in the same direction as the day offset;
+day-month dates move by the day offset. With ``settings.avoid_collisions`` (the operator turns it on in document
+scope) a document whose dates would land on one another's originals (``"mayo de 2002"`` -> ``"junio de 2002"``
+while ``"junio de 2002"`` is also in the note) uses the next of the scope's keyed offset candidates that avoids
+it (:func:`date_offsets`); dense monthly series can make every candidate collide, then the fewest collisions win.
+A weekday name is recomputed for the new date. A span that does not parse as a whole is split at range
+words (``a``, ``al``, ``to``, ``bis`` ...) and dashes, and 4-digit years in what still does not parse are moved
+by the year offset; text without any date stays unchanged.
+
+Ages
+----
+:func:`surrogate_age` moves the first number of an age (digits or number words in the five languages) by the
+scope's age offset (``settings.age_shift``, default 1-2, never 0). An age in years above 89 (configurable
+``age_cap``, HIPAA Safe Harbor) becomes ``"90 o más"`` / ``"90 or older"`` / ``"90 of ouder"`` / ``"90 eller
+äldre"`` / ``"90 oder älter"``, the unit word kept (``"93 años"`` -> ``"90 años o más"``); an age below the cap
+never shifts to or above it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+
+from babel.dates import get_day_names, get_month_names
+
+from clinanon.transform.surrogate._text import apply_case, fold_accents, normalize
+from clinanon.transform.surrogate.scope import GenContext
+
+__all__ = [
+    "DATE_LOCALES",
+    "ParsedDate",
+    "Piece",
+    "date_offsets",
+    "number_words",
+    "parse_age",
+    "parse_date",
+    "render_date",
+    "shift_parsed",
+    "surrogate_age",
+    "surrogate_date",
+]
+
+#: CLDR locales whose month and weekday names each language reads and writes
+DATE_LOCALES: Mapping[str, tuple[str, ...]] = {
+    "es": ("es_ES",), "en": ("en_US", "en_GB"), "nl": ("nl_NL",), "sv": ("sv_SE",), "de": ("de_DE",),
+}
+_LANGS = tuple(DATE_LOCALES)
+_TOKEN = re.compile(r"\d+|[^\W\d_]+|\s+|.", re.UNICODE)
+_TIME = re.compile(r"(?<!\d)\d{1,2}[:h]\d{2}(?::\d{2})?(?!\d)")
+_EN_ORDINALS = frozenset({"st", "nd", "rd", "th"})
+_YEAR_PIVOT = 30  # two-digit years up to 30 are 20xx
+
+
+# --- month and weekday names ---------------------------------------------------------------------------------
+
+def _strip_dot(s: str) -> str:
+    return s.strip().rstrip(".")
+
+
+@lru_cache(maxsize=16)
+def _month_variants(lang: str) -> tuple[dict[int, str], ...]:
+    """Month-name variants of ``lang`` in preference order: wide, 3-letter short, CLDR abbreviated."""
+    variants: list[dict[int, str]] = []
+    locs = DATE_LOCALES[lang]
+    for loc in locs:
+        for ctx in ("format", "stand-alone"):
+            variants.append({m: _strip_dot(n) for m, n in get_month_names("wide", ctx, loc).items()})
+    abbr = {m: _strip_dot(n) for m, n in get_month_names("abbreviated", "format", locs[0]).items()}
+    variants.append({m: n[:3] for m, n in abbr.items()})
+    for loc in locs:
+        for ctx in ("format", "stand-alone"):
+            variants.append({m: _strip_dot(n) for m, n in get_month_names("abbreviated", ctx, loc).items()})
+    return tuple(variants)
+
+
+@lru_cache(maxsize=16)
+def _weekday_variants(lang: str) -> tuple[dict[int, str], ...]:
+    variants: list[dict[int, str]] = []
+    for width in ("wide", "abbreviated"):
+        for loc in DATE_LOCALES[lang]:
+            for ctx in ("format", "stand-alone"):
+                variants.append({d: _strip_dot(n) for d, n in get_day_names(width, ctx, loc).items()})
+    return tuple(variants)
+
+
+@lru_cache(maxsize=16)
+def _name_lookup(lang: str, kind: str) -> dict[str, tuple[int, int]]:
+    """Folded name -> (variant index, value), first (preferred) variant wins."""
+    variants = _month_variants(lang) if kind == "month" else _weekday_variants(lang)
+    out: dict[str, tuple[int, int]] = {}
+    for vi, names in enumerate(variants):
+        for value, name in names.items():
+            out.setdefault(normalize(name), (vi, value))
+    return out
+
+
+def _find_name(word: str, lang: str, kind: str) -> tuple[str, int, int] | None:
+    key = normalize(word)
+    for lg in (lang, *(x for x in _LANGS if x != lang)):
+        hit = _name_lookup(lg, kind).get(key)
+        if hit is not None:
+            return lg, hit[0], hit[1]
+    return None
+
+
+# --- parsed dates --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """One token of a date template. ``kind``: lit, day, month, monthname, year, weekday, ordinal."""
+
+    kind: str
+    text: str
+    width: int = 0  # numbers: zero-padded width (0: no padding); year: number of digits
+    lang: str = ""  # names: language of the name
+    variant: int = 0  # names: index into the language's variants
+    value: int = 0  # names: the original month (1-12) or weekday (0-6)
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedDate:
+    """A date as written: its template and the values it holds (``None`` for a missing part)."""
+
+    pieces: tuple[Piece, ...]
+    year: int | None
+    month: int | None
+    day: int | None
+
+    @property
+    def kind(self) -> str:
+        """``full``, ``day_month``, ``month_year``, ``month``, ``year`` or ``day``."""
+        y, m, d = self.year is not None, self.month is not None, self.day is not None
+        if y and m and d:
+            return "full"
+        if m and d:
+            return "day_month"
+        if y and m:
+            return "month_year"
+        if m:
+            return "month"
+        if y:
+            return "year"
+        return "day"
+
+    def __repr__(self) -> str:
+        return f"ParsedDate(kind={self.kind!r}, pieces={len(self.pieces)})"
+
+    @property
+    def date(self) -> dt.date | None:
+        if self.kind != "full":
+            return None
+        return dt.date(self.year, self.month, self.day)  # type: ignore[arg-type]
+
+
+def _valid(y: int | None, m: int | None, d: int | None) -> bool:
+    if m is not None and not 1 <= m <= 12:
+        return False
+    if d is not None:
+        if not 1 <= d <= 31:
+            return False
+        if m is not None:
+            try:
+                dt.date(y if y is not None else 2000, m, d)
+            except ValueError:
+                return False
+    return y is None or 1000 <= y <= 2999
+
+
+def _year_value(text: str) -> int:
+    v = int(text)
+    if len(text) <= 2:
+        return 2000 + v if v <= _YEAR_PIVOT else 1900 + v
+    return v
+
+
+@lru_cache(maxsize=8192)
+def parse_date(text: str, lang: str = "es") -> ParsedDate | None:
+    """Parse ``text`` as one date (see the module docstring); ``None`` when it is not one."""
+    if lang not in DATE_LOCALES:
+        lang = "en"
+    times = [(m.start(), m.end()) for m in _TIME.finditer(text)]
+    toks: list[tuple[int, str]] = [(m.start(), m.group()) for m in _TOKEN.finditer(text)]
+    kinds: list[str] = []
+    names: dict[int, tuple[str, int, int]] = {}
+    for i, (pos, t) in enumerate(toks):
+        if any(a <= pos < b for a, b in times):
+            kinds.append("lit")
+        elif t.isdigit() and t.isascii():
+            kinds.append("num")
+        elif t[0].isalpha():
+            prev = toks[i - 1][1] if i else ""
+            if prev.isdigit() and normalize(t) in _EN_ORDINALS:
+                kinds.append("ordinal")
+                continue
+            hit = _find_name(t, lang, "month")
+            if hit is not None and len(t) >= 3:
+                kinds.append("monthname")
+                names[i] = hit
+                continue
+            hit = _find_name(t, lang, "weekday")
+            if hit is not None and len(t) >= 3:
+                kinds.append("weekday")
+                names[i] = hit
+                continue
+            kinds.append("lit")
+        else:
+            kinds.append("lit")
+    nums = [i for i, k in enumerate(kinds) if k == "num"]
+    months = [i for i, k in enumerate(kinds) if k == "monthname"]
+    if len(months) > 1 or any(len(toks[i][1]) > 4 and len(toks[i][1]) != 8 for i in nums):
+        return None
+    roles: dict[int, str] = {}
+    y = m = d = None
+    if months:
+        mi = months[0]
+        m = names[mi][2]
+        big = [i for i in nums if len(toks[i][1]) == 4]
+        small = [i for i in nums if len(toks[i][1]) <= 2]
+        if len(big) > 1 or len(small) > 2 or len(big) + len(small) != len(nums):
+            return None
+        if big:
+            roles[big[0]] = "year"
+            if len(small) > 1:
+                return None
+            if small:
+                roles[small[0]] = "day"
+        elif len(small) == 2:
+            roles[small[0]], roles[small[1]] = "day", "year"
+        elif small:
+            s = small[0]
+            between = "".join(toks[j][1] for j in range(mi + 1, s)) if s > mi else None
+            if int(toks[s][1]) > 31 or (between is not None and between.strip() in ("-", "'", "/", "’", ", '")):
+                roles[s] = "year"
+            else:
+                roles[s] = "day"
+    else:
+        vals = [toks[i][1] for i in nums]
+        seps = {"".join(toks[j][1] for j in range(a + 1, b)) for a, b in itertools.pairwise(nums)}
+        if any(s.strip() not in ("/", "-", ".", "") or len(s) > 3 for s in seps):
+            return None
+        if len(nums) == 3:
+            a, b, c = (int(v) for v in vals)
+            if len(vals[0]) == 4 and len(vals[1]) <= 2 and len(vals[2]) <= 2:
+                order = ("year", "month", "day")
+            elif len(vals[0]) <= 2 and len(vals[1]) <= 3 and len(vals[2]) in (2, 4):
+                month_first = (lang == "en" and a <= 12) or (lang != "en" and b > 12 and a <= 12)
+                order = ("month", "day", "year") if month_first else ("day", "month", "year")
+            else:
+                return None
+            for i, r in zip(nums, order, strict=True):
+                roles[i] = r
+            del b, c
+        elif len(nums) == 2:
+            a, b = (int(v) for v in vals)
+            if len(vals[0]) == 4 and len(vals[1]) <= 2:
+                roles[nums[0]], roles[nums[1]] = "year", "month"
+            elif len(vals[1]) == 4 and len(vals[0]) <= 2:
+                roles[nums[0]], roles[nums[1]] = "month", "year"
+            elif len(vals[0]) <= 2 and len(vals[1]) <= 2:
+                month_first = (lang == "en" and a <= 12) or (b > 12 and a <= 12)
+                roles[nums[0]], roles[nums[1]] = ("month", "day") if month_first else ("day", "month")
+            else:
+                return None
+        elif len(nums) == 1:
+            v = vals[0]
+            if len(v) == 4 and 1000 <= int(v) <= 2999:
+                roles[nums[0]] = "year"
+            elif len(v) == 8:
+                return _compact(text, toks, kinds, nums[0])
+            else:
+                return None
+        else:
+            return None
+    for i, r in roles.items():
+        v = toks[i][1]
+        if r == "year":
+            y = _year_value(v)
+        elif r == "month":
+            m = int(v)
+        else:
+            d = int(v)
+    if not _valid(y, m, d):
+        return None
+    if d is not None and m is None:
+        return None
+    return ParsedDate(_pieces(toks, kinds, roles, names, bool(months)), y, m, d)
+
+
+def _compact(text: str, toks: list[tuple[int, str]], kinds: list[str], i: int) -> ParsedDate | None:
+    """``YYYYMMDD`` (or ``DDMMYYYY`` when that is the only valid reading)."""
+    v = toks[i][1]
+    for y, m, d, layout in ((int(v[:4]), int(v[4:6]), int(v[6:]), "ymd"), (int(v[4:]), int(v[2:4]), int(v[:2]), "dmy")):
+        if 1800 <= y <= 2199 and _valid(y, m, d):
+            pieces = [Piece("lit", t) for _, t in toks[:i]]
+            pieces.append(Piece("compact_" + layout, v, 8))
+            pieces.extend(Piece("lit", t) for _, t in toks[i + 1:])
+            return ParsedDate(tuple(pieces), y, m, d)
+    return None
+
+
+def _pieces(toks: list[tuple[int, str]], kinds: list[str], roles: dict[int, str],
+            names: dict[int, tuple[str, int, int]], written: bool) -> tuple[Piece, ...]:
+    dm_widths = [len(toks[i][1]) for i, r in roles.items() if r in ("day", "month")]
+    out: list[Piece] = []
+    for i, (_, t) in enumerate(toks):
+        k = kinds[i]
+        if i in roles:
+            r = roles[i]
+            if r == "year":
+                out.append(Piece("year", t, len(t)))
+            else:
+                if len(t) >= 2 and t.startswith("0"):
+                    width = len(t)
+                elif len(t) >= 2:
+                    others = [w for w in dm_widths if w != len(t)] if len(dm_widths) > 1 else []
+                    width = 0 if (written or (others and min(others) == 1)) else len(t)
+                else:
+                    width = 0
+                out.append(Piece(r, t, width))
+        elif k in ("monthname", "weekday"):
+            lg, vi, value = names[i]
+            out.append(Piece(k, t, 0, lg, vi, value))
+        elif k == "ordinal":
+            out.append(Piece("ordinal", t))
+        else:
+            out.append(Piece("lit", t))
+    return tuple(out)
+
+
+def _shape_name(original: str, canonical: str, new: str) -> str:
+    """``new`` in the case of ``original``; accents dropped only if ``original`` dropped its own."""
+    out = apply_case(original, new)
+    if original.isascii() and not canonical.isascii():
+        out = fold_accents(out)
+    return out
+
+
+def _en_ordinal(day: int) -> str:
+    if 10 <= day % 100 <= 20:
+        return "th"
+    return {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+
+
+def render_date(parsed: ParsedDate, year: int | None, month: int | None, day: int | None,
+                weekday: int | None = None) -> str:
+    """``parsed``'s template filled with new values (``weekday``: 0 = Monday; ``None`` keeps the original)."""
+    out: list[str] = []
+    for p in parsed.pieces:
+        if p.kind == "year" and year is not None:
+            out.append(f"{year % 100:02d}" if p.width <= 2 else str(year).zfill(p.width))
+        elif p.kind == "month" and month is not None:
+            out.append(str(month).zfill(p.width) if p.width else str(month))
+        elif p.kind == "day" and day is not None:
+            out.append(str(day).zfill(p.width) if p.width else str(day))
+        elif p.kind == "monthname" and month is not None:
+            names = _month_variants(p.lang)[p.variant]
+            out.append(_shape_name(p.text, names[p.value], names[month]))
+        elif p.kind == "weekday" and weekday is not None:
+            names = _weekday_variants(p.lang)[p.variant]
+            out.append(_shape_name(p.text, names[p.value], names[weekday]))
+        elif p.kind == "ordinal" and day is not None:
+            out.append(apply_case(p.text, _en_ordinal(day)))
+        elif p.kind.startswith("compact_") and None not in (year, month, day):
+            ymd = p.kind.endswith("ymd")
+            out.append(f"{year:04d}{month:02d}{day:02d}" if ymd else f"{day:02d}{month:02d}{year:04d}")
+        else:
+            out.append(p.text)
+    return "".join(out)
+
+
+# --- shifting ---------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Offsets:
+    days: int
+    months: int
+    years: int
+
+
+_MAX_DATES_CHECKED = 300
+_MAX_CANDIDATES = 24  # offsets tried per document before settling for the fewest collisions
+
+
+def offset_candidates(ctx: GenContext) -> list[Offsets]:
+    """Every allowed (days, months, years) offset triple (one direction each), in the scope's keyed order.
+
+    The first one is *the scope's offset*: what every document of the scope uses unless a collision forces
+    another one (see :func:`date_offsets`).
+    """
+    first = scope_offsets(ctx)
+    s = ctx.settings
+    cands = [Offsets(sign * d, sign * m, sign * y)
+             for d in range(s.date_shift[0], s.date_shift[1] + 1) for sign in (1, -1)
+             for m in range(s.month_shift[0], s.month_shift[1] + 1)
+             for y in range(s.year_shift[0], s.year_shift[1] + 1)]
+    cands.remove(first)
+    ctx.rand.rng("date-offset-order").shuffle(cands)
+    return [first, *cands]
+
+
+def scope_offsets(ctx: GenContext) -> Offsets:
+    """The scope's own offsets: days (never 0), months and years in the same direction (keyed by scope only)."""
+    s = ctx.settings
+    days = ctx.rand.signed_offset(*s.date_shift, "date-shift")
+    sign = 1 if days > 0 else -1
+    months = sign * abs(ctx.rand.signed_offset(*s.month_shift, "month-shift"))
+    years = sign * abs(ctx.rand.signed_offset(*s.year_shift, "year-shift"))
+    return Offsets(days, months, years)
+
+
+def date_offsets(ctx: GenContext) -> Offsets:
+    """The date offsets of the current document: days (never 0), months and years in the same direction.
+
+    With ``settings.avoid_collisions`` (default in document scope), the first candidate of
+    :func:`offset_candidates` under which no date surrogate of the document reproduces an original of the
+    document (e.g. ``"mayo de 2002"`` moved onto another span's ``"junio de 2002"``), else the one with the
+    fewest such collisions; without it, always the scope's offset. Cached per document.
+    """
+    cached = ctx.memo.get("date_offsets")
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    chosen = scope_offsets(ctx)
+    texts = [ctx.span_text(s) for s in ctx.spans_of("DATE")][:_MAX_DATES_CHECKED]
+    if ctx.settings.avoid_collisions and texts and any(
+            (new := _surrogate_date_with(t, ctx.lang, chosen)) != t and ctx.leaks(new) for t in texts):
+        best: tuple[int, Offsets] | None = None
+        for off in offset_candidates(ctx)[:_MAX_CANDIDATES]:
+            bad = 0
+            for t in texts:
+                new = _surrogate_date_with(t, ctx.lang, off)
+                if new != t and ctx.leaks(new):
+                    bad += 1
+            if bad == 0:
+                best = (0, off)
+                break
+            if best is None or bad < best[0]:
+                best = (bad, off)
+        chosen = best[1] if best else chosen
+    ctx.memo["date_offsets"] = chosen
+    return chosen
+
+
+def shift_parsed(parsed: ParsedDate, off: Offsets) -> tuple[int | None, int | None, int | None, int | None]:
+    """New ``(year, month, day, weekday)`` for a parsed date (see the module docstring)."""
+    kind = parsed.kind
+    y, m, d = parsed.year, parsed.month, parsed.day
+    wd: int | None = None
+    if kind == "full":
+        new = dt.date(y, m, d) + dt.timedelta(days=off.days)  # type: ignore[arg-type]
+        return new.year, new.month, new.day, new.weekday()
+    if kind == "day_month":
+        ref = 2000 if (m, d) == (2, 29) else 2001
+        new = dt.date(ref, m, d) + dt.timedelta(days=off.days)  # type: ignore[arg-type]
+        if any(p.kind == "weekday" for p in parsed.pieces):
+            old_wd = next(_find_name(p.text, p.lang, "weekday") for p in parsed.pieces if p.kind == "weekday")
+            wd = (old_wd[2] + off.days) % 7 if old_wd else None
+        return None, new.month, new.day, wd
+    if kind == "month_year":
+        total = y * 12 + (m - 1) + off.months  # type: ignore[operator]
+        return total // 12, total % 12 + 1, None, None
+    if kind == "month":
+        return None, (m - 1 + off.months) % 12 + 1, None, None  # type: ignore[operator]
+    if kind == "year":
+        return y + off.years, None, None, None  # type: ignore[operator]
+    return y, m, d, None
+
+
+_RANGE_SPLIT = re.compile(
+    r"(\s+(?:a|al|y|e|hasta|to|and|until|till|through|bis|und|tot|en|och|tom|t\.o\.m\.)\s+|\s*[–—]\s*|\s+-\s+)",
+    re.IGNORECASE,
+)
+_DASH_SPLIT = re.compile(r"(-)")
+_YEAR = re.compile(r"(?<!\d)(1[89]\d\d|2[01]\d\d)(?!\d)")
+
+
+def _shift_one(text: str, lang: str, off: Offsets) -> str | None:
+    parsed = parse_date(text, lang)
+    if parsed is None:
+        return None
+    return render_date(parsed, *shift_parsed(parsed, off))
+
+
+def surrogate_date(text: str, ctx: GenContext) -> str:
+    """The shifted date (see the module docstring); ``text`` itself when it holds no date."""
+    return _surrogate_date_with(text, ctx.lang, date_offsets(ctx))
+
+
+def _surrogate_date_with(text: str, lang: str, off: Offsets) -> str:
+    whole = _shift_one(text, lang, off)
+    if whole is not None:
+        return whole
+    out = []
+    for piece in _RANGE_SPLIT.split(text):
+        if not piece or _RANGE_SPLIT.fullmatch(piece):
+            out.append(piece)
+            continue
+        shifted = _shift_one(piece, lang, off)
+        if shifted is None and "-" in piece:
+            parts = _DASH_SPLIT.split(piece)
+            subs = [p if p == "-" else _shift_one(p, lang, off) for p in parts]
+            if all(s is not None for s in subs):
+                shifted = "".join(subs)  # type: ignore[arg-type]
+        if shifted is None:
+            shifted = _YEAR.sub(lambda mt: str(int(mt.group()) + off.years), piece)
+        out.append(shifted)
+    return "".join(out)
+
+
+# --- ages -----------------------------------------------------------------------------------------------------
+
+_ES_UNITS = ["cero", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve", "diez", "once",
+             "doce", "trece", "catorce", "quince", "dieciséis", "diecisiete", "dieciocho", "diecinueve", "veinte",
+             "veintiuno", "veintidós", "veintitrés", "veinticuatro", "veinticinco", "veintiséis", "veintisiete",
+             "veintiocho", "veintinueve"]
+_ES_TENS = {3: "treinta", 4: "cuarenta", 5: "cincuenta", 6: "sesenta", 7: "setenta", 8: "ochenta", 9: "noventa"}
+_EN_UNITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+             "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+_EN_TENS = {2: "twenty", 3: "thirty", 4: "forty", 5: "fifty", 6: "sixty", 7: "seventy", 8: "eighty", 9: "ninety"}
+_DE_UNITS = ["null", "eins", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht", "neun", "zehn", "elf",
+             "zwölf", "dreizehn", "vierzehn", "fünfzehn", "sechzehn", "siebzehn", "achtzehn", "neunzehn"]
+_DE_TENS = {2: "zwanzig", 3: "dreißig", 4: "vierzig", 5: "fünfzig", 6: "sechzig", 7: "siebzig", 8: "achtzig",
+            9: "neunzig"}
+_NL_UNITS = ["nul", "een", "twee", "drie", "vier", "vijf", "zes", "zeven", "acht", "negen", "tien", "elf",
+             "twaalf", "dertien", "veertien", "vijftien", "zestien", "zeventien", "achttien", "negentien"]
+_NL_TENS = {2: "twintig", 3: "dertig", 4: "veertig", 5: "vijftig", 6: "zestig", 7: "zeventig", 8: "tachtig",
+            9: "negentig"}
+_SV_UNITS = ["noll", "ett", "två", "tre", "fyra", "fem", "sex", "sju", "åtta", "nio", "tio", "elva", "tolv",
+             "tretton", "fjorton", "femton", "sexton", "sjutton", "arton", "nitton"]
+_SV_TENS = {2: "tjugo", 3: "trettio", 4: "fyrtio", 5: "femtio", 6: "sextio", 7: "sjuttio", 8: "åttio", 9: "nittio"}
+
+
+def _spell(n: int, lang: str) -> str:
+    if lang == "es":
+        if n < 30:
+            return _ES_UNITS[n]
+        t, u = divmod(n, 10)
+        return _ES_TENS[t] + (f" y {_ES_UNITS[u]}" if u else "")
+    units, tens = {"en": (_EN_UNITS, _EN_TENS), "de": (_DE_UNITS, _DE_TENS), "nl": (_NL_UNITS, _NL_TENS),
+                   "sv": (_SV_UNITS, _SV_TENS)}[lang]
+    if n < 20:
+        return units[n]
+    t, u = divmod(n, 10)
+    if not u:
+        return tens[t]
+    if lang == "en":
+        return f"{tens[t]}-{units[u]}"
+    if lang == "sv":
+        return tens[t] + units[u]
+    unit = "ein" if (lang == "de" and u == 1) else units[u]
+    joiner = "und" if lang == "de" else ("ën" if unit.endswith("e") else "en")
+    return unit + joiner + tens[t]
+
+
+@lru_cache(maxsize=8)
+def number_words(lang: str) -> dict[str, int]:
+    """Folded number words 1-99 of ``lang`` -> value (plus ``un``/``una``/``a``/``ein``... for 1)."""
+    lang = lang if lang in DATE_LOCALES else "en"
+    out = {normalize(_spell(n, lang)): n for n in range(1, 100)}
+    for alias, v in {"es": {"un": 1, "una": 1}, "en": {"an": 1}, "de": {"ein": 1, "eine": 1, "einen": 1},
+                     "nl": {"één": 1}, "sv": {"en": 1}}.get(lang, {}).items():
+        out[normalize(alias)] = v
+    return out
+
+
+@lru_cache(maxsize=8)
+def _number_word_regex(lang: str) -> re.Pattern[str]:
+    forms = sorted(number_words(lang), key=len, reverse=True)
+    return re.compile(r"(?<![\w])(" + "|".join(re.escape(f) for f in forms) + r")(?![\w])")
+
+
+_YEAR_UNITS = {"es": ("año", "años", "a", "anos", "ano"), "en": ("year", "years", "yr", "yrs", "y", "yo", "y/o"),
+               "nl": ("jaar", "jarige", "jr"), "sv": ("år", "åring", "årig", "årige"),
+               "de": ("jahr", "jahre", "jahren", "j", "jährig", "jährige", "jähriger", "jahrig")}
+_OR_OLDER = {"es": "o más", "en": "or older", "nl": "of ouder", "sv": "eller äldre", "de": "oder älter"}
+_UNIT_AFTER = re.compile(r"\s*-?\s*([^\W\d_]+)")
+
+
+@dataclass(frozen=True, slots=True)
+class AgeMatch:
+    start: int
+    end: int
+    value: int
+    words: bool
+    unit: str | None  # "years" | "other" | None
+    unit_end: int
+
+
+def parse_age(text: str, lang: str) -> AgeMatch | None:
+    """The first age number in ``text`` (digits or number words) and its unit."""
+    m = re.search(r"\d+", text)
+    words = False
+    folded = fold_accents(text.casefold())
+    if m is None or len(m.group()) > 3:
+        wm = _number_word_regex(lang if lang in DATE_LOCALES else "en").search(folded)
+        if wm is None:
+            return None
+        # folding keeps lengths for the letters used in number words (NFC composed input assumed)
+        start, end, value, words = wm.start(), wm.end(), number_words(lang)[wm.group(1)], True
+        if len(folded) != len(text):
+            return None
+    else:
+        start, end, value = m.start(), m.end(), int(m.group())
+    unit: str | None = None
+    unit_end = end
+    um = _UNIT_AFTER.match(text, end)
+    if um is not None:
+        word = normalize(um.group(1))
+        years = {normalize(u) for u in _YEAR_UNITS.get(lang, ())} | {normalize(u) for us in _YEAR_UNITS.values()
+                                                                       for u in us if len(u) > 2}
+        unit = "years" if word in years else "other"
+        unit_end = um.end()
+        tail = re.match(r"-[^\W\d_]+", text[unit_end:])  # "45-year-old"
+        if tail is not None:
+            unit_end += tail.end()
+    return AgeMatch(start, end, value, words, unit, unit_end)
+
+
+def age_offset(ctx: GenContext) -> int:
+    """The age offset of the current document: the scope's first keyed candidate in ``settings.age_shift``
+    (either sign, never 0), or — with ``settings.avoid_collisions`` — the first under which no age surrogate of
+    the document reproduces an original (``"15 años"`` moved onto another span's ``"17 años"``). Cached."""
+    cached = ctx.memo.get("age_offset")
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    lo, hi = ctx.settings.age_shift
+    cands = sorted((sign * k for k in range(lo, hi + 1) for sign in (1, -1)),
+                   key=lambda o: ctx.rand.digest("age-offset", o))
+    chosen = cands[0]
+    texts = [ctx.span_text(s) for s in ctx.spans_of("AGE")]
+    texts += [t for t in (ctx.span_text(s) for s in ctx.spans_of("NAME"))
+              if any(c.isdigit() for c in t) and not any(c.isupper() for c in t)]
+    texts = texts[:_MAX_DATES_CHECKED]
+    if ctx.settings.avoid_collisions and texts:
+        lang = ctx.lang if ctx.lang in DATE_LOCALES else "en"
+        scored = []
+        for off in cands:
+            bad = 0
+            for t in texts:
+                new = _age_with(t, lang, ctx.settings.age_cap, off)
+                if new != t and ctx.leaks(new):
+                    bad += 1
+            if bad == 0:
+                scored = [(0, off)]
+                break
+            scored.append((bad, off))
+        chosen = min(scored, key=lambda x: x[0])[1]
+    ctx.memo["age_offset"] = chosen
+    return chosen
+
+
+def surrogate_age(text: str, ctx: GenContext) -> str:
+    """The shifted (or capped) age (see the module docstring); ``text`` when it holds no number."""
+    lang = ctx.lang if ctx.lang in DATE_LOCALES else "en"
+    return _age_with(text, lang, ctx.settings.age_cap, age_offset(ctx))
+
+
+def _age_with(text: str, lang: str, cap: int | None, off: int) -> str:
+    am = parse_age(text, lang)
+    if am is None:
+        return text
+    in_years = am.unit in (None, "years")
+    if cap is not None and in_years and am.value >= cap:
+        if am.unit is None:
+            return text[:am.start] + f"{cap} {_OR_OLDER[lang]}" + text[am.end:]
+        return text[:am.start] + str(cap) + text[am.end:am.unit_end] + f" {_OR_OLDER[lang]}" + text[am.unit_end:]
+    new = am.value + off
+    if new < 1 or (cap is not None and in_years and new >= cap):
+        new = am.value - off
+    if new < 0:
+        new = am.value + abs(off)
+    if am.words and 1 <= new <= 99:
+        word = "un" if (lang == "es" and new == 1 and am.unit) else _spell(new, lang)
+        rendered = apply_case(text[am.start:am.end], word)
+    else:
+        rendered = str(new)
+    return text[:am.start] + rendered + text[am.end:]
+

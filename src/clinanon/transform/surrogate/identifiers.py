@@ -1,0 +1,191 @@
+"""Identifier surrogates: format-preserving, and valid wherever the original's kind has a check digit.
+
+:func:`format_preserving` keeps the length and every separator, replaces digits by digits (a number's first
+digit stays non-zero when it was) and letters by ASCII letters of the same case, all keyed, and never returns
+the original.
+
+:func:`surrogate_identifier` first recognises identifiers with a checksum (functions of
+:mod:`clinanon.detect.checksums`) and builds a surrogate of the same kind and layout that passes the same check:
+
+* Spanish DNI/NIF (7-8 digits + control letter) and NIE (X/Y/Z + 7 digits + letter) — by shape, so a surrogate
+  DNI always has the right control letter;
+* Spanish NASS (12 digits, ``PP NNNNNNNN CC``) — when valid, or by its 2/8/2 grouping in a Spanish note;
+* Dutch BSN (11-test), Swedish personnummer (a real birth date, Luhn), German KVNR (letter + 8 digits + check),
+  UK NHS number (mod 11), US SSN (structural rules), IBAN (mod 97, same country), card numbers (Luhn) — when
+  the original passes its check (German KVNR also by shape in a German note);
+* everything else: :func:`format_preserving`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import string
+
+from clinanon.detect import checksums as cs
+from clinanon.transform.surrogate._text import normalize
+from clinanon.transform.surrogate.keys import HmacRandom
+from clinanon.transform.surrogate.scope import GenContext
+
+__all__ = ["format_preserving", "id_kind", "surrogate_identifier"]
+
+_MAX_ATTEMPTS = 50
+_DNI = re.compile(r"\d{7,8}[\s.-]?[A-Za-z]")
+_NIE = re.compile(r"[XYZxyz][\s.-]?\d{7}[\s.-]?[A-Za-z]")
+_NASS_GROUPS = re.compile(r"\d{2}[\s/.-]?\d{8}[\s/.-]?\d{2}")
+_KVNR = re.compile(r"[A-Za-z]\d{9}")
+_SSN = re.compile(r"\d{3}-\d{2}-\d{4}")
+
+
+def _fp_chars(text: str, rng: HmacRandom) -> str:
+    out = []
+    prev_digit = False
+    for ch in text:
+        if ch.isdigit() and ch.isascii():
+            if not prev_digit and ch != "0":
+                out.append(str(rng.randrange(1, 10)))
+            else:
+                out.append(str(rng.randrange(10)))
+            prev_digit = True
+            continue
+        prev_digit = False
+        if ch.isalpha():
+            c = rng.choice(string.ascii_uppercase)
+            out.append(c if ch.isupper() else c.lower())
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def format_preserving(text: str, ctx: GenContext, purpose: str = "id") -> str:
+    """``text`` with each digit/letter replaced by a keyed digit/letter (see the module docstring)."""
+    if not any(c.isalnum() for c in text):
+        return text
+    key = normalize(text)
+    out = text
+    for attempt in range(_MAX_ATTEMPTS):
+        out = _fp_chars(text, ctx.rand.rng(purpose, key, attempt))
+        if normalize(out) != key and not ctx.leaks(out):
+            break
+    return out
+
+
+def _alnum_positions(text: str) -> list[int]:
+    return [i for i, c in enumerate(text) if c.isalnum()]
+
+
+def _place(text: str, compact: str) -> str:
+    """Write ``compact`` (one char per alphanumeric position of ``text``) into ``text``'s layout, keeping case."""
+    chars = list(text)
+    pos = _alnum_positions(text)
+    if len(pos) != len(compact):
+        raise ValueError("layout mismatch")
+    for i, c in zip(pos, compact, strict=True):
+        chars[i] = c.lower() if (chars[i].isalpha() and chars[i].islower() and c.isalpha()) else c
+    return "".join(chars)
+
+
+def _digits(rng: HmacRandom, n: int, first_nonzero: bool = True) -> str:
+    if n <= 0:
+        return ""
+    head = str(rng.randrange(1, 10)) if first_nonzero else str(rng.randrange(10))
+    return head + "".join(str(rng.randrange(10)) for _ in range(n - 1))
+
+
+def id_kind(text: str, lang: str) -> str | None:
+    """The checksummed kind of an identifier (``dni``, ``nie``, ``nass``, ``bsn``, ``personnummer``, ``kvnr``,
+    ``nhs``, ``ssn``, ``iban``, ``luhn``), or ``None``."""
+    t = text.strip()
+    compact = cs.digits_only(t)
+    if _NIE.fullmatch(t):
+        return "nie"
+    if _DNI.fullmatch(t):
+        return "dni"
+    if cs.is_valid_iban(t):
+        return "iban"
+    if cs.is_valid_nass(t) or (lang == "es" and _NASS_GROUPS.fullmatch(t) and len(compact) == 12):
+        return "nass"
+    if cs.is_valid_personnummer(t) and (lang == "sv" or "-" in t or "+" in t):
+        return "personnummer"
+    if cs.is_valid_kvnr(t) or (lang == "de" and _KVNR.fullmatch(compact)):
+        return "kvnr"
+    if _SSN.fullmatch(t) and cs.is_valid_us_ssn(t):
+        return "ssn"
+    if len(compact) == 9 and compact.isdigit() and cs.is_valid_bsn(t):
+        return "bsn"
+    if len(compact) == 10 and compact.isdigit() and cs.is_valid_nhs_number(t) and lang == "en":
+        return "nhs"
+    if 12 <= len(compact) <= 19 and compact.isdigit() and cs.is_valid_credit_card(t):
+        return "luhn"
+    return None
+
+
+def _make(kind: str, text: str, rng: HmacRandom) -> str | None:
+    """A compact surrogate (alphanumerics only, same count as ``text``) of ``kind``, or None to re-draw."""
+    pos = _alnum_positions(text)
+    orig = "".join(text[i] for i in pos).upper()
+    n = len(orig)
+    if kind == "dni":
+        digits = _digits(rng, n - 1)
+        return digits + cs.dni_control_letter(int(digits))
+    if kind == "nie":
+        k = rng.randrange(3)
+        digits = _digits(rng, 7, first_nonzero=False)
+        return "XYZ"[k] + digits + cs.dni_control_letter(k * 10_000_000 + int(digits))
+    if kind == "nass":
+        p = rng.randrange(1, 53)
+        num = _digits(rng, 8)
+        return f"{p:02d}{num}{cs.nass_control(p, int(num)):02d}"
+    if kind == "bsn":
+        head = _digits(rng, 8)
+        last = sum(int(c) * w for c, w in zip(head, range(9, 1, -1), strict=True)) % 11
+        return head + str(last) if last <= 9 else None
+    if kind == "kvnr":
+        letter = rng.choice(string.ascii_uppercase)
+        digits = _digits(rng, 8, first_nonzero=False)
+        return letter + digits + str(cs.kvnr_check_digit(letter, digits))
+    if kind == "nhs":
+        head = _digits(rng, 9, first_nonzero=False)
+        c = cs.nhs_check_digit(head)
+        return head + str(c) if c is not None else None
+    if kind == "ssn":
+        area = rng.randrange(1, 900)
+        if area == 666:
+            return None
+        return f"{area:03d}{rng.randrange(1, 100):02d}{rng.randrange(1, 10000):04d}"
+    if kind == "luhn":
+        body = orig[0] + _digits(rng, n - 2, first_nonzero=False)
+        return body + cs.luhn_check_digit(body)
+    if kind == "iban":
+        bban = "".join(str(rng.randrange(10)) if c.isdigit() else rng.choice(string.ascii_uppercase)
+                       for c in orig[4:])
+        return orig[:2] + cs.iban_check_digits(orig[:2], bban) + bban
+    if kind == "personnummer":
+        century = n == 12
+        coordination = int(orig[-6:-4] if not century else orig[6:8]) > 60
+        start = dt.date(1920, 1, 1).toordinal()
+        date = dt.date.fromordinal(start + rng.randrange(dt.date(2020, 12, 31).toordinal() - start))
+        day = date.day + (60 if coordination else 0)
+        body = f"{date.year % 100:02d}{date.month:02d}{day:02d}{rng.randrange(1000):03d}"
+        full = body + cs.luhn_check_digit(body)
+        return (f"{date.year // 100}" + full) if century else full
+    return None
+
+
+def surrogate_identifier(text: str, ctx: GenContext) -> str:
+    """A surrogate identifier (see the module docstring); never equal to the original."""
+    kind = id_kind(text, ctx.lang)
+    if kind is None:
+        return format_preserving(text, ctx)
+    key = normalize(text)
+    for attempt in range(_MAX_ATTEMPTS):
+        compact = _make(kind, text, ctx.rand.rng("id", kind, key, attempt))
+        if compact is None:
+            continue
+        try:
+            out = _place(text, compact)
+        except ValueError:
+            break
+        if normalize(out) != key and not ctx.leaks(out):
+            return out
+    return format_preserving(text, ctx)

@@ -1,0 +1,313 @@
+"""The secret key behind every surrogate choice, and the keyed (HMAC) randomness derived from it.
+
+Key sources, in this order (:func:`load_key`):
+
+1. an explicit key file (``--key-file``; written by :func:`write_key_file` / ``clinanon keygen`` with mode 0600;
+   a file that the group or others can read is refused on POSIX systems),
+2. the environment variable :data:`KEY_ENV` (``CLINANON_SURROGATE_KEY``), hex or base64,
+3. only when asked for (``insecure_random_key``): a fresh random key, put into the process environment so that
+   worker processes started later share it (it is lost when the run ends, so nothing can be reproduced).
+
+Without any of them :class:`MissingKeyError` says how to provide one. A key never appears in a ``repr``, a log
+line or an error message; :meth:`SurrogateKey.fingerprint` identifies a key without revealing it.
+
+:class:`KeyedRandom` is the randomness every generator uses: a pure function of (key, scope, parts). Its
+``random.Random`` view (:meth:`KeyedRandom.rng`) draws its bits from HMAC-SHA256 in counter mode, so the same
+inputs give the same choices on any machine, worker and Python version, and a different key gives unrelated ones.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import os
+import random
+import secrets
+import stat
+import struct
+import warnings
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import TypeVar
+
+from clinanon.errors import ConfigError
+
+__all__ = [
+    "KEY_ENV",
+    "MIN_KEY_BYTES",
+    "HmacRandom",
+    "KeyedRandom",
+    "MissingKeyError",
+    "SurrogateKey",
+    "generate_key",
+    "load_key",
+    "parse_key",
+    "read_key_file",
+    "write_key_file",
+]
+
+#: the environment variable that may hold the key (hex or base64)
+KEY_ENV = "CLINANON_SURROGATE_KEY"
+#: keys shorter than this are refused
+MIN_KEY_BYTES = 16
+_T = TypeVar("_T")
+_LEN = struct.Struct(">I")
+
+
+class MissingKeyError(ConfigError):
+    """No surrogate key was configured (and no insecure random key was allowed)."""
+
+
+class SurrogateKey:
+    """Secret key material. ``repr``/``str`` never show it; compare keys with :meth:`fingerprint`."""
+
+    __slots__ = ("_bytes", "source")
+
+    def __init__(self, material: bytes, source: str = "memory") -> None:
+        if not isinstance(material, bytes | bytearray) or len(material) < MIN_KEY_BYTES:
+            raise ConfigError(f"a surrogate key needs at least {MIN_KEY_BYTES} bytes of key material")
+        self._bytes = bytes(material)
+        #: where the key came from ("file", "env", "random", "memory"), for messages
+        self.source = source
+
+    def __repr__(self) -> str:
+        return f"SurrogateKey(source={self.source!r}, fingerprint={self.fingerprint()!r})"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SurrogateKey) and hmac.compare_digest(self._bytes, other._bytes)
+
+    def __hash__(self) -> int:
+        return hash(self.fingerprint())
+
+    def __reduce__(self) -> tuple[object, ...]:  # picklable for worker processes (never written to disk by us)
+        return (SurrogateKey, (self._bytes, self.source))
+
+    @property
+    def material(self) -> bytes:
+        """The raw key bytes (for HMAC only; never print or log them)."""
+        return self._bytes
+
+    def fingerprint(self) -> str:
+        """12 hex characters of an HMAC of a constant: identifies a key, reveals nothing about it."""
+        return hmac.new(self._bytes, b"clinanon-key-fingerprint", hashlib.sha256).hexdigest()[:12]
+
+
+def generate_key(nbytes: int = 32) -> str:
+    """A new random key, as hex text (``2 * nbytes`` characters)."""
+    if nbytes < MIN_KEY_BYTES:
+        raise ConfigError(f"a surrogate key needs at least {MIN_KEY_BYTES} bytes")
+    return secrets.token_hex(nbytes)
+
+
+def parse_key(text: str, *, source: str = "memory") -> SurrogateKey:
+    """A key from its text form: hex (even length, ``0-9a-f``) or standard / URL-safe base64.
+
+    Raises :class:`ConfigError` (naming ``source``, never the text) when it is neither or too short.
+    """
+    s = "".join(text.split())
+    raw: bytes | None = None
+    if s and len(s) % 2 == 0 and all(c in "0123456789abcdefABCDEF" for c in s):
+        raw = bytes.fromhex(s)
+    else:
+        for decode in (base64.b64decode, base64.urlsafe_b64decode):
+            try:
+                raw = decode(s + "=" * (-len(s) % 4))
+                break
+            except (binascii.Error, ValueError):
+                continue
+    if raw is None:
+        raise ConfigError(f"surrogate key from {source}: expected hex or base64 text")
+    if len(raw) < MIN_KEY_BYTES:
+        raise ConfigError(f"surrogate key from {source}: {len(raw)} bytes, at least {MIN_KEY_BYTES} needed "
+                          "(make one with 'clinanon keygen')")
+    return SurrogateKey(raw, source)
+
+
+def write_key_file(path: str | Path, *, overwrite: bool = False, nbytes: int = 32) -> Path:
+    """Create ``path`` holding a new random key (hex + newline), readable by its owner only (mode 0600).
+
+    Refuses to replace an existing file unless ``overwrite``. Returns the path; the key itself is not returned.
+    """
+    p = Path(path)
+    if p.exists() and not overwrite:
+        raise ConfigError(f"{p}: key file already exists; pass overwrite to replace it")
+    if p.exists():
+        p.unlink()
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.write(fd, (generate_key(nbytes) + "\n").encode("ascii"))
+    finally:
+        os.close(fd)
+    if os.name == "posix":
+        os.chmod(p, 0o600)
+    return p
+
+
+def read_key_file(path: str | Path) -> SurrogateKey:
+    """The key in ``path``. On POSIX, a key file that the group or others may read is refused."""
+    p = Path(path)
+    try:
+        st = p.stat()
+    except OSError as e:
+        raise ConfigError(f"{p}: cannot read key file ({e.strerror or type(e).__name__})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise ConfigError(f"{p}: key file is not a regular file")
+    if os.name == "posix" and st.st_mode & 0o077:
+        raise ConfigError(f"{p}: key file is readable by group or others (mode {stat.S_IMODE(st.st_mode):04o}); "
+                          f"run 'chmod 600 {p}'")
+    try:
+        text = p.read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError):
+        raise ConfigError(f"{p}: cannot read key file (expected hex or base64 text)") from None
+    return parse_key(text.strip(), source=f"key file {p}")
+
+
+def load_key(
+    key_file: str | Path | None = None,
+    *,
+    env_var: str = KEY_ENV,
+    insecure_random: bool = False,
+) -> SurrogateKey:
+    """The surrogate key: from ``key_file``, else the environment variable ``env_var``, else (only when
+    ``insecure_random``) a new random key that is also stored in ``os.environ[env_var]`` so worker processes
+    started afterwards use the same one.
+
+    Raises :class:`MissingKeyError` when there is no key, :class:`ConfigError` when a key is malformed.
+    """
+    if key_file is not None:
+        return read_key_file(key_file)
+    value = os.environ.get(env_var)
+    if value:
+        key = parse_key(value, source=f"environment variable {env_var}")
+        return SurrogateKey(key.material, "env")
+    if insecure_random:
+        text = generate_key()
+        os.environ[env_var] = text
+        warnings.warn(
+            "surrogates use a random key that is not saved: the mapping cannot be reproduced in a later run",
+            stacklevel=2,
+        )
+        return SurrogateKey(bytes.fromhex(text), "random")
+    raise MissingKeyError(
+        f"the surrogate operator needs a secret key: set the environment variable {env_var} (hex or base64), "
+        "or pass a key file made with 'clinanon keygen' (--key-file / key_file), or allow a throw-away key with "
+        "--insecure-random-key (insecure_random_key = true)"
+    )
+
+
+# --- keyed randomness ------------------------------------------------------------------------------------------
+
+def _encode(parts: Sequence[str | int | bytes]) -> bytes:
+    """Unambiguous encoding: each part length-prefixed (so ("ab", "c") != ("a", "bc"))."""
+    return b"".join(map(_encode_part, parts))
+
+
+@lru_cache(maxsize=1 << 15)
+def _encode_part(p: str | int | bytes) -> bytes:
+    b = p if isinstance(p, bytes) else str(p).encode("utf-8")
+    return _LEN.pack(len(b)) + b
+
+
+class HmacRandom(random.Random):
+    """A ``random.Random`` whose bits come from HMAC-SHA256(seed, counter): deterministic everywhere.
+
+    ``randrange``/``choice``/``shuffle`` go through :meth:`getrandbits` (CPython uses it when a subclass
+    defines it), so they too depend only on the seed.
+    """
+
+    def __init__(self, seed: bytes) -> None:
+        self._seed_bytes = bytes(seed)
+        self._mac = hmac.new(self._seed_bytes, digestmod=hashlib.sha256)
+        self._counter = 0
+        self._buf = b""
+        super().__init__(0)
+
+    def seed(self, a: object = None, version: int = 2) -> None:
+        self._counter = 0
+        self._buf = b""
+
+    def _take(self, n: int) -> bytes:
+        while len(self._buf) < n:
+            mac = self._mac.copy()
+            mac.update(self._counter.to_bytes(8, "big"))
+            self._buf += mac.digest()
+            self._counter += 1
+        out, self._buf = self._buf[:n], self._buf[n:]
+        return out
+
+    def getrandbits(self, k: int) -> int:
+        if k < 0:
+            raise ValueError("number of bits must be non-negative")
+        if k == 0:
+            return 0
+        n = (k + 7) // 8
+        return int.from_bytes(self._take(n), "big") >> (n * 8 - k)
+
+    def random(self) -> float:
+        return self.getrandbits(53) / 9007199254740992.0
+
+    def getstate(self) -> tuple[object, ...]:
+        return (self._seed_bytes, self._counter, self._buf)
+
+    def setstate(self, state: tuple[object, ...]) -> None:  # type: ignore[override]
+        self._seed_bytes, self._counter, self._buf = state  # type: ignore[assignment]
+        self._mac = hmac.new(self._seed_bytes, digestmod=hashlib.sha256)
+
+
+class KeyedRandom:
+    """Keyed choices for one consistency scope: every method is a pure function of (key, scope, parts).
+
+    ``scope`` is a string such as ``"patient:123"``, ``"document:d1"`` or ``"corpus"``.
+    """
+
+    __slots__ = ("_base", "_key", "scope")
+
+    def __init__(self, key: SurrogateKey, scope: str) -> None:
+        self._key = key
+        self.scope = scope
+        self._base = hmac.new(key.material, _encode((scope,)), hashlib.sha256)
+
+    def __repr__(self) -> str:
+        return f"KeyedRandom(scope=<{len(self.scope)} chars>, key={self._key.fingerprint()})"
+
+    def digest(self, *parts: str | int | bytes) -> bytes:
+        """HMAC-SHA256(key, scope, parts)."""
+        mac = self._base.copy()
+        mac.update(_encode(parts))
+        return mac.digest()
+
+    def integer(self, *parts: str | int | bytes) -> int:
+        """A 256-bit integer derived from the parts."""
+        return int.from_bytes(self.digest(*parts), "big")
+
+    def index(self, n: int, *parts: str | int | bytes) -> int:
+        """An index in ``range(n)`` (bias below 2**-200)."""
+        if n <= 0:
+            raise ValueError("index needs n > 0")
+        return self.integer(*parts) % n
+
+    def choice(self, seq: Sequence[_T], *parts: str | int | bytes) -> _T:
+        """A keyed element of a non-empty sequence."""
+        return seq[self.index(len(seq), *parts)]
+
+    def unit(self, *parts: str | int | bytes) -> float:
+        """A number in ``[0, 1)``."""
+        return (self.integer(*parts) >> 203) / float(1 << 53)
+
+    def rng(self, *parts: str | int | bytes) -> HmacRandom:
+        """A ``random.Random`` seeded with the keyed digest of the parts."""
+        return HmacRandom(self.digest("rng", *parts))
+
+    def signed_offset(self, lo: int, hi: int, *parts: str | int | bytes) -> int:
+        """A non-zero integer with ``lo <= |x| <= hi`` (``1 <= lo <= hi``), sign and size keyed."""
+        if lo < 1 or hi < lo:
+            raise ValueError("offset range needs 1 <= lo <= hi")
+        v = self.integer("offset", *parts)
+        size = lo + v % (hi - lo + 1)
+        return size if (v >> 128) & 1 else -size

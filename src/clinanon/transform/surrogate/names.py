@@ -1,0 +1,207 @@
+"""Person-name surrogates that keep gender, shape and part-wise consistency.
+
+A name span is split into tokens and each word gets a role:
+
+* ``title`` (``Dr.``, ``Dra.``, ``Sr.``, ``Mrs.``, ``dhr.``, ``Frau``...) and ``particle`` (``de``, ``del``,
+  ``la``, ``y``, ``i``, ``van``, ``der``, ``von``...) are kept verbatim;
+* ``initial`` — a single letter (``J.``): becomes the scope's keyed *target letter* for that initial; every given
+  name is drawn among names starting with the target letter of its own initial, so ``"Juan García"`` and
+  ``"J. García"`` become ``"Pedro Ruiz"`` and ``"P. Ruiz"`` in any document of the scope, with no shared state;
+* ``given`` — the leading words that the gazetteer knows as first names; ``surname`` — the rest.
+
+Every given name and surname is replaced **part by part**, each by a keyed function of (key, scope, role,
+normalized part) — a given name also of the person's gender — so ``"Juan García López"``, ``"García"`` and
+``"J. García"`` share their surrogate parts. The gender is that of the first given name in the gazetteer
+(``F``/``M``/``N``; neutral stays neutral); surrogates come from the note's Faker locale. Shape is kept: the
+number of parts, initials, titles, particles, hyphens, punctuation, UPPER/lower case, and missing accents
+(``"Garcia"`` -> an unaccented surrogate).
+
+A surrogate part never equals its original part, a word of another name or place, or a whole original span of the
+same document (it is re-drawn with a counter), so no original can appear in the output through a name surrogate.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from dataclasses import dataclass
+
+from clinanon.transform.surrogate._data import (
+    first_name_gender,
+    given_names,
+    given_names_by_letter,
+    initial_letters,
+    known_surnames,
+    surnames,
+)
+from clinanon.transform.surrogate._text import apply_shape, normalize
+from clinanon.transform.surrogate.scope import GenContext
+
+__all__ = ["NamePart", "ParsedName", "looks_like_name", "parse_name", "surrogate_name"]
+
+TITLES = frozenset({
+    "dr", "dra", "doctor", "doctora", "dr.a", "sr", "sra", "srta", "don", "dona", "dña", "dna", "d.ª", "prof",
+    "profa", "profesor", "profesora", "mr", "mrs", "ms", "miss", "mx", "sir", "dame", "mister", "dhr", "mevr",
+    "mw", "mej", "drs", "ir", "herr", "frau", "hr", "fr", "fru", "froken", "fröken", "prof.dr", "lic", "enf",
+})
+PARTICLES = frozenset({
+    "de", "del", "la", "las", "los", "y", "i", "e", "van", "der", "den", "ter", "te", "ten", "von", "zu", "zum",
+    "zur", "af", "av", "da", "di", "do", "dos", "das", "du", "le", "lo", "'t", "het",
+    "bin", "ben", "al", "el",
+})
+_TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d+|\s+|.", re.UNICODE)
+_MAX_ATTEMPTS = 40
+
+
+@dataclass(frozen=True, slots=True)
+class NamePart:
+    text: str
+    role: str  # given | surname | initial | title | particle | lit
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedName:
+    parts: tuple[NamePart, ...]
+    gender: str | None
+
+    @property
+    def givens(self) -> list[str]:
+        return [p.text for p in self.parts if p.role == "given"]
+
+    @property
+    def surname_keys(self) -> frozenset[str]:
+        return frozenset(normalize(p.text) for p in self.parts if p.role == "surname")
+
+
+def _is_word(tok: str) -> bool:
+    return tok[:1].isalpha()
+
+
+def _is_first(word: str, lang: str) -> bool:
+    return first_name_gender(word, lang) is not None
+
+
+def _is_surname(word: str, lang: str) -> bool:
+    return normalize(word) in known_surnames(lang)
+
+
+def parse_name(text: str, lang: str) -> ParsedName:
+    """Split a name into roles (see the module docstring) and find its gender."""
+    toks = _TOKEN.findall(text)
+    word_idx = [i for i, t in enumerate(toks) if _is_word(t)]
+    roles: dict[int, str] = {}
+    content: list[int] = []
+    for n, i in enumerate(word_idx):
+        w = toks[i]
+        key = normalize(w)
+        nxt = toks[i + 1] if i + 1 < len(toks) else ""
+        later_words = word_idx[n + 1:]
+        if not content and key in TITLES and (nxt == "." or len(w) > 2 or nxt.isspace()) and later_words:
+            roles[i] = "title"
+        elif key in PARTICLES and later_words and (w.islower() if len(w) == 1 else (w.islower() or content
+                                                                                    or n == 0)):
+            roles[i] = "particle"
+        elif len(w) == 1:
+            roles[i] = "initial"
+        else:
+            content.append(i)
+    # a comma after the first content word(s) means "Surname(s), Given name(s)"
+    comma_at = next((i for i, t in enumerate(toks) if t == "," and content and i > content[0]), None)
+    if comma_at is not None:
+        before = [i for i in content if i < comma_at]
+        after = [i for i in content if i > comma_at]
+        for i in before:
+            roles[i] = "surname"
+        given_run = True
+        for i in after:
+            if given_run and _is_first(toks[i], lang):
+                roles[i] = "given"
+            else:
+                given_run = False
+                roles[i] = "surname"
+    else:
+        k = len(content)
+        given_run = True
+        for pos, i in enumerate(content):
+            w = toks[i]
+            if given_run and _is_first(w, lang):
+                last = pos == k - 1
+                if pos == 0 or not last or not _is_surname(w, lang):
+                    roles[i] = "given"
+                    continue
+            given_run = False
+            roles[i] = "surname"
+    gender = None
+    for i in content:
+        if roles.get(i) == "given":
+            gender = first_name_gender(toks[i], lang)
+            break
+    parts = tuple(NamePart(t, roles.get(i, "lit")) for i, t in enumerate(toks))
+    return ParsedName(parts, gender)
+
+
+def looks_like_name(text: str, lang: str) -> bool:
+    """True when the span looks like a person's name: a capitalised word, or a lower-case known first name.
+
+    Relation words annotated as relatives (``"padre"``, ``"pareja"``, ``"hija de 50 años"``) are not names, even
+    when a surname list knows them.
+    """
+    words = [t for t in _TOKEN.findall(text) if _is_word(t)]
+    if not words:
+        return False
+    if any(w[0].isupper() for w in words):
+        return True
+    return any(_is_first(w, lang) for w in words if len(w) > 2)
+
+
+def _target_letter(ctx: GenContext, letter: str) -> str:
+    """The initial every given name starting with ``letter`` maps to in this scope (keyed; never ``letter``)."""
+    src = normalize(letter)[:1].upper()
+    eligible = [c for c in initial_letters(ctx.lang) if c != src] or list(string.ascii_uppercase)
+    return ctx.rand.choice(eligible, "initial-letter", src)
+
+
+def _draw(ctx: GenContext, role: str, original: str, gender: str | None) -> str:
+    """The surrogate of one given name / surname (never the original, never another name word of the doc).
+
+    A given name is drawn among the names of its gender that start with the scope's target letter for its own
+    initial, so an initial (``"J."``) and the full name (``"Juan"``) get the same surrogate initial.
+    """
+    key = normalize(original)
+    avoid = ctx.avoid_words()
+    if role == "given":
+        g = gender or "N"
+        pool = given_names_by_letter(ctx.lang, g).get(_target_letter(ctx, original))
+        if pool is None or len(pool) == 0:
+            pool = given_names(ctx.lang, g)
+        parts: tuple[str, ...] = ("given", g, key)
+    else:
+        pool = surnames(ctx.lang)
+        parts = ("surname", key)
+    choice = original
+    for attempt in range(_MAX_ATTEMPTS):
+        choice = pool.pick(ctx.rand.unit(*parts, attempt))
+        ck = normalize(choice)
+        if ck != key and ck not in avoid:
+            break
+    return apply_shape(original, choice, ctx.lang)
+
+
+def _initial(ctx: GenContext, letter: str) -> str:
+    """The surrogate of an initial: the scope's target letter for it, in the original case."""
+    new = _target_letter(ctx, letter)
+    return new.lower() if letter.islower() else new
+
+
+def surrogate_name(text: str, ctx: GenContext) -> str:
+    """The surrogate of a person's name (see the module docstring)."""
+    parsed = parse_name(text, ctx.lang)
+    out = []
+    for p in parsed.parts:
+        if p.role in ("given", "surname"):
+            out.append(_draw(ctx, p.role, p.text, parsed.gender))
+        elif p.role == "initial":
+            out.append(_initial(ctx, p.text))
+        else:
+            out.append(p.text)
+    return "".join(out)

@@ -1,0 +1,272 @@
+"""``surrogate``: replace each PHI span with a realistic, consistent substitute of the same kind.
+
+Every choice is a keyed function (HMAC-SHA256) of (secret key, scope, normalized original) — see
+:mod:`~clinanon.transform.surrogate.keys` and :mod:`~clinanon.transform.surrogate.scope` — so the same input and
+key give the same output on any machine or worker, with no shared state; ``ctx.state`` is only a cache.
+
+Generators by canonical category (the note's language, or ``locale``, picks lists and formats):
+
+======================  =========================================================================================
+``NAME.*``              :mod:`.names` (gender, shape, part-wise consistency); ``NAME.USERNAME`` format-preserving;
+                        relation words annotated as relatives (``"padre"``) are kept, numbers in them shifted
+``AGE``                 :func:`.dates.surrogate_age` (shift; > 89 -> "90 or older")
+``DATE``                :func:`.dates.surrogate_date` (one offset per scope; same format and language)
+``LOCATION.*``          :mod:`.places` (city, region, country, postcode, street, hospital, unit, organisation)
+``PROFESSION``          another profession
+``CONTACT.*``           :mod:`.contacts` (phone/fax national format, e-mail, URL, IP)
+``ID.*``                :mod:`.identifiers` (format-preserving; checksums kept valid)
+``SEX``, ``OTHER``      kept (``keep_sex``), or tagged with ``unhandled = "tag"``
+======================  =========================================================================================
+
+A surrogate never equals its original (case- and accent-insensitively); where a generator cannot replace a
+span (a date span without a date, an age without a number, ``OTHER``) the span is kept, or tagged
+(``[CATEGORY]``) when ``unhandled = "tag"``. With ``ledger`` set (an SQLite path or a ``postgresql://`` URL),
+every replacement is recorded for authorised reversal (:mod:`clinanon.ledger`).
+
+The key comes from ``key_file``, else the environment variable ``key_env`` (``CLINANON_SURROGATE_KEY``), else —
+only with ``insecure_random_key = true`` — a throw-away random key; otherwise building the operator fails with
+:class:`~clinanon.transform.surrogate.keys.MissingKeyError`. The key never appears in ``repr`` or errors.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, PrivateAttr, SecretStr, field_validator, model_validator
+
+from clinanon.document import Span
+from clinanon.taxonomy import parent
+from clinanon.transform.base import Edit, OperatorBase, OperatorContext, register_operator
+from clinanon.transform.surrogate._text import normalize
+from clinanon.transform.surrogate.contacts import surrogate_email, surrogate_ip, surrogate_phone, surrogate_url
+from clinanon.transform.surrogate.dates import surrogate_age, surrogate_date
+from clinanon.transform.surrogate.identifiers import format_preserving, surrogate_identifier
+from clinanon.transform.surrogate.keys import KEY_ENV, KeyedRandom, SurrogateKey, load_key, parse_key
+from clinanon.transform.surrogate.names import looks_like_name, surrogate_name
+from clinanon.transform.surrogate.places import surrogate_place, surrogate_profession
+from clinanon.transform.surrogate.scope import GenContext, ResolvedScope, Settings, resolve_scope
+
+__all__ = ["SurrogateOperator", "generate"]
+
+log = logging.getLogger("clinanon.surrogate")
+
+_IP_CHARS = frozenset("0123456789abcdefABCDEF.:")
+
+
+def _contact(text: str, ctx: GenContext, sub: str) -> str:
+    if sub == "EMAIL" or (not sub and "@" in text):
+        return surrogate_email(text, ctx)
+    if sub == "URL" or (not sub and ("://" in text or text.strip().lower().startswith("www."))):
+        return surrogate_url(text, ctx)
+    if sub == "IPADDR" or (not sub and set(text.strip()) <= _IP_CHARS and text.count(".") == 3):
+        return surrogate_ip(text, ctx)
+    return surrogate_phone(text, ctx)
+
+
+def generate(category: str, text: str, ctx: GenContext) -> str | None:
+    """The surrogate of ``text`` for a canonical ``category``; ``None`` when the span is not replaceable."""
+    typ = parent(category)
+    sub = category.partition(".")[2]
+    if typ == "NAME":
+        if sub == "USERNAME":
+            return format_preserving(text, ctx, "username")
+        if looks_like_name(text, ctx.lang):
+            return surrogate_name(text, ctx)
+        if any(c.isdigit() for c in text):
+            return surrogate_age(text, ctx)
+        return None
+    if typ == "DATE":
+        return surrogate_date(text, ctx)
+    if typ == "AGE":
+        return surrogate_age(text, ctx)
+    if typ == "LOCATION":
+        return surrogate_place(text, ctx, category)
+    if typ == "PROFESSION":
+        return surrogate_profession(text, ctx)
+    if typ == "CONTACT":
+        return _contact(text, ctx, sub)
+    if typ == "ID":
+        return surrogate_identifier(text, ctx)
+    return None
+
+
+_SEX_WORDS = {
+    "es": (("H", "M", "V", "F"), ("varón", "mujer", "hombre", "femenino", "masculino")),
+    "en": (("M", "F"), ("male", "female", "man", "woman")),
+    "nl": (("M", "V"), ("man", "vrouw", "mannelijk", "vrouwelijk")),
+    "sv": (("M", "K"), ("man", "kvinna", "manlig", "kvinnlig")),
+    "de": (("M", "W"), ("männlich", "weiblich", "Mann", "Frau")),
+}
+
+
+def _sex(text: str, ctx: GenContext) -> str:
+    """A keyed sex word of the language with the same shape (a letter for a letter, a word for a word)."""
+    letters, words = _SEX_WORDS.get(ctx.lang, _SEX_WORDS["en"])
+    stripped = text.strip()
+    pool = letters if len(stripped) <= 2 else words
+    choice = ctx.rand.choice(pool, "sex", normalize(stripped))
+    from clinanon.transform.surrogate._text import apply_case
+
+    return text.replace(stripped, apply_case(stripped, choice), 1) if stripped else text
+
+
+def _range(v: tuple[int, int], name: str) -> tuple[int, int]:
+    lo, hi = v
+    if lo < 1 or hi < lo:
+        raise ValueError(f"{name} needs 1 <= min <= max (a shift is never 0)")
+    return (lo, hi)
+
+
+@register_operator("surrogate")
+class SurrogateOperator(OperatorBase):
+    """Keyed, locale-aware surrogates (see the module docstring). Parameters:
+
+    ``scope`` (document | patient | corpus), ``patient_field`` (metadata key of the patient id),
+    ``missing_patient`` (document: fall back and count | error), ``key_file`` / ``key_env`` /
+    ``insecure_random_key`` / ``key`` (the secret), ``locale`` (override the note's language),
+    ``date_shift`` / ``month_shift`` / ``year_shift`` / ``age_shift`` (``[min, max]`` of the absolute shift,
+    never 0), ``date_collisions`` (auto | avoid | ignore: whether a document may use another of the scope's
+    keyed offsets when the scope's own would move a date or age onto another original of the document; ``auto``
+    avoids in document scope only, so in patient and corpus scope every document keeps the scope's offset and
+    all intervals), ``age_cap`` (ages in years at or above it become "<cap> or older"; ``None`` disables),
+    ``keep_sex``, ``unhandled`` (keep | tag), ``ledger`` (SQLite path or ``postgresql://`` URL),
+    ``ledger_table``.
+    """
+
+    scope: Literal["document", "patient", "corpus"] = "document"
+    patient_field: str = "patient_id"
+    missing_patient: Literal["document", "error"] = "document"
+    key_file: Path | None = None
+    key_env: str = KEY_ENV
+    insecure_random_key: bool = False
+    key: SecretStr | None = Field(default=None, repr=False)
+    locale: Literal["es", "en", "nl", "sv", "de"] | None = None
+    date_shift: tuple[int, int] = (7, 14)
+    month_shift: tuple[int, int] = (1, 2)
+    year_shift: tuple[int, int] = (1, 2)
+    age_shift: tuple[int, int] = (1, 2)
+    date_collisions: Literal["auto", "avoid", "ignore"] = "auto"
+    age_cap: int | None = Field(default=90, ge=2)
+    keep_sex: bool = True
+    unhandled: Literal["keep", "tag"] = "keep"
+    ledger: str | None = None
+    ledger_table: str = "clinanon_ledger"
+
+    _key: SurrogateKey = PrivateAttr()
+    _settings: Settings = PrivateAttr()
+    _ledger: Any = PrivateAttr(default=None)
+    _ledger_pid: int = PrivateAttr(default=-1)
+    _stats: dict[str, int] = PrivateAttr(default_factory=dict)
+
+    @field_validator("date_shift")
+    @classmethod
+    def _date_range(cls, v: tuple[int, int]) -> tuple[int, int]:
+        lo, hi = _range(v, "date_shift")
+        if hi > 180:
+            raise ValueError("date_shift max must be at most 180 days")
+        return (lo, hi)
+
+    @field_validator("month_shift", "year_shift", "age_shift")
+    @classmethod
+    def _small_range(cls, v: tuple[int, int]) -> tuple[int, int]:
+        return _range(v, "shift")
+
+    @model_validator(mode="after")
+    def _resolve_key(self) -> SurrogateOperator:
+        if self.key is not None:
+            self._key = parse_key(self.key.get_secret_value(), source="parameter 'key'")
+        else:
+            self._key = load_key(self.key_file, env_var=self.key_env, insecure_random=self.insecure_random_key)
+        avoid = self.date_collisions == "avoid" or (self.date_collisions == "auto" and self.scope == "document")
+        self._settings = Settings(self.date_shift, self.month_shift, self.year_shift, self.age_shift,
+                                  self.age_cap, self.keep_sex, avoid)
+        return self
+
+    def __repr_args__(self) -> Any:
+        from clinanon.ledger import redact_url
+
+        return [(k, redact_url(v) if k == "ledger" and isinstance(v, str) else v)
+                for k, v in super().__repr_args__() if k != "key"]
+
+    @property
+    def key_fingerprint(self) -> str:
+        """Identifies the key in use without revealing it."""
+        return self._key.fingerprint()
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """Counters of this process: ``patient_fallbacks`` (documents), ``kept``, ``replaced``."""
+        return dict(self._stats)
+
+    def _count(self, name: str, n: int = 1) -> None:
+        self._stats[name] = self._stats.get(name, 0) + n
+
+    # --- per-document context -------------------------------------------------------------------------------
+    def _doc_context(self, ctx: OperatorContext) -> tuple[GenContext, ResolvedScope]:
+        cache = ctx.state.setdefault(self.name, {})
+        if cache.get("doc") is not ctx.doc or cache.get("spans") is not ctx.spans:
+            scope = resolve_scope(ctx.doc, self.scope, patient_field=self.patient_field,
+                                  missing_patient=self.missing_patient)
+            if scope.fallback:
+                if not self._stats.get("patient_fallbacks"):
+                    log.warning("surrogate scope 'patient': document %r has no %r metadata; using its document "
+                                "scope (counted in the operator's stats)", ctx.doc.id, self.patient_field)
+                self._count("patient_fallbacks")
+            lang = self.locale or ctx.lang
+            gctx = GenContext(KeyedRandom(self._key, scope.label), lang, self._settings, ctx.doc, ctx.spans,
+                              ctx.categories)
+            cache.clear()
+            cache.update(doc=ctx.doc, spans=ctx.spans, gctx=gctx, scope=scope, stats=self._stats)
+        return cache["gctx"], cache["scope"]
+
+    def surrogate_for(self, span: Span, ctx: OperatorContext) -> str | None:
+        """The surrogate text of ``span``, or ``None`` when the span is kept/tagged (see the module docstring)."""
+        gctx, _ = self._doc_context(ctx)
+        gctx.span, gctx.category = span, ctx.category  # one context object per document, updated per span
+        original = ctx.doc.text[span.start:span.end]
+        if parent(ctx.category) == "SEX":
+            return None if self.keep_sex else _sex(original, gctx)
+        new = generate(ctx.category, original, gctx)
+        if new is None or new == original:
+            return None
+        if normalize(new) == normalize(original):  # differs only in case/accents: not a surrogate
+            new = format_preserving(original, gctx, "fallback")
+        return new
+
+    def edit(self, span: Span, ctx: OperatorContext) -> Edit:
+        """An edit of exactly the span: its surrogate, the original (kept) or ``[CATEGORY]`` (tagged)."""
+        new = self.surrogate_for(span, ctx)
+        original = ctx.doc.text[span.start:span.end]
+        stats = ctx.state[self.name]["stats"]
+        if new is None:
+            stats["kept"] = stats.get("kept", 0) + 1
+            return Edit(span.start, span.end, f"[{ctx.category}]" if self.unhandled == "tag" else original)
+        stats["replaced"] = stats.get("replaced", 0) + 1
+        if self.ledger is not None:
+            self._record(span, ctx, original, new)
+        return Edit(span.start, span.end, new)
+
+    # --- ledger ---------------------------------------------------------------------------------------------
+    def _open_ledger(self) -> Any:
+        if self._ledger is None or self._ledger_pid != os.getpid():
+            from clinanon.ledger import open_ledger
+
+            self._ledger = open_ledger(self.ledger, table=self.ledger_table)  # type: ignore[arg-type]
+            self._ledger_pid = os.getpid()
+        return self._ledger
+
+    def _record(self, span: Span, ctx: OperatorContext, original: str, new: str) -> None:
+        from clinanon.ledger import LedgerEntry
+
+        _, scope = self._doc_context(ctx)
+        self._open_ledger().record([LedgerEntry(ctx.doc.id, span.start, span.end, span.label, ctx.category,
+                                                scope.label, original, new, self.name, self.key_fingerprint)])
+
+    def close(self) -> None:
+        """Close the ledger connection of this process (if any)."""
+        if self._ledger is not None:
+            self._ledger.close()
+            self._ledger = None

@@ -1,0 +1,460 @@
+"""Place and organisation surrogates.
+
+* City / region (``LOCATION.CITY``, ``LOCATION.STATE``, ``LOCATION.OTHER``): another city of the same region when
+  the gazetteer knows the city's region (else of the same country; an unknown place gets a city of the note's
+  home country); a region gets another region with the same parent (else of the same country). Spanish
+  provinces count as regions, so ``"Madrid"`` can become ``"Sevilla"``.
+* Country: another country of the same continent (names in the note's language); an unknown one, a country
+  of the home country's continent.
+* Postcode (``LOCATION.ZIP``, or a digits-only city span): in Spanish notes a common postcode (``PP0NN``) of
+  the surrogate of the nearest city in the same document (else of the province the original code belongs to),
+  so postcode and city stay coherent; in other languages a format-preserving keyed code.
+* Street: street-type words (``Calle``, ``C/``, ``Avda.``, ``Street``, ``-straat``, ``-straße``, ``-gatan`` ...),
+  particles and floor/door words are kept; every other word becomes a keyed surname (compound street words keep
+  their suffix: ``Kerkstraat`` -> ``<name>straat``); every house number gets a keyed number of the same length.
+* Hospital: a hospital of the gazetteer with the same head phrase (``Hospital Universitario``, ``Clínica`` ...),
+  else the head phrase + a keyed city or person name; health-care units (``Centro de Salud X``) keep their
+  head; departments come from a short list; organisations become a keyed company name of the locale or keep
+  an institution word (``Universidad de <city>``); professions come from a short list per language.
+
+All choices are keyed by the normalized original, so each place maps to one surrogate in a scope.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
+
+from clinanon.document import Span
+from clinanon.transform.surrogate._data import (
+    DEPARTMENTS,
+    HOME_COUNTRY,
+    PROFESSIONS,
+    UNIT_HEADS,
+    Place,
+    WeightedList,
+    faker_attr,
+    given_names,
+    places,
+    surnames,
+)
+from clinanon.transform.surrogate._text import apply_shape, normalize
+from clinanon.transform.surrogate.identifiers import format_preserving
+from clinanon.transform.surrogate.scope import GenContext
+
+__all__ = [
+    "ES_PROVINCE_CODES",
+    "surrogate_city",
+    "surrogate_country",
+    "surrogate_department",
+    "surrogate_hospital",
+    "surrogate_organization",
+    "surrogate_place",
+    "surrogate_profession",
+    "surrogate_street",
+    "surrogate_zip",
+]
+
+_MAX_ATTEMPTS = 40
+
+#: Spanish province (normalized name, also co-official and older names) -> the first two digits of its postcodes
+ES_PROVINCE_CODES: dict[str, str] = {normalize(k): v for k, v in {
+    "Álava": "01", "Araba": "01", "Albacete": "02", "Alicante": "03", "Alacant": "03", "Almería": "04",
+    "Ávila": "05", "Badajoz": "06", "Baleares": "07", "Illes Balears": "07", "Islas Baleares": "07",
+    "Barcelona": "08", "Burgos": "09", "Cáceres": "10", "Cádiz": "11", "Castellón": "12", "Castelló": "12",
+    "Ciudad Real": "13", "Córdoba": "14", "A Coruña": "15", "La Coruña": "15", "Coruña": "15", "Cuenca": "16",
+    "Girona": "17", "Gerona": "17", "Granada": "18", "Guadalajara": "19", "Guipúzcoa": "20", "Gipuzkoa": "20",
+    "Huelva": "21", "Huesca": "22", "Jaén": "23", "León": "24", "Lleida": "25", "Lérida": "25",
+    "La Rioja": "26", "Rioja": "26", "Lugo": "27", "Madrid": "28", "Málaga": "29", "Murcia": "30",
+    "Navarra": "31", "Nafarroa": "31", "Ourense": "32", "Orense": "32", "Asturias": "33", "Palencia": "34",
+    "Las Palmas": "35", "Pontevedra": "36", "Salamanca": "37", "Santa Cruz de Tenerife": "38",
+    "Cantabria": "39", "Segovia": "40", "Sevilla": "41", "Soria": "42", "Tarragona": "43", "Teruel": "44",
+    "Toledo": "45", "Valencia": "46", "València": "46", "Valladolid": "47", "Vizcaya": "48", "Bizkaia": "48",
+    "Zamora": "49", "Zaragoza": "50", "Ceuta": "51", "Melilla": "52",
+}.items()}
+_CODE_PROVINCE: dict[str, str] = {}
+for _name, _code in ES_PROVINCE_CODES.items():
+    _CODE_PROVINCE.setdefault(_code, _name)
+
+
+def _pick(ctx: GenContext, pool: Sequence[str], purpose: str, key: str, avoid: frozenset[str] = frozenset()) -> str:
+    """A keyed element of ``pool`` whose normalized form is neither ``key`` nor in ``avoid``."""
+    if not pool:
+        return ""
+    choice = pool[0]
+    for attempt in range(_MAX_ATTEMPTS):
+        choice = ctx.rand.choice(pool, purpose, key, attempt)
+        ck = normalize(choice)
+        if ck != key and ck not in avoid and not ctx.leaks(choice):
+            break
+    return choice
+
+
+def _lookup(text: str, lang: str) -> Place | None:
+    cands = places(lang).by_name.get(normalize(text))
+    if not cands:
+        return None
+    home = HOME_COUNTRY.get(lang, "")
+    return sorted(cands, key=lambda p: (p.country != home, p.kind != "city"))[0]
+
+
+@lru_cache(maxsize=4096)
+def _city_names(place: Place | None, lang: str) -> tuple[tuple[str, ...], dict[str, Place]]:
+    """The sorted surrogate names for a place and the place of each name (cached)."""
+    pool = _city_pool(place, lang)
+    by: dict[str, Place] = {}
+    for p in pool:
+        by.setdefault(p.name, p)
+    return tuple(sorted(by)), by
+
+
+def _city_pool(place: Place | None, lang: str) -> list[Place]:
+    P = places(lang)
+    home = HOME_COUNTRY.get(lang, "")
+    if place is None:
+        pool = list(P.cities_by_country.get(home, ())) + list(P.regions_by_country.get(home, ()))
+        return pool
+    if place.kind == "city":
+        same = [p for p in P.cities_by_region.get((place.country, normalize(place.region)), ()) if p != place]
+        if same:
+            return same
+        parent = P.region_parent.get((place.country, normalize(place.region)))
+        if parent:
+            siblings = P.regions_by_parent.get((place.country, normalize(parent)), ())
+            wider = [c for r in siblings for c in P.cities_by_region.get((place.country, normalize(r.name)), ())
+                     if c != place]
+            if wider:
+                return wider
+        return [p for p in P.cities_by_country.get(place.country, ()) if p != place]
+    same = [p for p in P.regions_by_parent.get((place.country, normalize(place.region)), ()) if p != place]
+    if same:
+        return same
+    pool = [p for p in P.regions_by_country.get(place.country, ()) if p != place]
+    return pool or [p for p in P.cities_by_country.get(place.country, ())]
+
+
+def _location_avoid(ctx: GenContext) -> frozenset[str]:
+    return ctx.avoid_words()
+
+
+def surrogate_city_place(text: str, ctx: GenContext) -> Place | None:
+    """The surrogate :class:`Place` of a city/region name (``None`` when no list has one)."""
+    key = normalize(text)
+    place = _lookup(text, ctx.lang)
+    names, by = _city_names(place, ctx.lang)
+    if not names:
+        return None
+    return by.get(_pick(ctx, names, "city", key, _location_avoid(ctx)))
+
+
+def surrogate_city(text: str, ctx: GenContext) -> str:
+    """Another city/region (see the module docstring)."""
+    stripped = text.strip()
+    if stripped and sum(c.isdigit() for c in stripped) >= max(3, len(stripped) // 2):
+        return surrogate_zip(text, ctx)
+    p = surrogate_city_place(stripped, ctx)
+    if p is None:
+        return format_preserving(text, ctx, "city")
+    lead = text[:len(text) - len(text.lstrip())]
+    trail = text[len(text.rstrip()):]
+    return lead + apply_shape(stripped, p.name, ctx.lang) + trail
+
+
+#: ISO codes of dependent territories, special areas and unions: never chosen as a surrogate country
+_TERRITORIES = frozenset((
+    "AC", "AI", "AQ", "AS", "AW", "AX", "BL", "BM", "BQ", "BV", "CC", "CK", "CP", "CW", "CX", "DG", "EA", "EH",
+    "EU", "EZ", "FK", "FO", "GF", "GG", "GI", "GL", "GP", "GS", "GU", "HK", "HM", "IC", "IM", "IO", "JE", "KY",
+    "MF", "MO", "MP", "MQ", "MS", "NC", "NF", "NU", "PF", "PM", "PN", "PR", "QO", "RE", "SH", "SJ", "SX", "TA",
+    "TC", "TF", "TK", "UM", "UN", "VG", "VI", "WF", "XA", "XB", "XK", "YT",
+))
+
+
+@lru_cache(maxsize=64)
+def _countries_of(lang: str, continent: str) -> tuple[str, ...]:
+    return tuple(sorted(x[0] for x in places(lang).countries if x[2] == continent and x[1] not in _TERRITORIES))
+
+
+def surrogate_country(text: str, ctx: GenContext) -> str:
+    """Another country of the same continent."""
+    P = places(ctx.lang)
+    key = normalize(text)
+    c = P.country_by_name.get(key)
+    continent = c[2] if c else next((x[2] for x in P.countries if x[1] == HOME_COUNTRY.get(ctx.lang)), "")
+    pool = [x for x in _countries_of(ctx.lang, continent) if normalize(x) != key]
+    if not pool:
+        return format_preserving(text, ctx, "country")
+    return apply_shape(text.strip(), _pick(ctx, pool, "country", key, ctx.avoid_words()), ctx.lang)
+
+
+def _nearest_city_span(ctx: GenContext) -> Span | None:
+    """The closest non-numeric city/region span of the document within 80 characters of the current span."""
+    if ctx.span is None or ctx.doc is None:
+        return None
+    best: tuple[int, Span] | None = None
+    for s in ctx.spans:
+        cat = ctx.categories.get(s, s.label)
+        if s == ctx.span or cat not in ("LOCATION.CITY", "LOCATION.STATE"):
+            continue
+        t = ctx.span_text(s)
+        if any(c.isdigit() for c in t):
+            continue
+        dist = ctx.span.start - s.end if s.end <= ctx.span.start else s.start - ctx.span.end
+        if 0 <= dist <= 80 and (best is None or dist < best[0]):
+            best = (dist, s)
+    return best[1] if best else None
+
+
+def _province_code(place: Place | None) -> str | None:
+    if place is None or place.country != "ES":
+        return None
+    for name in ((place.name,) if place.kind == "region" else (place.region, place.name)):
+        code = ES_PROVINCE_CODES.get(normalize(name))
+        if code:
+            return code
+    return None
+
+
+def surrogate_zip(text: str, ctx: GenContext) -> str:
+    """A postcode coherent with the surrogate city (see the module docstring)."""
+    stripped = text.strip()
+    key = normalize(stripped)
+    if ctx.lang == "es" and re.fullmatch(r"\d{5}", stripped):
+        city_span = _nearest_city_span(ctx)
+        if city_span is not None:
+            place = surrogate_city_place(ctx.span_text(city_span).strip(), ctx)
+        else:
+            province = _CODE_PROVINCE.get(stripped[:2])
+            place = surrogate_city_place(province, ctx) if province else None
+        code = _province_code(place) or f"{ctx.rand.index(52, 'zip-province', key) + 1:02d}"
+        new = stripped
+        for attempt in range(_MAX_ATTEMPTS):
+            new = f"{code}0{ctx.rand.index(50, 'zip', key, attempt) + 1:02d}"
+            if new != stripped and not ctx.leaks(new):
+                break
+        return text.replace(stripped, new, 1)
+    return format_preserving(text, ctx, "zip")
+
+
+# --- streets ---------------------------------------------------------------------------------------------------
+
+_STREET_TYPES = frozenset(normalize(w) for w in (
+    # es / ca / gl / eu
+    "c", "cl", "calle", "carrer", "rúa", "rua", "kalea", "avda", "avd", "av", "avenida", "avinguda", "pza", "pl",
+    "plaza", "plaça", "praza", "paseo", "passeig", "pº", "po", "camino", "camí", "ctra", "carretera", "ronda",
+    "travesía", "travessera", "glorieta", "urbanización", "urb", "vía", "via", "rambla", "pasaje", "ptge",
+    "callejón", "alameda", "cuesta", "polígono", "pol", "barrio", "bº", "edificio", "edif", "bloque",
+    # en
+    "street", "st", "avenue", "ave", "road", "rd", "lane", "ln", "drive", "dr", "boulevard", "blvd", "court", "ct",
+    "way", "place", "square", "sq", "terrace", "close", "crescent", "highway", "hwy", "parkway", "pkwy",
+    # nl / de / sv (separate words)
+    "straat", "laan", "weg", "plein", "gracht", "kade", "singel", "dijk", "str", "straße", "strasse", "platz",
+    "allee", "gasse", "ring", "damm", "ufer", "gatan", "vägen", "gränd", "torget", "stigen", "allén",
+))
+_STREET_KEEP = frozenset(normalize(w) for w in (
+    "de", "del", "la", "las", "los", "el", "y", "i", "d", "dels", "the", "of", "van", "der", "den", "het", "von",
+    "am", "an", "im", "zum", "zur", "bajo", "bajos", "piso", "planta", "pta", "puerta", "esc", "escalera", "izq",
+    "izda", "izquierda", "dcha", "dch", "derecha", "centro", "ctro", "nº", "n", "no", "num", "núm", "número", "s",
+    "sn", "esquina", "esq", "portal", "local", "apt", "apto", "apartment", "suite", "unit", "floor", "fl", "bus",
+    "hs", "huis", "tr", "lgh", "ático", "atico", "entlo", "entresuelo", "principal", "pral", "bis", "north", "south",
+    "east", "west", "n", "e", "w", "nw", "ne", "sw", "se",
+))
+_COMPOUND = (
+    "straat", "laan", "weg", "plein", "gracht", "kade", "singel", "dijk", "steeg", "hof", "dreef", "pad", "baan",
+    "straße", "strasse", "str", "platz", "allee", "gasse", "ring", "damm", "ufer", "gatan", "vägen", "gränd",
+    "torget", "stigen", "backen", "allén", "leden", "plan",
+)
+_TOKEN = re.compile(r"[^\W\d_]+|\d+|\s+|.", re.UNICODE)
+
+
+def _stems(lang: str) -> Sequence[str]:
+    if lang == "sv":
+        return tuple(faker_attr("address", "sv", "street_prefixes", ())) or surnames(lang).items  # type: ignore[arg-type]
+    if lang == "nl":
+        return given_names("nl", "N").items
+    return surnames(lang).items
+
+
+def surrogate_street(text: str, ctx: GenContext) -> str:
+    """A street address of the same type and shape (see the module docstring)."""
+    toks = _TOKEN.findall(text)
+    name_key = " ".join(normalize(t) for t in toks if t[:1].isalpha())
+    avoid = ctx.original_words("NAME") | ctx.original_words("LOCATION")
+    out: list[str] = []
+    n_num = 0
+    for i, t in enumerate(toks):
+        if t.isdigit():
+            rng = ctx.rand.rng("street-number", name_key, t, n_num)
+            n_num += 1
+            new = t
+            for _ in range(_MAX_ATTEMPTS):
+                first = str(rng.randrange(1, 10)) if t[0] != "0" or len(t) == 1 else "0"
+                new = first + "".join(str(rng.randrange(10)) for _ in range(len(t) - 1))
+                if new != t and new not in ctx.avoid_words():
+                    break
+            out.append(new)
+            continue
+        if not t[:1].isalpha():
+            out.append(t)
+            continue
+        k = normalize(t)
+        prev = toks[i - 1] if i else ""
+        if k in _STREET_TYPES or k in _STREET_KEEP or len(t) == 1 or prev.isdigit() or (len(t) <= 2 and t.isupper()):
+            out.append(t)
+            continue
+        suffix = next((s for s in _COMPOUND if k.endswith(normalize(s)) and len(k) > len(s) + 2), None)
+        if suffix is not None and ctx.lang in ("nl", "de", "sv"):
+            stem = _pick(ctx, list(_stems(ctx.lang)), "street-stem", k, avoid)
+            cut = len(t) - len(suffix)
+            new = stem + t[cut:]
+            out.append(apply_shape(t[:cut] or t, new) if t.isupper() or t.islower() else new)
+            continue
+        out.append(apply_shape(t, _pick(ctx, surnames(ctx.lang).items, "street-word", k, avoid), ctx.lang))
+    result = "".join(out)
+    return result if normalize(result) != normalize(text) and not ctx.leaks(result) \
+        else format_preserving(text, ctx, "street")
+
+
+# --- hospitals, units, organisations, professions --------------------------------------------------------------
+
+def _starts_with(text: str, phrase: str) -> bool:
+    t, p = normalize(text), normalize(phrase)
+    return t == p or t.startswith(p + " ")
+
+
+def _ends_with(text: str, phrase: str) -> bool:
+    t, p = normalize(text), normalize(phrase)
+    return t == p or t.endswith(" " + p)
+
+
+def _person_or_city(ctx: GenContext, key: str, purpose: str, attempt: int = 0) -> str:
+    """A keyed 'name part' for a rebuilt institution name: a city or a given name + surname."""
+    if ctx.rand.index(2, purpose, "form", key, attempt) == 0:
+        p = surrogate_city_place(f"{key}#{attempt}" if attempt else (key or "x"), ctx)
+        if p is not None:
+            return p.name
+    given = given_names(ctx.lang, "M" if ctx.rand.index(2, purpose, "g", key, attempt) else "F")
+    first = given.pick(ctx.rand.unit(purpose, "given", key, attempt))
+    last = surnames(ctx.lang).pick(ctx.rand.unit(purpose, "surname", key, attempt))
+    return f"{first} {last}"
+
+
+def _rebuild(ctx: GenContext, key: str, purpose: str, make: Callable[[str], str]) -> str:
+    """``make(core)`` for the first keyed core (city or person) whose result reproduces no original."""
+    new = ""
+    for attempt in range(_MAX_ATTEMPTS):
+        new = make(_person_or_city(ctx, key, purpose, attempt))
+        if normalize(new) != key and not ctx.leaks(new):
+            break
+    return new
+
+
+def _hospital_kind(name: str, lang: str) -> tuple[str | None, str | None]:
+    """The longest head phrase a hospital name starts with, else the longest tail phrase it ends with."""
+    P = places(lang)
+    head = next((h for h in P.hospital_heads if _starts_with(name, h)), None)
+    tail = None if head else next((h for h in P.hospital_tails if _ends_with(name, h)), None)
+    return head, tail
+
+
+@lru_cache(maxsize=8)
+def _hospitals_by_kind(lang: str) -> dict[tuple[str | None, str | None], tuple[str, ...]]:
+    out: dict[tuple[str | None, str | None], list[str]] = {}
+    for h in places(lang).hospitals:
+        out.setdefault(_hospital_kind(h[0], lang), []).append(h[0])
+    return {k: tuple(sorted(v)) for k, v in out.items()}
+
+
+def surrogate_hospital(text: str, ctx: GenContext) -> str:
+    """Another hospital of the same kind (see the module docstring)."""
+    P = places(ctx.lang)
+    stripped = text.strip()
+    key = normalize(stripped)
+    avoid = ctx.original_strings()
+    head, tail = _hospital_kind(stripped, ctx.lang)
+    phrase = head or tail
+    if phrase is not None and (normalize(phrase) == key or ctx.leaks(phrase)):
+        # a bare "Hospital General" (here or elsewhere in the document): any hospital of the list
+        phrase = head = tail = None
+    if phrase is not None:
+        same = [h for h in _hospitals_by_kind(ctx.lang).get((head, tail), ())
+                if normalize(h) != key and normalize(h) not in avoid]
+        if len(same) >= 3:
+            new = _pick(ctx, same, "hospital", key, avoid)
+        else:
+            canon = phrase if stripped[:len(phrase)].lower() != phrase.lower() else (
+                stripped[:len(phrase)] if head else stripped[-len(phrase):])
+            new = _rebuild(ctx, key, "hospital", lambda core: f"{canon} {core}" if head else f"{core} {canon}")
+    else:
+        pool = sorted(h[0] for h in P.hospitals if normalize(h[0]) != key and not ctx.leaks(h[0]))
+        if not pool:
+            return format_preserving(text, ctx, "hospital")
+        new = _pick(ctx, pool, "hospital", key, avoid)
+    return text.replace(stripped, apply_shape(stripped, new) if stripped.isupper() else new, 1)
+
+
+_INSTITUTION_WORDS = (
+    "Facultad de", "Escuela de", "Universidad de", "Universitat de", "Universidad", "University of", "University",
+    "Universiteit", "Universität", "Universitet", "Fundación", "Fundació", "Foundation", "Stichting", "Stiftung",
+    "Stiftelsen", "Instituto", "Institut", "Institute", "Institutet", "Centro Nacional de", "Centro",
+    "Laboratorios", "Laboratorio", "Asociación", "Colegio de", "Consejería de", "Servicio", "Ministerio de",
+)
+
+
+def surrogate_organization(text: str, ctx: GenContext) -> str:
+    """An institution keeps its institution word; a company becomes a keyed company name of the locale."""
+    stripped = text.strip()
+    key = normalize(stripped)
+    word = next((w for w in _INSTITUTION_WORDS if _starts_with(stripped, w)), None)
+    if word is not None:
+        joiner = " " if word.endswith(" de") or word.endswith(" of") or ctx.lang not in ("es",) else " de "
+        new = _rebuild(ctx, key, "org", lambda core: stripped[:len(word)] + joiner + core)
+    else:
+        raw = faker_attr("company", ctx.lang, "company_suffixes", ()) or ("S.A.",)
+        suffixes = WeightedList.of(raw if isinstance(raw, Mapping) else sorted(set(raw)))  # type: ignore[arg-type]
+        suffix = suffixes.pick(ctx.rand.unit("org-suffix", key))
+        new = f"{_pick(ctx, surnames(ctx.lang).items, 'org', key, ctx.avoid_words())} {suffix}"
+    new = apply_shape(stripped, new) if stripped.isupper() else new
+    return text.replace(stripped, new, 1) if normalize(new) != key else format_preserving(text, ctx, "org")
+
+
+def surrogate_department(text: str, ctx: GenContext) -> str:
+    """A health-care unit keeps its head (``Centro de Salud``) with a keyed name; a department gets another."""
+    stripped = text.strip()
+    key = normalize(stripped)
+    head = next((h for h in UNIT_HEADS.get(ctx.lang, ()) if _starts_with(stripped, h)), None)
+    if head is not None:
+        new = _rebuild(ctx, key, "unit", lambda core: stripped[:len(head)] + " " + core)
+    else:
+        pool = DEPARTMENTS.get(ctx.lang, DEPARTMENTS["en"])
+        new = _pick(ctx, pool, "department", key, ctx.original_strings())
+    new = apply_shape(stripped, new) if stripped.isupper() else new
+    return text.replace(stripped, new, 1) if normalize(new) != key else format_preserving(text, ctx, "unit")
+
+
+def surrogate_profession(text: str, ctx: GenContext) -> str:
+    """Another profession from the language's list."""
+    stripped = text.strip()
+    pool = PROFESSIONS.get(ctx.lang, PROFESSIONS["en"])
+    new = _pick(ctx, pool, "profession", normalize(stripped), ctx.original_strings())
+    return text.replace(stripped, apply_shape(stripped, new), 1)
+
+
+def surrogate_place(text: str, ctx: GenContext, category: str) -> str:
+    """Dispatch a ``LOCATION.*`` category to its generator."""
+    sub = category.partition(".")[2]
+    if sub == "COUNTRY":
+        return surrogate_country(text, ctx)
+    if sub == "ZIP":
+        return surrogate_zip(text, ctx)
+    if sub == "STREET":
+        return surrogate_street(text, ctx)
+    if sub == "HOSPITAL":
+        return surrogate_hospital(text, ctx)
+    if sub == "ORGANIZATION":
+        return surrogate_organization(text, ctx)
+    if sub == "DEPARTMENT":
+        return surrogate_department(text, ctx)
+    if sub == "ROOM":
+        return format_preserving(text, ctx, "room")
+    return surrogate_city(text, ctx)
