@@ -1,0 +1,143 @@
+"""Rules-only pipeline on MEDDOCAN dev (Spanish) and on the English synthetic PII dev set.
+
+Writes ``benchmarks/results/rules_meddocan.json`` (or ``--out``) and prints a summary. Measures:
+
+* MEDDOCAN dev: token-level binary P/R/F, subtask 1 (exact span + label) and subtask 2 (exact span) P/R/F,
+  overlap P/R/F, per-label recall (exact and overlap);
+* English synth dev: overlap P/R/F, labelled (canonical categories) and unlabelled;
+* throughput of the full rules pipeline (detectors + resolver + propagation), single process, after a warm-up
+  run: median of ``--repeat`` runs, in chars/s, UTF-8 MB/s and docs/s;
+* peak RSS of this process (``ru_maxrss``).
+
+Usage: ``python benchmarks/rules_meddocan.py [--data ../shared/data] [--repeat 3]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from clinanon import __version__
+from clinanon import io as cio
+from clinanon.config import Config
+from clinanon.document import Document
+from clinanon.evaluate import evaluate
+from clinanon.pipeline import Pipeline
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _prf(measure: dict) -> dict:
+    m = measure["micro"]
+    return {k: m[k] for k in ("precision", "recall", "f1", "tp", "fp", "fn")}
+
+
+def _timed(nlp: Pipeline, docs: list[Document], repeat: int) -> dict:
+    for d in docs:  # warm-up: lazy loading of gazetteers, regex compilation
+        nlp.detect(d)
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for d in docs:
+            nlp.detect(d)
+        times.append(time.perf_counter() - t0)
+    chars = sum(len(d.text) for d in docs)
+    nbytes = sum(len(d.text.encode("utf-8")) for d in docs)
+    med = statistics.median(times)
+    return {"runs_s": [round(t, 4) for t in times], "median_s": round(med, 4), "chars": chars, "bytes": nbytes,
+            "chars_per_s": round(chars / med), "mb_per_s": round(nbytes / med / 1e6, 3),
+            "docs_per_s": round(len(docs) / med, 1)}
+
+
+def meddocan(data: Path, repeat: int) -> dict:
+    gold = list(cio.read(data / "meddocan" / "dev" / "brat", "brat"))
+    nlp = Pipeline(Config.from_dict({"language": "es", "label_scheme": "meddocan"}))
+    pred = [nlp.detect(d) for d in gold]
+    rep = evaluate(gold, pred, lang="es").to_dict()
+    measures = rep["measures"]
+    per_label = {}
+    for label, m in sorted(measures["entity_exact"]["per_label"].items()):
+        ov = measures["entity_overlap"]["per_label"].get(label, {})
+        per_label[label] = {"gold": m["tp"] + m["fn"], "recall_exact": round(m["recall"], 4),
+                            "precision_exact": round(m["precision"], 4),
+                            "recall_overlap": round(ov.get("recall", 0.0), 4)}
+    return {
+        "documents": len(gold),
+        "gold_spans": rep["gold_spans"],
+        "pred_spans": rep["pred_spans"],
+        "token_binary": _prf(measures["token_binary"]),
+        "subtask1_exact": _prf(measures["entity_exact"]),
+        "subtask2_span": _prf(measures["entity_span"]),
+        "overlap": _prf(measures["entity_overlap"]),
+        "overlap_unlabeled": _prf(measures["entity_overlap_unlabeled"]),
+        "leak_chars": rep["leakage"]["all"]["leaked_chars"] if "all" in rep["leakage"] else rep["leakage"],
+        "per_label": per_label,
+        "throughput": _timed(nlp, gold, repeat),
+    }
+
+
+def english(data: Path, repeat: int) -> dict:
+    gold = list(cio.read(data / "pii-synth-en" / "dev.json", "presidio"))
+    nlp = Pipeline(Config.from_dict({"language": "en", "label_scheme": "canonical"}))
+    pred = [nlp.detect(d) for d in gold]
+    rep = evaluate(gold, pred, lang="en", scheme="presidio", label_map="type").to_dict()
+    measures = rep["measures"]
+    per_label = {label: {"gold": m["tp"] + m["fn"], "recall_overlap": round(m["recall"], 4)}
+                 for label, m in sorted(measures["entity_overlap"]["per_label"].items())}
+    return {
+        "documents": len(gold),
+        "gold_spans": rep["gold_spans"],
+        "pred_spans": rep["pred_spans"],
+        "overlap_unlabeled": _prf(measures["entity_overlap_unlabeled"]),
+        "overlap_by_type": _prf(measures["entity_overlap"]),
+        "token_binary": _prf(measures["token_binary"]),
+        "per_type": per_label,
+        "throughput": _timed(nlp, gold, repeat),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "rules_meddocan.json")
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    result = {
+        "benchmark": "rules_meddocan",
+        "clinanon": __version__,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "meddocan_dev": meddocan(args.data, args.repeat),
+        "english_synth_dev": english(args.data, args.repeat),
+    }
+    result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    result["wall_s"] = round(time.perf_counter() - t0, 1)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    m, e = result["meddocan_dev"], result["english_synth_dev"]
+    print(f"MEDDOCAN dev  token binary P/R/F {m['token_binary']['precision']:.3f} / "
+          f"{m['token_binary']['recall']:.3f} / {m['token_binary']['f1']:.3f}")
+    for key in ("subtask1_exact", "subtask2_span", "overlap"):
+        print(f"              {key:<16} P/R/F {m[key]['precision']:.3f} / {m[key]['recall']:.3f} / {m[key]['f1']:.3f}")
+    print(f"              {m['throughput']['chars_per_s']:,} chars/s, {m['throughput']['mb_per_s']} MB/s, "
+          f"{m['throughput']['docs_per_s']} docs/s")
+    for label, r in m["per_label"].items():
+        print(f"    {label:<34} n={r['gold']:<5} R exact {r['recall_exact']:.3f}  R overlap {r['recall_overlap']:.3f}"
+              f"  P exact {r['precision_exact']:.3f}")
+    ou = e["overlap_unlabeled"]
+    print(f"English synth overlap (unlabelled) P/R/F {ou['precision']:.3f} / {ou['recall']:.3f} / {ou['f1']:.3f}; "
+          f"{e['throughput']['chars_per_s']:,} chars/s")
+    for label, r in e["per_type"].items():
+        print(f"    {label:<34} n={r['gold']:<5} R overlap {r['recall_overlap']:.3f}")
+    print(f"peak RSS {result['peak_rss_mb']} MB -> {args.out}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
