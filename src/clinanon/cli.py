@@ -103,6 +103,20 @@ def _build_config(config: Path | None, lang: str | None, operator: str | None,
     return cfg
 
 
+def _reader_options(pairs: list[str] | None) -> dict[str, Any]:
+    """``["control_chars=strip", "check_text=false"]`` -> reader keyword options (JSON values where they parse)."""
+    opts: dict[str, Any] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ClinanonError(f"--read-option expects KEY=VALUE, got a value without '=' ({len(pair)} characters)")
+        try:
+            opts[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            opts[key.strip()] = value
+    return opts
+
+
 def _out_format(out: Path, out_format: str | None, in_format: str) -> str:
     from clinanon import io as cio
 
@@ -127,7 +141,8 @@ class _PipelineFactory:
 
 
 def _run(input_path: Path, out: Path, in_format: str | None, out_format: str | None, config: Config,
-         *, deidentify: bool, resume: bool, overwrite: bool, workers: int, errors: Path | None) -> None:
+         *, deidentify: bool, resume: bool, overwrite: bool, workers: int, errors: Path | None,
+         read_options: dict[str, Any]) -> None:
     from clinanon import io as cio
     from clinanon.batch import run_batch
 
@@ -138,7 +153,7 @@ def _run(input_path: Path, out: Path, in_format: str | None, out_format: str | N
     total = _count_inputs(input_path, fmt)
     verb = "de-identifying" if deidentify else "detecting"
     with _progress(f"{verb} ({fmt} → {ofmt})", total) as advance:
-        result = run_batch(cio.iter_records(input_path, fmt), factory, out, ofmt, resume=resume,
+        result = run_batch(cio.iter_records(input_path, fmt, **read_options), factory, out, ofmt, resume=resume,
                            overwrite=overwrite, errors_path=errors, workers=workers, progress=advance)
     style = "red" if result.errors else "green"
     console.print(
@@ -160,6 +175,11 @@ ResumeOpt = Annotated[bool, typer.Option("--resume", help="Continue an interrupt
 OverwriteOpt = Annotated[bool, typer.Option("--overwrite", help="Replace an existing --out.")]
 WorkersOpt = Annotated[int, typer.Option("--workers", "-j", min=1, help="Worker processes.")]
 ErrorsOpt = Annotated[Path | None, typer.Option("--errors", help="Errors report (default: <out>.errors.jsonl).")]
+ReadOpt = Annotated[
+    list[str] | None,
+    typer.Option("--read-option", "-O", help="Reader option KEY=VALUE, e.g. control_chars=strip, check_text=false "
+                                              "(repeatable; see `clinanon formats`)."),
+]
 
 
 @app.command()
@@ -192,6 +212,7 @@ def deidentify(
     overwrite: OverwriteOpt = False,
     workers: WorkersOpt = 1,
     errors: ErrorsOpt = None,
+    read_option: ReadOpt = None,
 ) -> None:
     """Detect PHI and replace it; writes the sanitized documents (and their replacement log where the format can)."""
     with _errors():
@@ -202,7 +223,7 @@ def deidentify(
             cfg = apply_surrogate_options(cfg, scope=scope, key_file=key_file,
                                           insecure_random_key=insecure_random_key, ledger=ledger)
         _run(input_path, out, in_format, out_format, cfg, deidentify=True, resume=resume, overwrite=overwrite,
-             workers=workers, errors=errors)
+             workers=workers, errors=errors, read_options=_reader_options(read_option))
 
 
 @app.command()
@@ -218,12 +239,13 @@ def detect(
     overwrite: OverwriteOpt = False,
     workers: WorkersOpt = 1,
     errors: ErrorsOpt = None,
+    read_option: ReadOpt = None,
 ) -> None:
     """Detect PHI only: writes the documents with predicted spans (text unchanged)."""
     with _errors():
         cfg = _build_config(config, lang, None, scheme)
         _run(input_path, out, in_format, out_format, cfg, deidentify=False, resume=resume, overwrite=overwrite,
-             workers=workers, errors=errors)
+             workers=workers, errors=errors, read_options=_reader_options(read_option))
 
 
 @app.command()
