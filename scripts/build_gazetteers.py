@@ -27,6 +27,7 @@ Files (UTF-8, one entry per line, tab-separated columns, sorted):
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import re
 from collections import Counter, defaultdict
@@ -513,11 +514,208 @@ def write(path: Path, rows: Iterable[tuple[str, ...]], whole_row: bool = False) 
     return len(lines)
 
 
+# --- international names and places ----------------------------------------------------------------------
+# Patients of any origin are treated everywhere: besides its own locales, a language listed here also gets the
+# first names, surnames and cities of every Faker locale written in the Latin alphabet (plus Cyrillic names and
+# places, kept as they are and transliterated, and Greek places and names as they are), minus the entries that
+# are common words of the language.
+INTL_LANGS: tuple[str, ...] = ("en",)
+#: Faker person attributes read as first names / surnames (the gender is taken from the attribute name)
+_FIRST_ATTRS = ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary",
+                "first_romanized_names", "first_romanized_names_male", "first_romanized_names_female")
+_LAST_ATTRS = ("last_names", "last_names_male", "last_names_female", "last_romanized_names")
+#: Faker address attributes that hold towns and cities
+_CITY_ATTRS = ("cities", "city_names", "real_city_names", "municipalities", "concelhos", "communes", "localities",
+               "settlements", "villages", "towns", "places")
+#: scripts kept as they are (alphabets with spaces between words; CJK and abjads are left out)
+_KEPT_SCRIPTS = ("LATIN", "CYRILLIC", "GREEK")
+_CYRILLIC = dict(zip(
+    "абвгдеёжзийклмнопрстуфхцчшщъыьэюяіїєґў",
+    ("a", "b", "v", "g", "d", "e", "yo", "zh", "z", "i", "y", "k", "l", "m", "n", "o", "p", "r", "s", "t", "u",
+     "f", "kh", "ts", "ch", "sh", "shch", "", "y", "", "e", "yu", "ya", "i", "yi", "ye", "g", "w"), strict=True))
+#: an international entry more frequent than this in the language (Zipf scale, wordfreq) is a common word
+ZIPF_COMMON = 4.5
+#: ... or more frequent than this and also a lower-case dictionary word (english-words' web2 list, for "en")
+ZIPF_DICT = 3.0
+
+
+def transliterate(s: str) -> str:
+    """Cyrillic -> Latin (a simple English-style romanisation: "Ефремова" -> "Yefremova"); "" if ``s`` has
+    characters outside Cyrillic, Latin and punctuation."""
+    out = []
+    for i, ch in enumerate(s):
+        low = ch.lower()
+        if low in _CYRILLIC:
+            lat = _CYRILLIC[low]
+            prev = s[i - 1].lower() if i else " "
+            if low == "е" and (not prev.isalpha() or prev in "аеёиоуыэюяіїєьъ"):
+                lat = "ye"  # word-initial or after a vowel
+            out.append(lat.capitalize() if ch.isupper() and lat else lat)
+        elif ch.isascii() or not ch.isalpha():
+            out.append(ch)
+        else:
+            return ""
+    return "".join(out)
+
+
+def _script_ok(s: str) -> str | None:
+    """The script of ``s`` (``LATIN``, ``CYRILLIC``, ``GREEK``) when all its letters are of one kept script."""
+    import unicodedata
+
+    scripts = {unicodedata.name(c, "?").split()[0] for c in s if c.isalpha()}
+    return next(iter(scripts)) if len(scripts) == 1 and scripts <= set(_KEPT_SCRIPTS) else None
+
+
+def _faker_modules(package: str) -> list[tuple[str, object]]:
+    import pkgutil
+
+    pkg = importlib.import_module(package)
+    return [(m.name, importlib.import_module(f"{package}.{m.name}")) for m in pkgutil.iter_modules(pkg.__path__)]
+
+
+class CommonWords:
+    """Common words of a language (an entry that is one is not added from another locale): the language's
+    spaCy stop words, Faker's lorem words, and, when the packages are installed, words frequent in the language
+    (``wordfreq``) and, for English, frequent lower-case dictionary words (``english-words``)."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+        words: set[str] = set()
+        with contextlib.suppress(ImportError):
+            words |= set(importlib.import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS)
+        loc = {"en": "en_US", "es": "es_ES", "nl": "nl_NL", "sv": "sv_SE", "de": "de_DE"}[lang]
+        with contextlib.suppress(ImportError, AttributeError):
+            words |= set(importlib.import_module(f"faker.providers.lorem.{loc}").Provider.word_list)
+        self.words = frozenset(w.casefold() for w in words)
+        try:
+            from wordfreq import zipf_frequency
+        except ImportError:  # without it only the word lists above guard
+            zipf_frequency = None
+        self.zipf = zipf_frequency
+        self.dictionary: frozenset[str] = frozenset()
+        if lang == "en":
+            try:
+                from english_words import get_english_words_set
+
+                self.dictionary = frozenset(w for w in get_english_words_set(["web2"], lower=False, alpha=True)
+                                            if w.islower())
+            except ImportError:
+                pass
+
+    def is_word(self, word: str) -> bool:
+        """``word`` (or its accent-free form, which the gazetteer also matches) is a common word."""
+        import unicodedata
+
+        f = word.casefold()
+        bare = "".join(c for c in unicodedata.normalize("NFD", f) if not unicodedata.combining(c))
+        for w in dict.fromkeys((f, bare)):
+            if w in self.words:
+                return True
+            if self.zipf is not None:
+                z = self.zipf(w, self.lang)
+                if z >= ZIPF_COMMON or (z >= ZIPF_DICT and self._in_dictionary(w)):
+                    return True
+        return False
+
+    def _in_dictionary(self, w: str) -> bool:
+        """``w`` or a regular inflection's stem ("brands", "ties", "richer") is a dictionary word."""
+        if w in self.dictionary:
+            return True
+        stems = []
+        if w.endswith("ies"):
+            stems.append(w[:-3] + "y")
+        if w.endswith("es"):
+            stems.append(w[:-2])
+        if w.endswith(("s", "r", "d")):
+            stems.append(w[:-1])
+        if w.endswith(("er", "ed")):
+            stems.append(w[:-2])
+        return any(s in self.dictionary for s in stems if len(s) >= 3)
+
+    def __contains__(self, entry: object) -> bool:
+        """A one-word entry that is a common word, or a longer one whose every word is."""
+        if not isinstance(entry, str):
+            return False
+        words = [w for w in entry.replace("-", " ").split() if any(c.isalpha() for c in w)]
+        return bool(words) and all(self.is_word(w) for w in words)
+
+
+def _usable(name: str) -> bool:
+    """Long enough, no digits, starts with a capital letter, one kept script."""
+    return (len(name) >= 3 and not any(c.isdigit() for c in name) and name[:1].isupper()
+            and _script_ok(name) is not None)
+
+
+def _variants(name: str) -> list[str]:
+    """The entry (Title-cased when Faker lists it in capitals: "CHEN" -> "Chen") and, for Cyrillic, its
+    romanisation."""
+    if name.isupper() and len(name) > 1:
+        name = name.title()
+    out = [name]
+    if _script_ok(name) == "CYRILLIC":
+        lat = transliterate(name)
+        if lat:
+            out.append(lat)
+    return out
+
+
+def intl_person_lists() -> tuple[dict[str, str], set[str]]:
+    """First names (with gender F / M / N) and surnames of every Faker person locale in a kept script."""
+    genders: dict[str, set[str]] = defaultdict(set)
+    surnames: set[str] = set()
+    for _loc, mod in _faker_modules("faker.providers.person"):
+        provider = getattr(mod, "Provider", None)
+        for attr in _FIRST_ATTRS:
+            g = "M" if attr.endswith("_male") else "F" if attr.endswith("_female") else ""
+            for n in _attr(mod, attr) if isinstance(getattr(provider, attr, None), (list, tuple, dict)) else ():
+                for v in _variants(clean(n)):
+                    if _usable(v):
+                        bucket = genders[v]
+                        if g:
+                            bucket.add(g)
+        for attr in _LAST_ATTRS:
+            for n in _attr(mod, attr) if isinstance(getattr(provider, attr, None), (list, tuple, dict)) else ():
+                surnames.update(v for v in _variants(clean(n)) if _usable(v))
+    first = {n: ("".join(sorted(g)) if len(g) == 1 else "N") for n, g in genders.items()}
+    return first, surnames
+
+
+def intl_cities() -> list[tuple[str, str, str]]:
+    """Towns and cities of every Faker address locale in a kept script: (name, "", ISO country or "")."""
+    rows = []
+    for loc, mod in _faker_modules("faker.providers.address"):
+        code = loc.split("_")[1] if "_" in loc and len(loc.split("_")[1]) == 2 else ""
+        for attr in _CITY_ATTRS:
+            for n, _parent in _place_values(mod, attr):
+                for v in _variants(clean(n)):
+                    if _usable(v):
+                        rows.append((v, "", code))
+    return rows
+
+
+def add_international(lang: str, first: dict[str, str], surnames: set[str],
+                      cities: list[tuple[str, str, str]]) -> tuple[dict[str, str], set[str], list]:
+    """``first``, ``surnames``, ``cities`` plus the international entries that are not common words of
+    ``lang``; the language's own entries win (a name keeps its own gender, a place its own region)."""
+    common = CommonWords(lang)
+    ifirst, isur = intl_person_lists()
+    first = dict(first)
+    for n, g in sorted(ifirst.items()):
+        if n not in first and n not in common:
+            first[n] = g
+    surnames = set(surnames) | {s for s in isur if s not in surnames and s not in common}
+    known = {r[0] for r in cities}
+    extra = [r for r in sorted(set(intl_cities())) if r[0] not in known and r[0] not in common]
+    return first, surnames, cities + extra
+
+
 def main() -> None:
     for lang in LANGS:
         d = OUT / lang
         first, surnames = person_lists(lang)
         cities, regions = cities_regions(lang)
+        if lang in INTL_LANGS:
+            first, surnames, cities = add_international(lang, first, surnames, cities)
         names = set(first) | surnames
         cities = drop_foreign_name_clashes(cities, HOME_COUNTRY[lang], names)
         regions = drop_foreign_name_clashes(regions, HOME_COUNTRY[lang], names)

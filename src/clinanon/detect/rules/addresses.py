@@ -34,7 +34,8 @@ from functools import cache
 from clinanon.detect.base import Detector
 from clinanon.document import Document, Span
 
-__all__ = ["AddressRecognizer", "PostcodeRecognizer", "StreetRecognizer", "recognizers"]
+__all__ = ["AddressRecognizer", "InternationalAddressRecognizer", "PlaceContextRecognizer", "PostcodeRecognizer",
+           "StreetRecognizer", "recognizers"]
 
 _UP = "A-ZÁÉÍÓÚÑÜÇÀÈÌÒÙÏÄÖÅÆØÂÊÎÔÛËŠŽČŘ"
 _LO = "a-zñçáéíóúàèòïüäöåæøßâêîôûëšžčř"
@@ -338,7 +339,7 @@ class StreetRecognizer:
                 rf"(?<![\w\-])(?P<name>{lead}[{_UP}][\w\-]{{2,30}}(?:{suffix}))(?![\w]){_TAIL}"
             )
         self._type_word_street = None
-        if lang in ("de", "nl"):
+        if lang in ("de", "nl", "en"):  # en: streets of German-speaking places ("Villacher Strasse 89")
             self._type_word_hit = re.compile(rf"(?:{_TYPE_WORDS})(?=[ \t]*,?[ \t]*\d)")
             self._type_word_street = re.compile(
                 rf"(?<![\w\-])(?P<name>{_CAP_NODOT}[ \t]+(?:(?:{_CAP_NODOT}|{_CONN})[ \t]+){{0,2}}(?:{_TYPE_WORDS}))"
@@ -565,26 +566,266 @@ class PostcodeRecognizer:
         return self.analyze(doc.text)
 
 
+# --- international layouts --------------------------------------------------------------------------------
+# Addresses of patients from anywhere, written in the layouts of their countries inside an English (or other)
+# text: "28245 Puruntie 82 Apt. 595", "233 Erzsébet tér 19.", "846 31 Rue Al Imam Al Bakri", a unit line
+# ("Suite 501"), military addresses ("PSC 4011, Box 9000 / APO AA 42323"), the town line of an address block
+# and the postcode after a country ("Estonia 62488").
+
+#: upper-case letters of the Latin, Greek and Cyrillic alphabets (for names of places from anywhere)
+_UPX = "A-Z" + "".join(c for c in map(chr, range(0xC0, 0x250)) if c.isupper()) + "\u0386-\u03ab\u0400-\u042f"
+_LX = r"[^\W\d_ºª]"
+_CAPX = rf"[{_UPX}](?:['’][{_UPX}])?{_LX}{{1,30}}(?:-{_LX}{{1,30}})?\.?"
+#: lower-case street-type words and abbreviations written after (or inside) a street's name
+_LOWER_STREET_WORDS = ("u.", "utca", "út", "útja", "tér", "körút", "krt.", "rkp.", "rakpart", "köz", "sor", "gate",
+                       "gata", "gatan", "vej", "veien", "vegen", "tie", "katu", "kuja", "ul.", "ulica", "al.", "pl.",
+                       "str.", "straße", "strasse", "trg", "cesta", "ulice", "nám.", "náměstí", "třída", "tn.",
+                       "do", "da", "dos", "das", "de", "del", "di", "du", "la", "le", "van", "von", "der", "den", "al",
+                       "el", "des", "of", "the", "na", "nad", "pod")
+_XWORD = rf"(?:{_CAPX}|(?:{_alt(_LOWER_STREET_WORDS)})(?![\w]))"
+_XNUM = r"\d{1,4}[A-Za-z]?(?:/\d{1,4})?\.?"
+#: "28245 Puruntie 82", "233 Erzsébet tér 19.", "0605 Kálmán Imre u. 12."
+_NUM_NAME_NUM = re.compile(
+    rf"(?<![\w\-.,/:])(?P<num>\d{{1,6}})[ \t]{{1,2}}(?P<name>{_XWORD}(?:[ \t]{{1,2}}{_XWORD}){{0,4}})"
+    rf"[ \t]{{1,2}}(?P<house>{_XNUM})(?![\w\-/])"
+)
+#: "846 31 Rue Al Imam Al Bakri", "010 63 Avenue du Golf Arabe" (a prefix street type after the numbers)
+_X_PREFIX_TYPES = ("Rue", "Rua", "Via", "Viale", "Avenue", "Avenida", "Av.", "Calle", "Piazza", "Boulevard", "Bd",
+                   "Chemin", "Allée", "Place", "Strada", "Corso", "Largo", "Travessa", "Praça", "Estrada", "ul.",
+                   "Ulica", "Al.", "Aleja", "Plac", "Odos", "Οδός", "Λ.", "Λεωφόρος")
+_NUM_PREFIX_STREET = re.compile(
+    rf"(?<![\w\-.,/:])\d{{1,6}}(?:[ \t]\d{{1,4}})?[ \t]{{1,2}}(?:{_alt(_X_PREFIX_TYPES)})[ \t]{{1,2}}"
+    rf"{_XWORD}(?:[ \t]{{1,2}}(?:{_XWORD}|\d{{1,4}}\.?)){{0,5}}"
+)
+#: a unit line: "Apt. 864", "Suite 501", "Apartment 3B"
+_UNIT = re.compile(r"(?<![\w])(?:Apt\.?|APT\.?|Apartment|Suite|SUITE|Ste\.?|Flat)[ \t]{0,2}#?[ \t]?\d{1,5}[A-Za-z]?"
+                   r"(?![\w])")
+#: military and unit-box addresses: "PSC 4011, Box 9000", "Unit 5022 Box 1225", then "APO AA 42323"
+_MILITARY = re.compile(r"(?<![\w])(?:(?:PSC|CMR|Unit)[ \t]\d{3,5},?[ \t]Box[ \t]\d{3,5}"
+                       r"(?:[ \t]{0,3}\r?\n?[ \t]{0,3}(?:APO|FPO|DPO)[ \t](?:AA|AE|AP)[ \t]\d{5})?"
+                       r"|(?:APO|FPO|DPO)[ \t](?:AA|AE|AP)[ \t]\d{5})(?![\w])")
+#: words after "NUM Name NUM" that make it a quantity, not an address ("2 Tylenol 500 mg")
+_NOT_ADDRESS_AFTER = re.compile(r"[ \t]{0,2}(?:%|[a-zA-Zµμ]{1,5}/|(?i:mg|mcg|µg|g|kg|ml|l|mmol|meq|iu|units?|tabs?|"
+                                r"tablets?|caps?|capsules?|puffs?|drops?|times|x|h|hrs?|min|days?|weeks?|months?|"
+                                r"years?|cm|mm|m|km|mmhg|bpm)(?![\w]))")
+_LINE_START_CUES = re.compile(r"(?i:(?:^|[\n>:]|\b(?:at|is|to|address|lives|live|living|located|resides?|reside|"
+                              r"moved|office|ship|sent|from|in|on|of|user:?))[ \t>?]{0,6})$")
+_TOWN_LINE = re.compile(rf"[ \t>?*]{{0,8}}(?P<town>[{_UPX}][\w'’\-]{{1,30}}(?:[ \t]{{1,2}}[\w'’\-]{{1,30}}){{0,3}}\.?)"
+                        rf"(?:,?[ \t]{{1,2}}(?P<region>[A-Z]{{2}}|[a-z]{{2}})(?:[ \t]{{1,2}}(?P<zip>\d{{4,6}}))?)?"
+                        r"[ \t]{0,4}(?=\r?\n|$|\?|[ \t]{2})")
+
+
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+class InternationalAddressRecognizer:
+    """International address layouts (see the comment above). Streets 0.75 in address context (a line start,
+    "at", "address", "lives"...) else 0.6; unit lines 0.7; military addresses 0.85; towns of an address block
+    0.7 (``LOCATION.CITY``); postcodes after a country or a two-letter region 0.75 (``LOCATION.ZIP``)."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+        self.name = f"intl_address_{lang}"
+        self._countries: re.Pattern[str] | None = None
+
+    def _country_zip(self) -> re.Pattern[str]:
+        if self._countries is None:
+            from clinanon.detect.gazetteer import load_rows
+
+            names = sorted({r[0] for r in load_rows(self.lang, "country") if len(r[0]) > 3}, key=len, reverse=True)
+            self._countries = re.compile(rf"(?<![\w])(?:{'|'.join(re.escape(n) for n in names)})[ \t]{{1,2}}"
+                                         r"(?P<zip>\d{4,6}(?:-\d{3,4})?)(?![\w\-])")
+        return self._countries
+
+    def streets(self, text: str) -> list[Span]:
+        out: list[Span] = []
+        for m in _NUM_NAME_NUM.finditer(text):
+            if _NOT_ADDRESS_AFTER.match(text, m.end()) or not _has_cap_word(m.group("name")):
+                continue
+            after = text[m.end():m.end() + 12]
+            tail_ok = re.match(r"[ \t]{0,3}(?:$|[\r\n,;]|\.(?:[ \t]|$)|(?:Apt|APT|Suite|SUITE|Ste|Unit|Flat|St\.|Str\.)"
+                               r"(?![\w]))", after) is not None
+            line = text[max(0, m.start() - 40):m.start()]
+            ctx = _LINE_START_CUES.search(line) is not None or m.start() == 0
+            if not tail_ok or _YEAR.fullmatch(m.group("house").rstrip(".")) or (_YEAR.fullmatch(m.group("num"))
+                                                                               and not ctx):
+                continue  # "During 1971 Spring 2019"
+            out.append(Span(m.start(), _rstrip(text, m.start(), m.end()), "LOCATION.STREET",
+                            f"{self.name}:num_name_num", 0.75 if ctx else 0.6))
+        for m in _NUM_PREFIX_STREET.finditer(text):
+            out.append(Span(m.start(), _rstrip(text, m.start(), m.end()), "LOCATION.STREET",
+                            f"{self.name}:num_prefix_type", 0.75))
+        if any(h in text for h in ("PSC", "CMR", "Unit", "APO", "FPO", "DPO")):
+            for m in _MILITARY.finditer(text):
+                out.append(Span(m.start(), m.end(), "LOCATION.STREET", f"{self.name}:military", 0.85))
+        for m in _UNIT.finditer(text):
+            out.append(Span(m.start(), m.end(), "LOCATION.STREET", f"{self.name}:unit", 0.7))
+        return out
+
+    def after_streets(self, text: str, streets: list[Span]) -> list[Span]:
+        """Towns on the line after an address's last street / unit line, or after ", " at its end; postcodes after
+        a two-letter region there; postcodes after a country name."""
+        out: list[Span] = []
+        ends = sorted({s.end for s in streets})
+        for e in ends:
+            j = e
+            while j < len(text) and text[j] in " \t":
+                j += 1
+            if text.startswith(",", j):  # "lives at 172 Maneeži 75, Saareküla"
+                m = _TOWN_LINE.match(text, j + 1)
+            elif j < len(text) and text[j] in "\r\n":
+                k = text.find("\n", j) + 1
+                while k and k < len(text) and text[k] in "\r\n \t" and k - j < 12:  # blank lines
+                    k += 1
+                m = _TOWN_LINE.match(text, k) if k else None
+                if m and _UNIT.match(text, m.start("town")):
+                    continue
+            else:
+                continue
+            if m is None or any(c.isdigit() for c in m.group("town")):
+                continue
+            out.append(Span(m.start("town"), _rstrip(text, m.start("town"), m.end("town")), "LOCATION.CITY",
+                            f"{self.name}:town_line", 0.7))
+            if m.group("zip"):
+                out.append(Span(*m.span("zip"), "LOCATION.ZIP", f"{self.name}:region_zip", 0.75))
+        for m in self._country_zip().finditer(text):
+            if re.match(r"[ \t]{0,3}(?:$|[\r\n?.!,;])", text[m.end():m.end() + 4]):
+                out.append(Span(*m.span("zip"), "LOCATION.ZIP", f"{self.name}:country_zip", 0.75))
+        return out
+
+
+class _Intervals:
+    """Overlap queries against a fixed set of spans in O(log n) each (sorted starts + running maximum end)."""
+
+    def __init__(self, spans: list[Span]) -> None:
+        ordered = sorted((s.start, s.end) for s in spans)
+        self.starts = [a for a, _ in ordered]
+        self.max_end: list[int] = []
+        top = -1
+        for _, b in ordered:
+            top = max(top, b)
+            self.max_end.append(top)
+
+    def overlaps(self, start: int, end: int) -> bool:
+        k = bisect.bisect_left(self.starts, end)  # spans starting before `end`
+        return k > 0 and self.max_end[k - 1] > start
+
+
+def _extend_left(text: str, spans: list[Span]) -> list[Span]:
+    """A street span preceded on its line by a lone building number ("28245 Puruntie 82") takes it in."""
+    out = []
+    for s in spans:
+        m = re.search(r"(?:^|(?<=[\s>:]))(\d{1,6})[ \t]{1,2}$", text[max(0, s.start - 12):s.start])
+        if s.label == "LOCATION.STREET" and m and text[s.start:s.start + 1].isalnum():
+            start = s.start - (len(text[max(0, s.start - 12):s.start]) - m.start(1))
+            out.append(Span(start, s.end, s.label, s.source, s.score))
+        else:
+            out.append(s)
+    return out
+
+
 class AddressRecognizer:
-    """Streets and postcodes in one pass (the postcode rules reuse the streets found)."""
+    """Streets and postcodes in one pass (the postcode rules reuse the streets found), plus the international
+    layouts of :class:`InternationalAddressRecognizer`."""
 
     def __init__(self, lang: str) -> None:
         self.street = StreetRecognizer(lang)
         self.postcode = PostcodeRecognizer(lang, self.street)
+        self.intl = InternationalAddressRecognizer(lang)
         self.name = f"address_{lang}"
 
     def analyze(self, text: str) -> list[Span]:
         pcs = self.street.postcodes.find(text)
         streets = self.street.analyze(text, pcs)
-        return streets + self.postcode.analyze(text, streets, pcs)
+        hits = _Intervals(streets)
+        extra = [s for s in self.intl.streets(text) if not hits.overlaps(s.start, s.end)
+                 or s.source.endswith(":military")]
+        streets = _extend_left(text, streets + extra)
+        out = streets + self.postcode.analyze(text, streets, pcs)
+        return out + self.intl.after_streets(text, streets)
 
     def detect(self, doc: Document) -> list[Span]:
         return self.analyze(doc.text)
 
 
+# --- places named after a residence / travel cue ----------------------------------------------------------
+#: cues after which capitalised words name a town or country ("grew up in Oulu", "vive en Tudela")
+_PLACE_CUES: dict[str, str] = {
+    "en": r"(?:lives|lived|living|live|resides|resided|residing|reside|grew[ \t]up|born|raised|based|located|"
+          r"headquartered|settled|stationed|hospitali[sz]ed|vacationing|holidaying)[ \t](?:in|near)"
+          r"|(?:moved|relocated|emigrated|immigrated|flew|travel(?:l?ed|l?ing)|trip|returned|travels|went|"
+          r"drove|commutes|deployed)(?:[ \t](?:here|back|over))?[ \t](?:to|from)"
+          r"|(?:originally|comes|came|is|are|am|I'm|hails)[ \t]from|native[ \t]of|resident[ \t]of"
+          r"|(?:I|we)[ \t]am[ \t]in|I'm[ \t]in|(?:home[ \t])?(?:city|town|village)[ \t]of|arrived[ \t](?:at|in)"
+          r"|home[ \t]city",
+    "es": r"(?:vive|vivía|residente|reside|resid[ií]a|nacid[oa]|natural|procedente|originari[oa]|trasladad[oa]|"
+          r"viaj[óo]|viajar|regres[óo]|afincad[oa]|domiciliad[oa])[ \t](?:en|de|a|desde)",
+    "nl": r"(?:woont|woonde|wonend|geboren|opgegroeid|verhuisd|verhuisde|afkomstig|gevestigd|vertrokken|"
+          r"teruggekeerd)[ \t](?:in|te|naar|uit|van)",
+    "sv": r"(?:bor|bodde|boende|född|uppvuxen|flyttade|flyttat|kommer|kom|reste|bosatt)[ \t](?:i|till|från)",
+    "de": r"(?:wohnt|wohnte|wohnhaft|geboren|aufgewachsen|umgezogen|zugezogen|stammt|stammend|kommt|"
+          r"zurückgekehrt|gereist)[ \t](?:in|nach|aus|von)",
+}
+_PLACE_WORD = rf"[{_UPX}](?:['’][{_UPX}])?{_LX}{{1,30}}(?:-{_LX}{{1,30}})?"
+_PLACE_CONN = r"(?:de|del|la|le|am|an|der|upon|on|sur|nad|pod|op|aan|de[ \t]la|do|da|dos|das|di)"
+
+
+class PlaceContextRecognizer:
+    """One to three capitalised words after a residence or travel cue of the language (``LOCATION.CITY``,
+    score 0.7): "grew up in Oulu", "flew to STAXROITH", "originally from Marindia", "vive en Tudela",
+    "woont in Assen". Words that are common or clinical ("moved to ICU", "lives in Assisted Living") and
+    ALL-CAPS words of four letters or fewer ("transferred to MICU") are not places."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+        self.name = f"place_context_{lang}"
+        self._rx = re.compile(
+            rf"(?<![\w])(?i:{_PLACE_CUES[lang]})[ \t]{{1,2}}(?P<place>{_PLACE_WORD}(?:[ \t](?:{_PLACE_CONN}[ \t])?"
+            rf"{_PLACE_WORD}){{0,2}})(?![\w\-])")
+
+    def analyze(self, text: str) -> list[Span]:
+        from clinanon.detect.rules.names import common_words
+
+        common = common_words(self.lang)
+        out = []
+        for m in self._rx.finditer(text):
+            base = m.start("place")
+            words = [(base + w.start(), base + w.end()) for w in re.finditer(r"\S+", m.group("place"))]
+
+            def bad(k: tuple[int, int]) -> bool:
+                w = text[k[0]:k[1]].casefold()
+                return w in common or w in _PLACE_STOP
+
+            while words and bad(words[-1]):
+                words.pop()
+            if not words or bad(words[0]):
+                continue
+            first = text[words[0][0]:words[0][1]]
+            if len(words) == 1 and first.isupper() and len(first) <= 4:
+                continue
+            out.append(Span(words[0][0], words[-1][1], "LOCATION.CITY", f"{self.name}:cue", 0.7))
+        return out
+
+    def detect(self, doc: Document) -> list[Span]:
+        return self.analyze(doc.text)
+
+
+#: capitalised words after a place cue that are not places (care settings, institutions)
+_PLACE_STOP = frozenset((
+    "icu", "micu", "sicu", "ccu", "nicu", "picu", "er", "ed", "or", "pacu", "rehab", "rehabilitation", "hospice",
+    "assisted", "nursing", "home", "floor", "ward", "unit", "hospital", "clinic", "surgery", "radiology", "the",
+    "a", "an", "his", "her", "their", "our", "my", "this", "that", "here", "there", "bed", "room", "hospitalet",
+    "urgencias", "uci", "planta", "domicilio", "residencia", "quirófano", "intensivos", "ic", "spoedeisende",
+    "afdeling", "iva", "akuten", "avdelning", "intensivstation", "station", "notaufnahme", "reha", "hause",
+    "pflegeheim", "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
+    "sunday",
+))
+
+
 @cache
 def _build(lang: str) -> tuple[Detector, ...]:
-    return (AddressRecognizer(lang),)
+    return (AddressRecognizer(lang), PlaceContextRecognizer(lang))
 
 
 def recognizers(lang: str) -> list[Detector]:

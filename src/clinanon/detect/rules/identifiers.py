@@ -172,7 +172,10 @@ FIELD_LABELS: dict[str, tuple[FieldLabel, ...]] = {
 _TOKEN = r"[A-Z]{0,4}\d[0-9A-Z]{0,24}"
 _VALUE = rf"(?:[A-Z]{{1,4}}[-/])?{_TOKEN}(?:(?:[ ]{{1,2}}|[\-/.]){_TOKEN}){{0,6}}(?:[\-/ ](?-i:[A-Z])(?![\w.]))?"
 _VALUE_PREFIX = r"(?:(?:nhc|hc|mrn|nr|no|n[º°])[\-/.:#]?[ \t]?(?=\d)|#[ \t]?)?"
-_SEP = r"(?P<sep>[ \t]{0,3}(?:[:#=][ \t]{0,3}\n?[ \t]{0,3}|\.[ \t]{1,3}|-[ \t]{1,3}|[ \t]))"
+# between label and value: a colon / number sign / equals sign, a dot, a dash, a copula ("license number is
+# 6940579", "es", "är", "ist") or a space
+_SEP = (r"(?P<sep>[ \t]{0,3}(?:[:#=][ \t]{0,3}\n?[ \t]{0,3}|\.[ \t]{1,3}|-[ \t]{1,3}"
+        r"|[ \t]{1,3}(?:is|was|es|era|är|var|ist|war)[ \t]{1,3}(?:[:#][ \t]{0,3})?|[ \t]))")
 _DATE_VALUE = re.compile(r"\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}[./-]\d{1,2}[./-]\d{1,2}")
 
 

@@ -1,0 +1,446 @@
+"""Person names from context (label ``NAME``, ``NAME.DOCTOR`` where the context says clinician).
+
+Two recognizers per language:
+
+* :func:`name_patterns` (one-pass :class:`~clinanon.detect.rules.dates.RuleRecognizer`): a name after an
+  honorific (``Mr.``, ``Mrs.``, ``Ms.``, ``Prof.``, ``Sr.``, ``Sra.``, ``Dña.``, ``Dhr.``, ``Mevr.``,
+  ``Herr``, ``Frau``, ``Hr.``, ``Fr.``, ``Fru`` ... — the honorific itself is never part of the span, and an
+  honorific alone is never tagged), after "my name is" / "named" / "me llamo" / "heet" / "heter" / "namens",
+  on the line after a letter closing (``Sincerely,``, ``Met collegiale groet,``, ``Mit freundlichen Grüßen``,
+  ``Med vänliga hälsningar``, ``Atentamente``), before a clinical degree (``Jane Roe, MD``), and initials +
+  surname (``J. Smith``, ``P. van den Berg``). Doctor titles (``Dr.``) are the field recognizer's
+  (:mod:`clinanon.detect.rules.fields`); here they may only precede another title (``Prof. Dr. med. X``).
+* :class:`NameNeighbourRecognizer`: a run of two to four capitalised words, one of which is a first name or
+  surname of the language's gazetteer and none of which is a common word, is one name (``Krisztián
+  Szöllösy``: a known first name and an unknown surname; ``Szabina J Gelencsér``). An unknown word only joins
+  in Title case (an ALL-CAPS unknown word is more often an acronym); a run that starts a sentence needs its
+  first word to be a known first name.
+
+Every word of a span is checked against the language's common words (stop words, field labels, honorifics,
+degrees, month and weekday names, allow-list words); spans are trimmed of them at both ends and dropped when
+nothing is left. All quantifiers are bounded and name words are separated by required spaces, so matching is
+linear in the text length (``tests/test_rules_names.py`` times 100 k capitalised words and 1 MB lines).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterable
+from functools import cache
+
+from clinanon.detect.base import Detector
+from clinanon.detect.rules.dates import LANGUAGES, RulePattern, RuleRecognizer
+from clinanon.document import Document, Span
+
+__all__ = ["NameNeighbourRecognizer", "common_words", "name_patterns", "recognizers"]
+
+# --- character classes ----------------------------------------------------------------------------------
+
+#: upper-case letters: Latin (with Latin-1 / Extended-A / Extended-B), Greek and Cyrillic
+UPPER = "A-Z" + "".join(c for c in map(chr, range(0xC0, 0x250)) if c.isupper()) + "\u0386-\u03ab\u0400-\u042f"
+_U = f"[{UPPER}]"
+_L = r"[^\W\d_ºª]"
+#: a capitalised word of two letters or more ("O'Brien", "Jean-Paul", "McDonald", "SMITH")
+CAPW = rf"{_U}(?:['’]{_U})?{_L}{{1,30}}(?:-{_U}{_L}{{1,30}})?"
+#: a capitalised word or a lower-case one (only after the strongest cues: "my name is eva kleist")
+ANYW = rf"{_L}(?:['’]{_L})?{_L}{{1,30}}(?:-{_L}{{2,30}})?"
+_INIT = rf"{_U}\.?"
+_PART = r"(?:van|von|de|der|den|del|della|di|da|das|dos|du|la|le|ten|ter|af|av|zu|bin|ibn|al|el|y|op|'t)"
+_PARTICLE_SET = frozenset(_PART[3:-1].split("|"))
+_SP = r"[ \t]{1,2}"
+#: one to four name words, with middle initials and particles between them
+NAME_SEQ = rf"{CAPW}(?:{_SP}(?:{_INIT}{_SP}){{0,2}}(?:{_PART}{_SP}){{0,3}}{CAPW}){{0,3}}"
+_LEAD_INITIALS = rf"(?:{_INIT}{_SP}){{0,3}}(?:{_PART}{_SP}){{0,3}}"
+
+# --- vocabulary per language ----------------------------------------------------------------------------
+
+#: honorifics that introduce a person's name (not doctor titles: see fields.py); "Prof." introduces a clinician
+_HONORIFICS: dict[str, tuple[str, ...]] = {
+    "en": ("Mr", "Mrs", "Ms", "Miss", "Mx", "Mister", "Madam", "Sir", "Lady", "Prof", "Professor"),
+    "es": ("Sr", "Sra", "Srta", "Don", "Doña", "Dña", "Dª", "Prof", "Profa", "Profesor", "Profesora"),
+    "nl": ("Dhr", "Mevr", "Mw", "Mevrouw", "Meneer", "Mej", "Prof", "Professor"),
+    "sv": ("Herr", "Fru", "Fröken", "Frk", "Prof", "Professor"),
+    "de": ("Herr", "Herrn", "Frau", "Hr", "Fr", "Prof", "Professor"),
+}
+_DOCTOR_HONORIFICS = frozenset({"prof", "professor", "profa", "profesor", "profesora"})
+#: titles that may follow an honorific before the name ("Prof. Dr. med. Müller", "Mevr. drs. Jansen")
+_MORE_TITLES = ("Dr", "Dra", "med", "dent", "rer", "nat", "habil", "Drs", "drs", "Ir", "ir", "Ing", "Dipl", "Mag",
+                "PD", "Priv.-Doz", "Doz", "dr", "mr", "Mr")
+_NAME_IS: dict[str, tuple[str, str]] = {  # (strong cues: lower-case names too, weaker cues)
+    "en": (r"[Mm]y[ \t](?:(?:full|first|last|sur|given|family|maiden)[ \t]?)?name[ \t]is|[Cc]all[ \t]me",
+           r"(?:[Hh]is|[Hh]er|[Tt]heir|[Tt]he[ \t]patient'?s?|[Pp]atient'?s)[ \t](?:(?:full|first|last|sur|given|"
+           r"family|maiden)[ \t]?)?name[ \t](?:is|was)|[Nn]amed(?:[ \t](?:him|her|them|it))?"
+           r"|(?:(?:last|first|full|sur)[ \t]?)?name[ \t]?\?"
+           r"|(?:was|is|were|are)[ \t]called|goes[ \t]by"),
+    "es": (r"[Mm]e[ \t]llamo|[Mm]i[ \t]nombre[ \t]es",
+           r"[Ss]e[ \t]llama(?:ba)?|[Ll]lamad[oa]|[Dd]e[ \t]nombre|[Ss]u[ \t]nombre[ \t](?:es|era)"),
+    "nl": (r"[Mm]ijn[ \t]naam[ \t]is|[Ii]k[ \t]heet",
+           r"(?:[Zz]ijn|[Hh]aar)[ \t]naam[ \t](?:is|was)|heet|genaamd|[Gg]enaamd"),
+    "sv": (r"[Mm]itt[ \t]namn[ \t]är|[Jj]ag[ \t]heter",
+           r"(?:[Hh]ans|[Hh]ennes)[ \t]namn[ \t](?:är|var)|heter|vid[ \t]namn"),
+    "de": (r"[Mm]ein[ \t]Name[ \t]ist|[Ii]ch[ \t]hei(?:ße|sse)",
+           r"(?:[Ss]ein|[Ii]hr)[ \t]Name[ \t](?:ist|war)|namens"),
+}
+_CLOSINGS: dict[str, str] = {
+    "en": r"(?:[Yy]ours[ \t](?:sincerely|faithfully|truly)|[Ss]incerely(?:[ \t]yours)?|(?:[Kk]ind|[Bb]est|[Ww]arm)"
+          r"[ \t]regards|[Rr]egards|[Bb]est[ \t]wishes|[Rr]espectfully)",
+    "es": r"(?:[Aa]tentamente|[Uu]n[ \t]saludo(?:[ \t]cordial)?|[Ss]aludos(?:[ \t]cordiales)?|[Cc]ordialmente"
+          r"|[Rr]eciba[ \t]un[ \t]cordial[ \t]saludo)",
+    "nl": r"(?:[Mm]et[ \t](?:vriendelijke|collegiale|hartelijke)[ \t]groet(?:en)?|[Hh]oogachtend|[Gg]roeten)",
+    "sv": r"(?:[Mm]ed[ \t]vänliga?[ \t]hälsningar?|[Vv]änliga[ \t]hälsningar|[Hh]älsningar|[Mm]vh)",
+    "de": r"(?:[Mm]it[ \t](?:freundlichen|kollegialen|besten)[ \t]Grüßen|[Mm]it[ \t]freundlichem[ \t]Gruß"
+          r"|[Ff]reundliche[ \t]Grüße|[Hh]ochachtungsvoll|[Vv]iele[ \t]Grüße)",
+}
+#: clinical degrees after a name ("Jane Roe, MD", "Jan de Vries, arts")
+_DEGREES = (r"(?:M\.?D\.?|Ph\.?D\.?|D\.?O\.?|RN|NP|PA-C|FRCPC?|FRCS|MBBS|MBChB|DDS|DMD|PharmD|MRCP|FACP|FACS"
+            r"|DNP|CNM|CRNA|LPN|MSW|LCSW)")
+#: words before an initial that make "B. Smith" something else ("hepatitis B. Patient", "vitamin D. Level")
+_INITIAL_NEG = ("vitamin", "hepatitis", "type", "group", "class", "stage", "grade", "phase", "factor", "lead",
+                "fig", "figure", "section", "appendix", "table", "plan", "option", "zone", "level", "step", "part",
+                "protein", "complex", "unit", "ward", "bed", "room", "wing", "floor", "building", "block", "apt",
+                "suite", "no", "nr", "tipo", "grupo", "clase", "estadio", "grado", "fase", "vitamina", "hepatitis",
+                "cama", "habitación", "planta", "bloque", "groep", "klasse", "typ", "gruppe", "stadium", "grad")
+
+
+
+def _split(words: str) -> tuple[str, ...]:
+    return tuple(words.split())
+
+
+_MONTHS_DAYS = _split(
+    "january february march april may june july august september october november december monday tuesday "
+    "wednesday thursday friday saturday sunday enero febrero marzo abril mayo junio julio agosto septiembre "
+    "octubre noviembre diciembre lunes martes miércoles jueves viernes sábado domingo januari februari maart mei "
+    "juni juli augustus oktober maandag dinsdag woensdag donderdag vrijdag zaterdag zondag mars maj augusti "
+    "måndag tisdag onsdag torsdag fredag lördag söndag januar februar märz juni oktober dezember montag dienstag "
+    "mittwoch donnerstag freitag samstag sonntag"
+)
+#: capitalised words of clinical text that are never a name part (all languages; case-folded)
+_CLINICAL = _split(
+    "patient patients doctor nurse hospital clinic department service unit ward room bed emergency surgery "
+    "medicine history diagnosis discharge admission allergies medications medication plan assessment impression "
+    "exam examination labs lab results follow up note notes report procedure operation consult consultation "
+    "attending resident physician provider signed dictated summary disease syndrome test scale score coma "
+    "catheter tube disorder chronic acute pain fever cancer tumor heart lung kidney liver brain blood left right "
+    "bilateral normal negative positive street road avenue suite apt box city state country county "
+    "university college center centre institute foundation company corporation group inc ltd llc "
+    "paciente médico médica doctora enfermera servicio unidad planta cama habitación urgencias informe "
+    "diagnóstico tratamiento antecedentes evolución exploración alta ingreso hospitalario universitario "
+    "patiënt patiënte arts afdeling ziekenhuis kamer opname ontslag läkare avdelning sjukhus sjuksköterska "
+    "arzt ärztin station klinik krankenhaus abteilung befund diagnose therapie entlassung aufnahme "
+    "calle avda av avenida plaza paseo ctra carretera residente apartado correos fundación hermanos edificio "
+    "straat laan weg plein gatan vägen straße strasse allee platz fax tel teléfono telefono phone email correo "
+    "rúa rua via"
+)
+#: letter openings and addressing words before a name
+_GREETINGS = _split("dear hello hi hey thanks thank attn attention to cc re fao estimado estimada querido querida "
+                    "hola beste geachte hallo hej kära bäste liebe lieber sehr geehrte geehrter hallo")
+#: genus initial + species / organism words: "H. pylori", "E. Coli" are not names
+_ORGANISMS = frozenset(_split(
+    "pylori coli aureus epidermidis difficile aeruginosa pneumoniae tuberculosis albicans meningitidis "
+    "monocytogenes faecalis faecium influenzae pyogenes agalactiae gonorrhoeae trachomatis jirovecii carinii "
+    "fumigatus neoformans burgdorferi pallidum vaginalis lamblia histolytica falciparum vivax typhi enteritidis "
+    "jejuni cloacae marcescens mirabilis baumannii maltophilia catarrhalis pertussis vulgaris"
+))
+
+
+@cache
+def common_words(lang: str) -> frozenset[str]:
+    """Case-folded words that are never part of a name in ``lang``: the language's stop words (spaCy),
+    Faker's lorem words, allow-list common words and field labels, honorifics, titles, degrees, month and
+    weekday names and capitalised clinical words."""
+    import importlib
+
+    from clinanon.detect import allowlist as al
+
+    words: set[str] = set(_MONTHS_DAYS) | set(_CLINICAL) | set(_GREETINGS)
+    with contextlib.suppress(ImportError):
+        words |= set(importlib.import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS)
+    loc = {"en": "en_US"}.get(lang)  # the other languages' lorem lists are texts full of names and places
+    with contextlib.suppress(ImportError, AttributeError, TypeError):
+        # lorem texts contain names ("Martín"): a word the gazetteer lists as a name is not taken from them
+        from clinanon.detect.gazetteer import fold, load_rows
+
+        names = {fold(r[0]) for kind in ("first_name", "surname") for r in load_rows(lang, kind)}
+        lorem = importlib.import_module(f"faker.providers.lorem.{loc}").Provider.word_list
+        words |= {w for w in lorem if fold(w) not in names}
+    words |= set(getattr(al, "_COMMON", {}).get(lang, ()))
+    words |= set(getattr(al, "_FIELD_LABELS", {}).get(lang, ()))
+    words |= set(_HONORIFICS[lang]) | set(_MORE_TITLES) | {"dr", "dra", "doctor", "doctora", "md", "phd", "rn"}
+    return frozenset(w.casefold() for w in words if w)
+
+
+_WORD = re.compile(rf"{_L}(?:['’]{_L})?{_L}{{0,30}}(?:-{_L}{{1,30}})?|{_L}")
+
+
+@cache
+def _allowlist(lang: str) -> object:
+    from clinanon.detect.allowlist import AllowList
+
+    return AllowList(lang)
+
+
+@cache
+def _context_common(lang: str) -> frozenset[str]:
+    """Common words minus the allow-list's name-like words ("Frank", "Mark", "Will"): after "named" or an
+    honorific these are names."""
+    from clinanon.detect import allowlist as al
+
+    return common_words(lang) - {w.casefold() for w in getattr(al, "_COMMON", {}).get(lang, ())}
+
+
+def _trim(text: str, spans: list[Span], lang: str) -> list[Span]:
+    """Spans trimmed of common words (and trailing dots / hyphens) at both ends; dropped when none is left.
+    Initials + surname spans also go when the surname is an organism ("H. pylori"), an allowed term or in an
+    eponym context ("técnica de T. Millin")."""
+    allow = _allowlist(lang)
+    out = []
+    for s in spans:
+        common = common_words(lang) if s.source.endswith(":initials_surname") else _context_common(lang)
+        if s.source.endswith(":initials_surname"):
+            last = text[s.start:s.end].split()[-1].split(".")[-1]
+            if (last.casefold() in _ORGANISMS or allow.is_allowed(last)  # type: ignore[attr-defined]
+                    or allow.in_eponym_context(text, s.start, s.end)):  # type: ignore[attr-defined]
+                continue
+        words = [(m.start(), m.end()) for m in _WORD.finditer(text, s.start, s.end)]
+
+        def lead_junk(a: int, b: int, n: int, common: frozenset[str] = common) -> bool:
+            w = text[a:b].casefold()
+            if w in common and w not in _PARTICLE_SET:
+                return True
+            return b - a == 1 and n > 1 and text[b:b + 1] != "."  # a stray letter, not an initial
+
+        while words and lead_junk(*words[0], len(words)):
+            words.pop(0)
+        for k in range(1, len(words)):  # "MR. SMITH WAS SEEN": the name ends before a common word
+            w = text[words[k][0]:words[k][1]].casefold()
+            if w in common and w not in _PARTICLE_SET:
+                words = words[:k]
+                break
+        while words and (text[words[-1][0]:words[-1][1]].casefold() in common
+                         or len(text[words[-1][0]:words[-1][1]]) == 1):
+            words.pop()
+        if not words:
+            continue
+        start, end = words[0][0], words[-1][1]
+        if not any(len(text[a:b]) > 1 and text[a:b].casefold() not in common for a, b in words):
+            continue
+        out.append(Span(start, end, s.label, s.source, s.score) if (start, end) != (s.start, s.end) else s)
+    return out
+
+
+def _alt(words: Iterable[str]) -> str:
+    """Alternation of ``words`` as written, in capitals and in lower case ("Mevr.", "MEVR.", "mevr.")."""
+    forms = set()
+    for w in words:
+        forms.update((w, w.upper(), w.lower()) if w[:1].isupper() else (w,))
+    return "|".join(re.escape(w) for w in sorted(forms, key=len, reverse=True))
+
+
+_STREET_BEFORE = frozenset(_split(
+    "avda avda. av av. avenida calle c/ rúa rua plaza pza paseo carrer via street st road avenue ave straat laan "
+    "plein gatan vägen straße strasse allee platz hospital universitario clínica instituto colegio escuela "
+    "school university college institute centro center centre"
+))
+
+
+def _place_adjust(text: str, start: int, end: int) -> float:
+    """Lower an honorific match inside a place's name ("Avda. Prof. Martín Lagos", "Hospital Dr. X")."""
+    before = text[max(0, start - 40):start].split()
+    words = [w.casefold().strip(",;:(") for w in before[-4:]]
+    return -0.5 if any(w in _STREET_BEFORE for w in words) else 0.0
+
+
+def _initial_adjust(text: str, start: int, end: int) -> float:
+    """Lower an initials + surname match that is a sentence break ("type B. Smith") or follows a word such as
+    "vitamin", "hepatitis", "grupo"."""
+    before = text[max(0, start - 24):start].split()
+    if before and before[-1].casefold().strip(".,:;(") in _INITIAL_NEG:
+        return -0.4
+    return 0.0
+
+
+@cache
+def name_patterns(lang: str) -> tuple[RulePattern, ...]:
+    """The context patterns of ``lang`` (the PHI group is the name only), most specific first."""
+    if lang not in _HONORIFICS:
+        raise ValueError(f"unsupported language {lang!r}; expected one of: {', '.join(LANGUAGES)}")
+    hon = _alt(_HONORIFICS[lang])
+    doc_hon = _alt(h for h in _HONORIFICS[lang] if h.casefold() in _DOCTOR_HONORIFICS)
+    person_hon = _alt(h for h in _HONORIFICS[lang] if h.casefold() not in _DOCTOR_HONORIFICS)
+    more = _alt(_MORE_TITLES)
+    titles = rf"(?:[ \t]{{1,3}}(?:{more})\.?){{0,3}}[ \t]{{1,3}}"
+    strong, weak = _NAME_IS[lang]
+    closing = _CLOSINGS[lang]
+    all_hon = rf"(?:(?:{hon}|{more})\.?[ \t]{{1,3}}){{0,3}}"
+    out = [
+        RulePattern("closing", first="letter", label="NAME.DOCTOR", score=0.75,
+                    regex=rf"(?<![\w])(?:{closing}),?[ \t]{{0,3}}\r?\n(?:[ \t]{{0,20}}\r?\n){{0,3}}[ \t]{{0,20}}"
+                          rf"{all_hon}({_LEAD_INITIALS}{NAME_SEQ})(?![\w])", group=1),
+        RulePattern("honorific_doctor", first="letter", label="NAME.DOCTOR", score=0.85, adjust=_place_adjust,
+                    regex=rf"(?<![\w.])(?:{doc_hon})\.?{titles}({_LEAD_INITIALS}{NAME_SEQ})(?![\w])", group=1),
+        RulePattern("honorific", first="letter", score=0.85, adjust=_place_adjust,
+                    regex=rf"(?<![\w.])(?:{person_hon})\.?{titles}({_LEAD_INITIALS}{NAME_SEQ})(?![\w])",
+                    group=1),
+        RulePattern("name_is", first="letter", score=0.85,
+                    regex=rf"(?<![\w])(?:{strong})[ \t]{{1,3}}(?::[ \t]{{0,2}})?({ANYW}(?:{_SP}(?:{_INIT}{_SP})?"
+                          rf"(?:{_PART}{_SP}){{0,3}}{ANYW}){{0,2}})(?![\w])", group=1),
+        RulePattern("name_is_weak", first="letter", score=0.75,
+                    regex=rf"(?<![\w])(?:{weak})[ \t]{{1,3}}(?::[ \t]{{0,2}})?({_LEAD_INITIALS}{NAME_SEQ})"
+                          rf"(?![\w])", group=1),
+        RulePattern("degree", first="letter", label="NAME.DOCTOR", score=0.8,
+                    regex=rf"(?<![\w.])({_LEAD_INITIALS}{NAME_SEQ}),?[ \t]{{1,2}}{_DEGREES}(?![\w])", group=1),
+        RulePattern("initials_surname", first="letter", score=0.65, adjust=_initial_adjust,
+                    regex=rf"(?<![\w.])((?:{_U}\.[ \t]?){{1,3}}(?:{_PART}{_SP}){{0,3}}{CAPW})(?![\w])", group=1),
+    ]
+    return tuple(out)
+
+
+# --- the neighbour recognizer -----------------------------------------------------------------------------
+
+_RUN = re.compile(
+    rf"(?<![\w.\-'’]){CAPW}(?:{_SP}(?:{_INIT}{_SP})?(?:{_PART}{_SP}){{0,3}}{CAPW}){{1,3}}(?![\w\-])"
+)
+_SENTENCE_END = frozenset(".!?:;\n\r\"“”'«»()[]>*•-–")
+
+
+@cache
+def _name_sets(lang: str) -> tuple[frozenset[str], frozenset[str]]:
+    """Folded one-word first names and surnames of the gazetteer of ``lang`` (common words removed)."""
+    from clinanon.detect.gazetteer import fold, load_rows
+
+    common = common_words(lang)
+
+    def words(kind: str) -> frozenset[str]:
+        out = set()
+        for row in load_rows(lang, kind):
+            w = row[0]
+            if " " not in w and len(w) >= 3 and w.casefold() not in common:
+                out.add(fold(w))
+        return frozenset(out)
+
+    return words("first_name"), words("surname")
+
+
+@cache
+def _place_set(lang: str) -> frozenset[str]:
+    """Folded one-word city, region and country names of ``lang`` that are not also first names or surnames."""
+    from clinanon.detect.gazetteer import fold, load_rows
+
+    first, sur = _name_sets(lang)
+    out = set()
+    for kind in ("city", "region", "country"):
+        for row in load_rows(lang, kind):
+            if " " not in row[0]:
+                out.add(fold(row[0]))
+    return frozenset(out - first - sur)
+
+
+class NameNeighbourRecognizer:
+    """Runs of capitalised words around a gazetteer first name or surname (see the module docstring).
+
+    Scores: a known first name followed by unknown words 0.7 (0.75 with a middle initial); unknown words
+    before a known surname 0.6 (only inside a sentence).
+    """
+
+    def __init__(self, lang: str) -> None:
+        from clinanon.detect.allowlist import AllowList
+
+        self.lang = lang
+        self.name = "name_neighbour"
+        self.first, self.surnames = _name_sets(lang)
+        self.places = _place_set(lang)
+        self.common = common_words(lang)
+        self.allow = AllowList(lang)
+
+    def __repr__(self) -> str:
+        return f"NameNeighbourRecognizer(lang={self.lang!r})"
+
+    def _kind(self, w: str) -> str:
+        from clinanon.detect.gazetteer import fold
+
+        f = w.casefold()
+        if f in self.common or self.allow.is_allowed(w):
+            return "C"
+        g = fold(w)
+        if g in self.first:
+            return "F"
+        if g in self.surnames:
+            return "S"
+        if g in self.places:
+            return "C"
+        return "U"
+
+    def analyze(self, text: str) -> list[Span]:
+        out: list[Span] = []
+        for m in _RUN.finditer(text):
+            words = [(w.start(), w.end()) for w in re.finditer(CAPW, m.group())]
+            words = [(a + m.start(), b + m.start()) for a, b in words]
+            if len(words) < 2:
+                continue
+            kinds = [self._kind(text[a:b]) for a, b in words]
+            # after a known surname the name ends: "Eduardo Hernández NºCol", "Ana Ruiz Residente"
+            for k in range(1, len(kinds)):
+                if kinds[k - 1] == "S" and kinds[k] != "S" and k >= 1:
+                    words, kinds = words[:k], kinds[:k]
+                    break
+            while kinds and kinds[0] == "C":  # "Dear Krisztián Szöllösy"
+                words, kinds = words[1:], kinds[1:]
+            while kinds and kinds[-1] == "C":
+                words, kinds = words[:-1], kinds[:-1]
+            if len(words) < 2:
+                continue
+            if "C" in kinds or "U" not in kinds or not ({"F", "S"} & set(kinds)):
+                continue  # all known: the gazetteer has them; a common word: not a name
+            if any(k == "U" and text[a:b].isupper() for k, (a, b) in zip(kinds, words, strict=True)):
+                continue
+            j = m.start()
+            while j > 0 and text[j - 1] in " \t":
+                j -= 1
+            sentence_start = j == 0 or text[j - 1] in _SENTENCE_END
+            initial = re.search(rf"{_SP}{_U}\.?{_SP}", m.group()) is not None
+            if kinds[0] == "F":
+                score = 0.75 if initial else 0.7
+            elif (kinds[-1] == "S" or "F" in kinds) and not sentence_start:
+                score = 0.6
+            else:
+                continue
+            out.append(Span(words[0][0], words[-1][1], "NAME", f"{self.name}:{''.join(kinds)}", score))
+        return out + self.lists(text)
+
+    def lists(self, text: str) -> list[Span]:
+        """Unknown Title-case words in a list of single capitalised words of which at least two are known
+        first names or surnames ("They had 6: Gaetane, Hannah, Anthony" -> "Gaetane"), score 0.6."""
+        out: list[Span] = []
+        for m in _LIST.finditer(text):
+            items = [(w.start() + m.start(), w.end() + m.start()) for w in re.finditer(CAPW, m.group())]
+            kinds = [self._kind(text[a:b]) for a, b in items]
+            if sum(k in ("F", "S") for k in kinds) < 2 or "C" in kinds:
+                continue
+            for (a, b), k in zip(items, kinds, strict=True):
+                if k == "U" and not text[a:b].isupper():
+                    out.append(Span(a, b, "NAME", f"{self.name}:list", 0.6))
+        return out
+
+    def detect(self, doc: Document) -> list[Span]:
+        return self.analyze(doc.text)
+
+
+_LIST = re.compile(rf"(?<![\w\-'’]){CAPW}(?:,[ \t]{{1,2}}{CAPW}){{1,8}}(?:,?[ \t]{{1,2}}(?:and|or|y|en|och|und|e)"
+                   rf"[ \t]{{1,2}}{CAPW})?(?![\w\-])|(?<![\w\-'’]){CAPW}[ \t]{{1,2}}(?:and|y|en|och|und)[ \t]{{1,2}}"
+                   rf"{CAPW}(?![\w\-])")
+
+
+@cache
+def _build(lang: str) -> tuple[Detector, ...]:
+    pats = name_patterns(lang)
+    rec = RuleRecognizer("names", "NAME", pats, postprocess=lambda text, spans: _trim(text, spans, lang))
+    return (rec, NameNeighbourRecognizer(lang))
+
+
+def recognizers(lang: str) -> list[Detector]:
+    """The context-pattern recognizer and the gazetteer-neighbour recognizer of ``lang`` (built once)."""
+    from clinanon.detect.rules.contacts import check_language
+
+    return list(_build(check_language(lang)))
