@@ -25,3 +25,17 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared data not found at {SHARED_DATA} (set CLINANON_SHARED_DATA)")
     return SHARED_DATA
+
+
+def exact_label_scores(meddocan_dir: Path, split: str, label: str, recognizers: list) -> tuple[float, float, int]:
+    """Exact-match (precision, recall, gold count) of ``recognizers`` for one MEDDOCAN label on ``split``."""
+    from clinanon import io as cio
+
+    tp = n_pred = n_gold = 0
+    for doc in cio.read(meddocan_dir / split / "brat", "brat"):
+        gold = {(s.start, s.end) for s in doc.spans if s.label == label}
+        pred = {(s.start, s.end) for r in recognizers for s in r.analyze(doc.text)}
+        tp += len(pred & gold)
+        n_pred += len(pred)
+        n_gold += len(gold)
+    return (tp / n_pred if n_pred else 0.0, tp / n_gold if n_gold else 0.0, n_gold)

@@ -21,6 +21,7 @@ from clinanon.detect.rules.lexicon import (
     weekday_forms,
 )
 from clinanon.document import Document, Span
+from conftest import exact_label_scores
 
 LANGS = ("en", "es", "nl", "sv", "de")
 
@@ -208,18 +209,7 @@ def test_weekdays_score_low_unless_announced() -> None:
 
 def test_meddocan_dev_fechas(meddocan_dir) -> None:  # type: ignore[no-untyped-def]
     """Exact-match precision and recall of the rules for FECHAS on MEDDOCAN dev stay >= 0.95."""
-    recs = dates.recognizers('es', times=False)
-    tp = n_pred = n_gold = 0
-    for txt in sorted((meddocan_dir / "dev" / "brat").glob("*.txt")):
-        text = txt.read_text(encoding="utf-8")
-        gold = set()
-        for line in txt.with_suffix(".ann").read_text(encoding="utf-8").splitlines():
-            if line.startswith("T") and line.split("\t")[1].split(" ")[0] == "FECHAS":
-                _, start, end = line.split("\t")[1].split(" ")[:3]
-                gold.add((int(start), int(end)))
-        pred = {(s.start, s.end) for r in recs for s in r.analyze(text)}
-        tp += len(pred & gold)
-        n_pred += len(pred)
-        n_gold += len(gold)
+    recognizers = dates.recognizers('es', times=False)
+    precision, recall, n_gold = exact_label_scores(meddocan_dir, "dev", "FECHAS", recognizers)
     assert n_gold > 300
-    assert tp / n_pred >= 0.95 and tp / n_gold >= 0.95
+    assert precision >= 0.95 and recall >= 0.95

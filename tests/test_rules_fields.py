@@ -10,6 +10,7 @@ from clinanon.detect.base import Detector
 from clinanon.detect.rules import fields
 from clinanon.detect.rules.fields import FieldRecognizer, FieldSpec
 from clinanon.document import Document, Span
+from conftest import exact_label_scores
 
 
 def found(lang: str, text: str) -> list[tuple[str, str]]:
@@ -164,18 +165,7 @@ def test_fields_linear_on_adversarial_input(text: str) -> None:
 
 def test_meddocan_dev_sexo_sujeto_asistencia(meddocan_dir) -> None:  # type: ignore[no-untyped-def]
     """Exact-match precision and recall of the rules for SEXO_SUJETO_ASISTENCIA on MEDDOCAN dev stay >= 0.95."""
-    recs = fields.recognizers('es')[:1]
-    tp = n_pred = n_gold = 0
-    for txt in sorted((meddocan_dir / "dev" / "brat").glob("*.txt")):
-        text = txt.read_text(encoding="utf-8")
-        gold = set()
-        for line in txt.with_suffix(".ann").read_text(encoding="utf-8").splitlines():
-            if line.startswith("T") and line.split("\t")[1].split(" ")[0] == "SEXO_SUJETO_ASISTENCIA":
-                _, start, end = line.split("\t")[1].split(" ")[:3]
-                gold.add((int(start), int(end)))
-        pred = {(s.start, s.end) for r in recs for s in r.analyze(text)}
-        tp += len(pred & gold)
-        n_pred += len(pred)
-        n_gold += len(gold)
+    recognizers = fields.recognizers('es')[:1]
+    precision, recall, n_gold = exact_label_scores(meddocan_dir, "dev", "SEXO_SUJETO_ASISTENCIA", recognizers)
     assert n_gold > 300
-    assert tp / n_pred >= 0.95 and tp / n_gold >= 0.95
+    assert precision >= 0.95 and recall >= 0.95
