@@ -1,0 +1,317 @@
+"""``clinanon train CONFIG``: one TOML file per model -> a model directory.
+
+A training config names the detector type, language, label scheme, tagging scheme, training and dev data (any
+reader's format), the hyper-parameters and a seed::
+
+    detector = "crf"
+    language = "es"
+    label_scheme = "meddocan"
+    tagging = "BIO"
+    seed = 0
+    output = "models/crf-meddocan"          # relative paths are relative to the config file
+
+    [data]
+    train = "../../shared/data/meddocan/train/brat"
+    train_format = "brat"                  # optional: detected from the path
+    dev = "../../shared/data/meddocan/dev/brat"
+    license = "../../shared/data/meddocan/LICENSE"     # copied into the model directory
+    attribution = "Trained on MEDDOCAN (Marimon et al., 2019), CC-BY 4.0."
+
+    [crf]
+    c1 = 0.05
+    c2 = 0.01
+    max_iterations = 100
+
+:func:`train` writes ``<output>/model.crfsuite`` and ``<output>/meta.json`` -- labels, schemes, a digest of the
+training and dev data, scores on dev (subtask 1 = exact span + label, subtask 2 = exact span, token-level
+binary, per label; all on character offsets), the clinanon version, training time, the alignment report of the
+gold spans -- plus ``LICENSE`` and ``ATTRIBUTION.txt`` when the data has a licence (found next to the data when
+not configured). The same config (and seed) gives a byte-identical ``model.crfsuite``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import time
+import tomllib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from clinanon.document import Document
+from clinanon.errors import ConfigError, InputError
+
+__all__ = ["CRFSection", "DataSection", "TrainConfig", "TrainResult", "data_digest", "dev_scores", "train"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DataSection(_Strict):
+    """Training and dev data: a path and (optionally) a reader format of :mod:`clinanon.io`."""
+
+    train: Path
+    train_format: str | None = None
+    dev: Path | None = None
+    dev_format: str | None = None
+    #: read at most this many training documents (first ones by id; ``None`` = all)
+    limit: int | None = Field(None, ge=1)
+    #: the data's licence file, copied into the model directory as LICENSE (default: a LICENSE file next to the
+    #: data, in the data folder or up to three folders above it)
+    license: Path | None = None
+    #: one line written to ATTRIBUTION.txt in the model directory
+    attribution: str | None = None
+
+
+class CRFSection(_Strict):
+    """Hyper-parameters of :class:`clinanon.detect.crf.CRFDetector`."""
+
+    c1: float = Field(0.05, ge=0.0)
+    c2: float = Field(0.01, ge=0.0)
+    max_iterations: int = Field(100, ge=1)
+    min_freq: int = Field(0, ge=0)
+    #: rule-detector matches as features
+    rules: bool = True
+    #: span score = mean or min of the token marginals
+    score: Literal["mean", "min"] = "mean"
+    #: tag the dev data after every iteration (token-level dev score in the progress bar; costs time)
+    dev_each_iteration: bool = True
+
+
+class TrainConfig(_Strict):
+    detector: Literal["crf"] = "crf"
+    language: Literal["en", "es", "nl", "sv", "de"] = "es"
+    #: the native labels of the data (a registered scheme; gold labels must belong to it)
+    label_scheme: str = "meddocan"
+    tagging: Literal["BIO", "BIOES"] = "BIO"
+    seed: int = 0
+    output: Path = Path("model")
+    data: DataSection
+    crf: CRFSection = Field(default_factory=CRFSection)
+    #: the folder relative paths are resolved against (set by ``load``)
+    base_dir: Path | None = Field(default=None, exclude=True)
+
+    @model_validator(mode="after")
+    def _check_scheme(self) -> TrainConfig:
+        from clinanon.taxonomy import get_scheme
+
+        try:
+            get_scheme(self.label_scheme)
+        except ConfigError as e:
+            raise ValueError(f"label_scheme: {e}") from None
+        return self
+
+    def resolve(self, p: Path) -> Path:
+        """``p`` against the config file's folder (absolute paths unchanged)."""
+        return p if p.is_absolute() or self.base_dir is None else self.base_dir / p
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, source: str = "<train config>",
+                  base_dir: Path | None = None) -> TrainConfig:
+        try:
+            cfg = cls.model_validate(dict(data))
+        except ValidationError as e:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg']}" for err in e.errors()
+            )
+            raise ConfigError(f"{source}: invalid training configuration: {problems}") from None
+        return cfg.model_copy(update={"base_dir": base_dir}) if base_dir is not None else cfg
+
+    @classmethod
+    def load(cls, path: str | Path, overrides: Mapping[str, Any] | None = None) -> TrainConfig:
+        """Read and validate a TOML file; ``overrides`` maps dotted keys (``"crf.max_iterations"``) to values.
+
+        Errors name the file and the key (:class:`ConfigError`)."""
+        path = Path(path)
+        try:
+            raw = path.read_bytes()
+        except OSError as e:
+            raise ConfigError(f"{path}: cannot read the training configuration ({e.strerror})") from None
+        try:
+            data = tomllib.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError as e:
+            raise ConfigError(f"{path}: not UTF-8 (byte offset {e.start})") from None
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"{path}: invalid TOML: {e}") from None
+        for key, value in (overrides or {}).items():
+            _set_dotted(data, key, value)
+        return cls.from_dict(data, source=str(path), base_dir=path.resolve().parent)
+
+
+def _set_dotted(data: dict[str, Any], key: str, value: Any) -> None:
+    parts = key.split(".")
+    node = data
+    for p in parts[:-1]:
+        nxt = node.setdefault(p, {})
+        if not isinstance(nxt, dict):
+            raise ConfigError(f"override {key!r}: {p!r} is not a table")
+        node = nxt
+    node[parts[-1]] = value
+
+
+# --- data -------------------------------------------------------------------------------------------------------
+
+def data_digest(docs: Iterable[Document]) -> str:
+    """SHA-256 over the documents in id order: id, text and gold spans (start, end, label)."""
+    h = hashlib.sha256()
+    for d in sorted(docs, key=lambda d: d.id):
+        h.update(d.id.encode("utf-8") + b"\0")
+        h.update(d.text.encode("utf-8") + b"\0")
+        for s in d.spans:
+            h.update(f"{s.start}\t{s.end}\t{s.label}\n".encode())
+        h.update(b"\1")
+    return "sha256:" + h.hexdigest()
+
+
+def _read(path: Path, fmt: str | None, limit: int | None = None) -> list[Document]:
+    from clinanon import io as cio
+
+    if not path.exists():
+        raise InputError("no such file or folder (training data)", path=path)
+    docs = sorted(cio.read(path, fmt), key=lambda d: d.id)
+    return docs[:limit] if limit is not None else docs
+
+
+def _find_license(path: Path) -> Path | None:
+    p = path if path.is_dir() else path.parent
+    for _ in range(4):
+        for name in ("LICENSE", "LICENSE.txt", "LICENSE.md", "COPYING"):
+            if (p / name).is_file():
+                return p / name
+        if p.parent == p:
+            break
+        p = p.parent
+    return None
+
+
+# --- scores -----------------------------------------------------------------------------------------------------
+
+def _prf(measure: Mapping[str, Any]) -> dict[str, Any]:
+    m = measure["micro"]
+    return {k: (round(m[k], 4) if isinstance(m[k], float) else m[k]) for k in ("precision", "recall", "f1", "tp",
+                                                                                 "fp", "fn")}
+
+
+def dev_scores(gold: list[Document], pred: list[Document], lang: str) -> dict[str, Any]:
+    """Subtask 1 (exact span + label), subtask 2 (exact span), token-level binary and per-label exact P/R/F1,
+    all computed on character offsets by :func:`clinanon.evaluate.evaluate`."""
+    from clinanon.evaluate import evaluate
+
+    measures = evaluate(gold, pred, lang=lang).to_dict()["measures"]
+    per_label = {label: {"precision": round(m["precision"], 4), "recall": round(m["recall"], 4),
+                         "f1": round(m["f1"], 4), "gold": m["tp"] + m["fn"]}
+                 for label, m in sorted(measures["entity_exact"]["per_label"].items())}
+    return {"documents": len(gold), "subtask1": _prf(measures["entity_exact"]),
+            "subtask2": _prf(measures["entity_span"]), "token_binary": _prf(measures["token_binary"]),
+            "per_label": per_label}
+
+
+# --- training ---------------------------------------------------------------------------------------------------
+
+@dataclass
+class TrainResult:
+    """The model directory, what was written to its meta.json, and the fitted detector."""
+
+    model_dir: Path
+    meta: dict[str, Any]
+    detector: Any
+
+
+def _progress(enabled: bool, total: int) -> Any:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TextColumn("loss {task.fields[loss]}"), TextColumn("dev tag F1 {task.fields[dev]}"),
+                    TimeElapsedColumn(), console=Console(stderr=True), disable=not enabled, transient=False)
+
+
+def train(config: TrainConfig, *, output: str | Path | None = None, progress: bool = True,
+          log: Callable[[str], None] | None = None) -> TrainResult:
+    """Train the configured detector, score it on the dev data, and write the model directory.
+
+    ``output`` overrides ``config.output``. ``progress`` shows a rich progress bar on stderr (iterations, loss,
+    the token-level dev score per iteration). ``log`` receives short status lines (no document text).
+    Raises :class:`ConfigError` / :class:`InputError` for a bad config or unreadable data.
+    """
+    from clinanon import __version__
+    from clinanon.detect.crf import CRFDetector
+
+    say = log or (lambda _msg: None)
+    out = Path(output) if output is not None else config.resolve(config.output)
+    train_path = config.resolve(config.data.train)
+    t_start = time.perf_counter()
+    train_docs = _read(train_path, config.data.train_format, config.data.limit)
+    if not train_docs:
+        raise InputError("no training documents", path=train_path)
+    dev_docs: list[Document] = []
+    dev_path = config.resolve(config.data.dev) if config.data.dev is not None else None
+    if dev_path is not None:
+        dev_docs = _read(dev_path, config.data.dev_format)
+    say(f"read {len(train_docs)} training and {len(dev_docs)} dev documents")
+
+    c = config.crf
+    det = CRFDetector(config.language, c1=c.c1, c2=c.c2, max_iterations=c.max_iterations, min_freq=c.min_freq,
+                      tagging=config.tagging, seed=config.seed, rules=c.rules, score=c.score,
+                      label_scheme=config.label_scheme)
+    with _progress(progress, c.max_iterations) as bar:
+        task = bar.add_task("features", total=c.max_iterations, loss="-", dev="-")
+
+        def on_iteration(it: Any) -> None:
+            dev = f"{it.dev_f1:.4f}" if it.dev_f1 is not None else "-"
+            bar.update(task, description="training", completed=it.iteration, loss=f"{it.loss:.1f}", dev=dev)
+
+        det.fit(train_docs, dev_docs if (dev_docs and c.dev_each_iteration) else None, callback=on_iteration)
+        bar.update(task, description="scoring dev", completed=c.max_iterations)
+        scores: dict[str, Any] = {}
+        if dev_docs:
+            t0 = time.perf_counter()
+            pred = det.predict(dev_docs)
+            seconds = time.perf_counter() - t0
+            scores = dev_scores(dev_docs, pred, config.language)
+            scores["chars_per_s"] = round(sum(len(d.text) for d in dev_docs) / seconds) if seconds > 0 else None
+        bar.update(task, description="done")
+    report = det.training_report_
+    assert report is not None
+
+    lic = config.resolve(config.data.license) if config.data.license is not None else _find_license(train_path)
+    if lic is not None and not lic.is_file():
+        raise ConfigError(f"data.license: no such file: {lic}")
+    meta = {
+        "language": config.language,
+        "label_scheme": config.label_scheme,
+        "tagging": config.tagging,
+        "seed": config.seed,
+        "data": {
+            "train": {"path": str(config.data.train), "format": config.data.train_format,
+                      "documents": len(train_docs), "chars": sum(len(d.text) for d in train_docs),
+                      "digest": data_digest(train_docs)},
+            "dev": ({"path": str(config.data.dev), "format": config.data.dev_format, "documents": len(dev_docs),
+                     "chars": sum(len(d.text) for d in dev_docs), "digest": data_digest(dev_docs)}
+                    if dev_docs else None),
+        },
+        "scores": {"dev": scores} if scores else {},
+        "training": {**report.to_dict(), "total_seconds": round(time.perf_counter() - t_start, 3),
+                     "dev_tag_f1_per_iteration": [round(i.dev_f1, 4) for i in report.iterations
+                                                  if i.dev_f1 is not None]},
+        "license": "LICENSE" if lic is not None else None,
+        "attribution": config.data.attribution,
+        "config": config.model_dump(mode="json"),
+        "trained_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "clinanon_version": __version__,
+    }
+    det.save(out, meta)
+    if lic is not None:
+        shutil.copyfile(lic, out / "LICENSE")
+    if config.data.attribution or lic is not None:
+        text = config.data.attribution or "Trained on data distributed under the licence in LICENSE."
+        (out / "ATTRIBUTION.txt").write_text(text.strip() + "\n", encoding="utf-8")
+    say(f"model written to {out}")
+    meta = CRFDetector.load(out).meta_ or meta
+    return TrainResult(out, meta, det)
