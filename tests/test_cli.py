@@ -173,3 +173,33 @@ def test_reader_options_from_the_command_line(tmp_path: Path, gold_config: Path)
     assert [d.text for d in cio.read(out)] == ["Nota con NUL"]
     bad = runner.invoke(app, ["detect", str(src), "--out", str(out), "-O", "novalue", "--overwrite"])
     assert bad.exit_code == 2 and "KEY=VALUE" in bad.output
+
+
+def test_train_then_use_the_model(meddocan_dir: Path, tmp_path: Path) -> None:
+    """`clinanon train` on a 12-document slice, then the model as the pipeline's detector via the config."""
+    docs = list(cio.read(meddocan_dir / "train" / "brat", "brat"))[:12]
+    cio.write(docs[:10], tmp_path / "train", "brat")
+    cio.write(docs[10:], tmp_path / "dev", "brat")
+    cfg = tmp_path / "train.toml"
+    cfg.write_text(
+        'detector = "crf"\nlanguage = "es"\nlabel_scheme = "meddocan"\noutput = "model"\n'
+        '[data]\ntrain = "train"\ntrain_format = "brat"\ndev = "dev"\ndev_format = "brat"\n'
+        "[crf]\nmax_iterations = 15\ndev_each_iteration = false\n",
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["train", str(cfg), "--no-progress", "--set", "crf.max_iterations=10"])
+    assert result.exit_code == 0, result.output
+    meta = json.loads((tmp_path / "model" / "meta.json").read_text())
+    assert "subtask1" in meta["scores"]["dev"] and "subtask1" in result.stdout
+    use = tmp_path / "use.toml"
+    use.write_text('label_scheme = "meddocan"\n[detectors]\nuse = ["crf"]\nmodels = { crf = "model" }\n',
+                   encoding="utf-8")
+    out = tmp_path / "pred.jsonl"
+    ran = runner.invoke(app, ["detect", str(tmp_path / "dev"), "--out", str(out), "--config", str(use)])
+    assert ran.exit_code == 0, ran.output
+    assert sum(len(d.spans) for d in cio.read(out)) > 0
+    missing = tmp_path / "missing.toml"
+    missing.write_text('[detectors]\nuse = ["crf"]\n', encoding="utf-8")
+    err = runner.invoke(app, ["detect", str(tmp_path / "dev"), "--out", str(tmp_path / "x.jsonl"), "--config",
+                              str(missing)])
+    assert err.exit_code == 2 and "detectors.models.crf" in err.output

@@ -109,7 +109,7 @@ def _reader_options(pairs: list[str] | None) -> dict[str, Any]:
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise ClinanonError(f"--read-option expects KEY=VALUE, got a value without '=' ({len(pair)} characters)")
+            raise ClinanonError(f"expected KEY=VALUE, got a value without '=' ({len(pair)} characters)")
         try:
             opts[key.strip()] = json.loads(value)
         except json.JSONDecodeError:
@@ -337,6 +337,33 @@ def init_config(
         raise _fail(f"{path} exists; pass --force to overwrite it")
     path.write_text(DEFAULT_CONFIG_TOML, encoding="utf-8")
     console.print(f"wrote {path}")
+
+
+@app.command()
+def train(
+    config: Annotated[Path, typer.Argument(help="Training config (TOML), e.g. configs/train_crf_meddocan.toml.",
+                                           exists=True, dir_okay=False)],
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Model directory (default: from the config).")]
+    = None,
+    set_: Annotated[
+        list[str] | None, typer.Option("--set", help="Override a config key: KEY=VALUE, e.g. crf.max_iterations=50.")
+    ] = None,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show the progress bar.")] = True,
+) -> None:
+    """Train a detector from a training config; writes a model directory with meta.json (scores on dev)."""
+    from clinanon.train import TrainConfig
+    from clinanon.train import train as run_train
+
+    with _errors():
+        cfg = TrainConfig.load(config, _reader_options(set_))
+        result = run_train(cfg, output=output, progress=progress and console.is_terminal,
+                           log=lambda line: console.print(line, highlight=False, markup=False))
+        dev = result.meta.get("scores", {}).get("dev") or {}
+        table = Table("measure", "P", "R", "F1", title=f"dev scores of {result.model_dir}")
+        for name, m in dev.items():
+            if isinstance(m, dict) and {"precision", "recall", "f1"} <= set(m):
+                table.add_row(name, f"{m['precision']:.4f}", f"{m['recall']:.4f}", f"{m['f1']:.4f}")
+        stdout.print(table)
 
 
 @app.command()

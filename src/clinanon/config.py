@@ -47,6 +47,8 @@ class DetectorsConfig(_Strict):
     propagate_names: bool = True
     #: user gazetteers: kind (first_name, surname, city, country, hospital, ...) -> file with one entry per line
     gazetteers: dict[str, Path] = Field(default_factory=dict)
+    #: trained model directories by detector name (``crf = "models/crf-meddocan"``), see ``clinanon train``
+    models: dict[str, Path] = Field(default_factory=dict)
 
 
 class ListsConfig(_Strict):
@@ -170,6 +172,8 @@ min_score = 0.5
 propagate_names = true
 # Extra gazetteers, one entry per line: first_name, surname, city, country, hospital.
 # gazetteers = { surname = "my_surnames.txt" }
+# Trained models (`clinanon train`), used when their detector is in `use`.
+# models = { crf = "models/crf-meddocan" }
 
 # What to do with each canonical category (`clinanon labels canonical`): the most specific key wins
 # (NAME.PATIENT beats NAME beats "*"). Operators: redact, tag, suppress, keep.

@@ -50,8 +50,25 @@ def _rules_factory(config: Config) -> Detector:
     )
 
 
+def _model_path(config: Config, name: str) -> Path:
+    try:
+        path = config.detectors.models[name]
+    except KeyError:
+        raise ConfigError(f"detector {name!r} needs a trained model: set detectors.models.{name} to its directory "
+                          "(see `clinanon train`)") from None
+    base = config.base_dir
+    return path if path.is_absolute() or base is None else base / path
+
+
+def _crf_factory(config: Config) -> Detector:
+    from clinanon.detect.crf import CRFDetector
+
+    return CRFDetector.load(_model_path(config, "crf"), canonical=config.label_scheme == "canonical")
+
+
 def _load_builtin_detectors() -> None:
     _DETECTORS.setdefault("rules", _rules_factory)
+    _DETECTORS.setdefault("crf", _crf_factory)
 
 
 def get_detector_factory(name: str) -> DetectorFactory:
@@ -136,12 +153,35 @@ class Pipeline:
 
     def detect_spans(self, doc: Document) -> list[Span]:
         """Resolved, propagated predictions with labels in the configured scheme."""
+        # what depends on the label only (name or not, label in the scheme) is looked up once per label
+        memo = self.__dict__.get("_label_memo")
+        if memo is None or memo[0] is not self.scheme:
+            memo = self.__dict__["_label_memo"] = (self.scheme, {}, {})
+        _, to_scheme, is_name = memo
         spans = self.resolver.resolve(doc, self.candidates(doc))
         if self.config.detectors.propagate_names:
             from clinanon.detect.propagate import propagate
 
-            spans = propagate(doc, spans, labels=self._is_name, lang=self._doc_lang(doc))
-        return [self._to_scheme(s) for s in spans]
+            def name_label(label: str) -> bool:
+                known = is_name.get(label)
+                if known is None:
+                    known = is_name[label] = self._is_name(label)
+                return known
+
+            # the rules detector's tokens of doc.text are cached (clinanon.text.token_table): not tokenized again
+            spans = propagate(doc, spans, labels=name_label, lang=self._doc_lang(doc))
+        out = []
+        for s in spans:
+            target = to_scheme.get(s.label)
+            if target is None:
+                target = to_scheme[s.label] = self._to_scheme(s).label
+            if target == s.label:
+                out.append(s)
+            elif type(s) is Span:  # what with_label gives, without dataclasses.replace
+                out.append(Span(s.start, s.end, target, s.source, s.score))
+            else:
+                out.append(s.with_label(target))
+        return out
 
     def _to_scheme(self, span: Span) -> Span:
         if span.label in self.scheme:
