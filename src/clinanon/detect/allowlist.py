@@ -18,13 +18,13 @@ Users extend the allow-list (``extra``) and give a deny list (``deny``: terms th
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
+from clinanon.detect.gazetteer import _as_table, fold
 from clinanon.document import Span
 from clinanon.errors import ConfigError
-from clinanon.text import SUPPORTED_LANGUAGES, Token, tokenize
+from clinanon.text import SUPPORTED_LANGUAGES, Token, TokenTable, tokenize
 
 __all__ = ["EPONYMS", "WEAK_EPONYMS", "AllowList"]
 
@@ -180,12 +180,8 @@ _FIELD_LABELS: dict[str, tuple[str, ...]] = {
 _STOP_EXCEPTIONS = frozenset({"hans", "ben", "inga", "dan", "mina"})
 
 
-def _fold(s: str) -> str:
-    """Case- and accent-folded form (the same as ``clinanon.detect.gazetteer.fold``)."""
-    s = s.casefold()
-    if s.isascii():
-        return s
-    return "".join(c for c in unicodedata.normalize("NFD", s) if not unicodedata.combining(c))
+#: case- and accent-folded form (memoised in :mod:`clinanon.detect.gazetteer`)
+_fold = fold
 
 
 @lru_cache(maxsize=8)
@@ -197,6 +193,14 @@ def _stop_words(lang: str) -> frozenset[str]:
     except Exception:  # spaCy missing or no list for the language
         return frozenset()
     return frozenset(_fold(w) for w in words if _fold(w) not in _STOP_EXCEPTIONS)
+
+
+#: a span as a tuple in :class:`Span` field order (sorting and comparing tuples is the same as for spans)
+_Row = tuple[int, int, str, str, float]
+
+
+def _table(text: str, tokens: Sequence[Token] | TokenTable | None) -> TokenTable:
+    return _as_table(text, tokens)
 
 
 class AllowList:
@@ -272,10 +276,13 @@ class AllowList:
         if self._before:
             window = text[max(0, start - 48):start]
             window = window[window.rfind("\n") + 1:]
-            words = [_fold(w) for w in window.replace("-", " ").split()[-self._before_max:]]
-            for p in self._before.get(words[-1], ()) if words else ():
-                if len(p) <= len(words) and tuple(words[-len(p):]) == p:
-                    return True
+            raw = window.replace("-", " ").split()[-self._before_max:]
+            cues = self._before.get(_fold(raw[-1]), ()) if raw else ()  # cue phrases ending with the last word
+            if cues:
+                words = [_fold(w) for w in raw]
+                for p in cues:
+                    if len(p) <= len(words) and tuple(words[-len(p):]) == p:
+                        return True
         if self._after:
             window = text[end:end + 40]
             window = window.split("\n", 1)[0]
@@ -287,43 +294,57 @@ class AllowList:
                 return True
         return False
 
-    def allowed_regions(self, text: str, tokens: Sequence[Token] | None = None) -> list[tuple[int, int]]:
+    def allowed_regions(self, text: str, tokens: Sequence[Token] | TokenTable | None = None) -> list[tuple[int, int]]:
         """Character ranges of multi-word allowed phrases (``Gilles de la Tourette``) in ``text``."""
-        if tokens is None:
-            tokens = tokenize(text, self.lang)
-        return [(m.start, m.end) for m in self._phrases.match(text, tokens, case="fold")]
+        return [(m.start, m.end) for m in self._phrases.match(text, _table(text, tokens), case="fold")]
 
-    def deny_spans(self, text: str, tokens: Sequence[Token] | None = None) -> list[Span]:
+    def deny_spans(self, text: str, tokens: Sequence[Token] | TokenTable | None = None) -> list[Span]:
         """Every occurrence of a denied term as a span (``source="allowlist:deny"``, score 1.0)."""
         if not self._deny:
             return []
-        if tokens is None:
-            tokens = tokenize(text, self.lang)
         return [Span(m.start, m.end, m.attr, "allowlist:deny", 1.0)
-                for m in self._deny_index.match(text, tokens, case="fold")]
+                for m in self._deny_index.match(text, _table(text, tokens), case="fold")]
 
-    def filter(self, text: str, spans: Iterable[Span], tokens: Sequence[Token] | None = None,
+    def filter(self, text: str, spans: Iterable[Span], tokens: Sequence[Token] | TokenTable | None = None,
                *, keep_sources: Iterable[str] = ("hospital",)) -> list[Span]:
         """``spans`` minus those that are allowed terms, lie in an allowed phrase or (except sources containing
         one of ``keep_sources``) sit in an eponym context; plus the denied terms found in ``text`` where no kept
-        span has the same extent. Sorted."""
-        if tokens is None:
-            tokens = tokenize(text, self.lang)
+        span has the same extent. Sorted. ``tokens`` (a list or a :class:`~clinanon.text.TokenTable`) defaults
+        to the tokens of ``text``."""
+        rows = [(s.start, s.end, s.label, s.source, s.score) for s in spans]
+        return [Span(*r) for r in self._filter_rows(text, rows, _table(text, tokens), tuple(keep_sources))]
+
+    def _filter_rows(self, text: str, rows: Iterable[_Row], tokens: TokenTable,
+                     keep: tuple[str, ...] = ("hospital",)) -> list[_Row]:
+        """:meth:`filter` on spans given as tuples ``(start, end, label, source, score)`` (sorted, distinct)."""
         regions = self.allowed_regions(text, tokens)
-        keep = tuple(keep_sources)
-        out = []
-        for s in spans:
-            surface = text[s.start:s.end]
-            if self.is_denied(surface):
-                out.append(s)
+        out: list[_Row] = []
+        # the verdicts depend on the surface string / the extent only, which several spans often share
+        verdicts: dict[str, int] = {}  # 1 = denied, 2 = allowed, 0 = neither
+        contexts: dict[tuple[int, int], bool] = {}
+        for row in rows:
+            start, end, _label, source, _score = row
+            surface = text[start:end]
+            v = verdicts.get(surface)
+            if v is None:
+                v = verdicts[surface] = (1 if self._deny and self.is_denied(surface)
+                                         else 2 if self.is_allowed(surface) else 0)
+            if v == 1:
+                out.append(row)
                 continue
-            if self.is_allowed(surface):
+            if v == 2:
                 continue
-            if any(a < s.end and s.start < b for a, b in regions):
+            if regions and any(a < end and start < b for a, b in regions):
                 continue
-            if not any(k in s.source for k in keep) and self.in_eponym_context(text, s.start, s.end, tokens):
-                continue
-            out.append(s)
-        kept = {(s.start, s.end) for s in out}
-        out.extend(d for d in self.deny_spans(text, tokens) if (d.start, d.end) not in kept)
+            if not any(k in source for k in keep):
+                eponym = contexts.get((start, end))
+                if eponym is None:
+                    eponym = contexts[(start, end)] = self.in_eponym_context(text, start, end, tokens)
+                if eponym:
+                    continue
+            out.append(row)
+        if self._deny:
+            kept = {(r[0], r[1]) for r in out}
+            out.extend((d.start, d.end, d.label, d.source, d.score) for d in self.deny_spans(text, tokens)
+                       if (d.start, d.end) not in kept)
         return sorted(set(out))

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import itertools
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -34,7 +34,7 @@ from typing import Literal
 
 from clinanon.document import Document, Span
 from clinanon.errors import ConfigError, InputError
-from clinanon.text import SUPPORTED_LANGUAGES, Token, tokenize
+from clinanon.text import SUPPORTED_LANGUAGES, Token, TokenTable, token_table, tokenize
 
 __all__ = [
     "BUILTIN_KINDS",
@@ -86,17 +86,64 @@ _NAME_KINDS = frozenset({"first_name", "surname"})
 
 # --- normalisation ---------------------------------------------------------------------------------------
 
-def strip_accents(s: str) -> str:
-    """Remove combining marks (``García`` -> ``Garcia``); case is kept."""
+def _strip_accents(s: str) -> str:
     if s.isascii():
         return s
     return "".join(c for c in unicodedata.normalize("NFD", s) if not unicodedata.combining(c))
 
 
+def _fold_accents(s: str) -> str:
+    return _strip_accents(s.casefold())
+
+
+class _Memo(dict[str, str]):
+    """``memo[s]`` = ``fn(s)``, remembered for up to ``limit`` distinct strings (words repeat a lot)."""
+
+    def __init__(self, fn: Callable[[str], str], limit: int = 200_000) -> None:
+        super().__init__()
+        self.fn = fn
+        self.limit = limit
+
+    def __missing__(self, key: str) -> str:
+        value = self.fn(key)
+        if len(self) >= self.limit:
+            self.clear()
+        self[key] = value
+        return value
+
+
+_STRIPPED = _Memo(_strip_accents)
+_FOLDED = _Memo(_fold_accents)
+
+
+def strip_accents(s: str) -> str:
+    """Remove combining marks (``García`` -> ``Garcia``); case is kept."""
+    return _STRIPPED[s]
+
+
 def fold(s: str, accents: bool = True) -> str:
     """Case-fold ``s`` and, when ``accents``, strip its accents: the key under which phrases are indexed."""
-    s = s.casefold()
-    return strip_accents(s) if accents else s
+    return _FOLDED[s] if accents else s.casefold()
+
+
+def folded_words(table: TokenTable, accents: bool = True) -> tuple[str, ...]:
+    """``fold(w, accents)`` for every word of ``table`` (computed once per table and shared)."""
+    return table.map_words(_FOLDED.__getitem__ if accents else str.casefold)
+
+
+@lru_cache(maxsize=1)
+def _allowlist_filter() -> object:
+    from clinanon.detect.allowlist import AllowList
+
+    return AllowList.filter
+
+
+def _as_table(text: str, tokens: Sequence[Token] | TokenTable | None) -> TokenTable:
+    if tokens is None:
+        return token_table(text)
+    if isinstance(tokens, TokenTable):
+        return tokens
+    return TokenTable.from_tokens(text, tokens)
 
 
 def _gap_kind(gap: str) -> int | None:
@@ -109,6 +156,11 @@ def _gap_kind(gap: str) -> int | None:
 
 
 # --- the phrase index -----------------------------------------------------------------------------------
+
+#: a match as a plain tuple: (i, j, start, end, kind, attr) as in :class:`PhraseMatch`
+_RawMatch = tuple[int, int, int, int, str, str]
+#: per first word: its one-word entries (or None) and, per second word, the lengths of longer entries (descending)
+_Plan = tuple["list[_Entry] | None", "dict[str, tuple[int, ...]] | None"]
 
 @dataclass(frozen=True, slots=True)
 class _Entry:
@@ -143,6 +195,7 @@ class PhraseIndex:
         self.fold_accents = accents == "fold"
         self._index: dict[tuple[str, ...], list[_Entry]] = {}
         self._lengths: dict[str, tuple[int, ...]] = {}
+        self._plan: dict[str, _Plan] | None = None
 
     def __len__(self) -> int:
         return sum(len(v) for v in self._index.values())
@@ -167,6 +220,7 @@ class PhraseIndex:
         bucket = self._index.setdefault(key, [])
         if entry not in bucket:
             bucket.append(entry)
+            self._plan = None
             lens = set(self._lengths.get(key[0], ()))
             lens.add(len(key))
             self._lengths[key[0]] = tuple(sorted(lens, reverse=True))
@@ -176,47 +230,72 @@ class PhraseIndex:
         for phrase, kind, attr in phrases:
             self.add(phrase, kind, attr)
 
-    def match(self, text: str, tokens: Sequence[Token], *, case: CaseMode = "upper_ok",
+    def match(self, text: str, tokens: Sequence[Token] | TokenTable, *, case: CaseMode = "upper_ok",
               norm: Sequence[str] | None = None) -> list[PhraseMatch]:
         """All occurrences, in token order (longest first at a position). ``norm`` = pre-folded tokens."""
+        table = _as_table(text, tokens)
         if norm is None:
-            norm = [fold(text[t.start:t.end], self.fold_accents) for t in tokens]
-        out: list[PhraseMatch] = []
-        n = len(tokens)
-        lengths = self._lengths
+            norm = folded_words(table, self.fold_accents)
+        return [PhraseMatch(*m) for m in self._match(text, table, norm, case)]
+
+    def _get_plan(self) -> dict[str, _Plan]:
+        """Entries by first word: the one-word entries, and the lengths of the longer ones by second word."""
+        if self._plan is None:
+            multi: dict[str, dict[str, set[int]]] = {}
+            single: dict[str, list[_Entry]] = {}
+            for key, entries in self._index.items():
+                if len(key) == 1:
+                    single[key[0]] = entries
+                else:
+                    multi.setdefault(key[0], {}).setdefault(key[1], set()).add(len(key))
+            self._plan = {
+                first: (single.get(first),
+                        {w: tuple(sorted(sizes, reverse=True)) for w, sizes in multi[first].items()}
+                        if first in multi else None)
+                for first in (*single, *multi)
+            }
+        return self._plan
+
+    def _match(self, text: str, table: TokenTable, norm: Sequence[str], case: CaseMode) -> list[_RawMatch]:
+        """:meth:`match` as plain tuples ``(i, j, start, end, kind, attr)``."""
+        if not isinstance(norm, tuple):
+            norm = tuple(norm)
+        out: list[_RawMatch] = []
+        n = len(norm)
+        plan = self._get_plan()
         index = self._index
-        surf_cache: dict[int, str] = {}
-        for i in range(n):
-            lens = lengths.get(norm[i])
-            if not lens:
-                continue
-            for size in lens:
-                j = i + size
-                if j > n:
-                    continue
-                entries = index.get(tuple(norm[i:j]))
-                if not entries:
-                    continue
-                gaps = []
-                for k in range(i, j - 1):
-                    gaps.append(_gap_kind(text[tokens[k].end:tokens[k + 1].start]))
-                tgaps = tuple(gaps)
-                for e in entries:
-                    if e.gaps != tgaps:
+        starts, ends, words = table.starts, table.ends, table.words
+        fold_case = case == "fold"
+        # only the positions whose folded word starts an entry (found without a Python step per token); at a
+        # position the longer entries come first (as their lengths decrease), then the one-word ones
+        for i in itertools.compress(itertools.count(), map(plan.__contains__, norm)):
+            single, multi = plan[norm[i]]
+            if multi is not None and i + 1 < n:
+                for size in multi.get(norm[i + 1], ()):
+                    j = i + size
+                    if j > n:
                         continue
-                    if case != "fold" and not self._case_ok(e, text, tokens, i, case, surf_cache):
+                    entries = index.get(norm[i:j])
+                    if not entries:
                         continue
-                    out.append(PhraseMatch(i, j, tokens[i].start, tokens[j - 1].end, e.kind, e.attr))
+                    tgaps = tuple(_gap_kind(text[ends[k]:starts[k + 1]]) for k in range(i, j - 1))
+                    for e in entries:
+                        if e.gaps != tgaps:
+                            continue
+                        if not fold_case and not self._case_ok(e, words, i, case):
+                            continue
+                        out.append((i, j, starts[i], ends[j - 1], e.kind, e.attr))
+            if single is not None:
+                for e in single:
+                    if not fold_case and not self._case_ok(e, words, i, case):
+                        continue
+                    out.append((i, i + 1, starts[i], ends[i], e.kind, e.attr))
         return out
 
-    def _case_ok(self, e: _Entry, text: str, tokens: Sequence[Token], i: int, case: CaseMode,
-                 cache: dict[int, str]) -> bool:
+    def _case_ok(self, e: _Entry, words: Sequence[str], i: int, case: CaseMode) -> bool:
         for k, s in enumerate(e.surface):
-            t = cache.get(i + k)
-            if t is None:
-                raw = text[tokens[i + k].start:tokens[i + k].end]
-                t = strip_accents(raw) if self.fold_accents else raw
-                cache[i + k] = t
+            raw = words[i + k]
+            t = _STRIPPED[raw] if self.fold_accents else raw
             if t == s:
                 continue
             if case == "upper_ok" and t.isupper() and t == s.upper():
@@ -352,6 +431,11 @@ def _is_cap_word(w: str) -> bool:
     return bool(w) and w[0].isupper() and any(c.isalpha() for c in w)
 
 
+@lru_cache(maxsize=16)
+def _suffix_tuple(suffixes: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
+    return tuple(suf for suf, _ in suffixes)
+
+
 # --- the detector -----------------------------------------------------------------------------------------
 
 class GazetteerDetector:
@@ -403,6 +487,7 @@ class GazetteerDetector:
             idx = PhraseIndex(lang, accents=accents)
             idx._index = {k: list(v) for k, v in base._index.items()}
             idx._lengths = dict(base._lengths)
+            idx._plan = None
             for kind, path in sorted(user_lists.items()):
                 idx.add_all(read_user_list(path, kind))
             self.index = idx
@@ -425,111 +510,121 @@ class GazetteerDetector:
         """Candidate spans on ``doc.text`` (may overlap; sorted)."""
         return self.analyze(doc.text)
 
-    def analyze(self, text: str, tokens: Sequence[Token] | None = None) -> list[Span]:
-        """Candidate spans on ``text``; ``tokens`` defaults to ``tokenize(text, lang)``. Sorted, may overlap."""
-        if tokens is None:
-            tokens = tokenize(text, self.lang)
-        fa = self.accents == "fold"
-        norm = [fold(text[t.start:t.end], fa) for t in tokens]
-        found: set[Span] = set()
-        hits: list[PhraseMatch] = []
-        for m in self.index.match(text, tokens, case=self.case, norm=norm):
-            if m.kind not in self.kinds:
-                continue
-            if not self._plausible(text, tokens, m):
-                continue
-            hits.append(m)
-        name_extents = {(m.start, m.end) for m in hits if m.kind == "first_name"}
-        for m in hits:
-            src = f"{self.name}:{m.kind}" + (f":{m.attr}" if m.attr else "")
-            score = self.scores[m.kind]
-            if m.kind == "country" and (m.start, m.end) in name_extents:  # "Mauricio", "Israel"
-                score = min(score, self.scores.get("first_name", 0.7) - 0.05)
-            found.add(Span(m.start, m.end, self.labels[m.kind], src, round(score, 4)))
+    def analyze(self, text: str, tokens: Sequence[Token] | TokenTable | None = None) -> list[Span]:
+        """Candidate spans on ``text``; ``tokens`` (a token list or a :class:`~clinanon.text.TokenTable`) defaults
+        to the tokens of ``text`` (:func:`clinanon.text.token_table`). Sorted, may overlap."""
+        table = _as_table(text, tokens)
+        norm = folded_words(table, self.accents == "fold")
+        kinds = self.kinds
+        hits = [m for m in self.index._match(text, table, norm, self.case)
+                if m[4] in kinds and self._plausible(text, table, m)]
+        # spans as tuples in Span field order: the same set, the same sort order, one Span per distinct tuple
+        found: set[tuple[int, int, str, str, float]] = set()
+        if hits:
+            name_extents = {(m[2], m[3]) for m in hits if m[4] == "first_name"}
+            first_name_score = self.scores.get("first_name", 0.7) - 0.05
+            sources: dict[tuple[str, str], str] = {}
+            for _i, _j, start, end, kind, attr in hits:
+                src = sources.get((kind, attr))
+                if src is None:
+                    src = sources[(kind, attr)] = f"{self.name}:{kind}" + (f":{attr}" if attr else "")
+                score = self.scores[kind]
+                if kind == "country" and (start, end) in name_extents:  # "Mauricio", "Israel"
+                    score = min(score, first_name_score)
+                found.add((start, end, self.labels[kind], src, round(score, 4)))
         if self.use_hospital_pattern:
-            found.update(self._hospitals(text, tokens, norm))
-        spans = sorted(found)
-        if self.allowlist is not None:
-            spans = self.allowlist.filter(text, spans, tokens)
-        return spans
+            found.update((s.start, s.end, s.label, s.source, s.score) for s in self._hospitals(text, table, norm))
+        rows = sorted(found)
+        allowlist = self.allowlist
+        if allowlist is None:
+            return [Span(*r) for r in rows]
+        if type(allowlist).filter is _allowlist_filter():  # the built-in filter, on tuples (fewer Span objects)
+            return [Span(*r) for r in allowlist._filter_rows(text, rows, table)]  # type: ignore[attr-defined]
+        return allowlist.filter(text, [Span(*r) for r in rows], table)  # type: ignore[attr-defined]
 
-    def _plausible(self, text: str, tokens: Sequence[Token], m: PhraseMatch) -> bool:
+    def _plausible(self, text: str, table: TokenTable, m: _RawMatch) -> bool:
         """Reject name hits that start in lower case (a particle: "de León"), single-token hits that are too
         short, and short ALL-CAPS ones outside an all-caps run (``ANA``, ``EVA`` as lab acronyms)."""
-        w = text[m.start:m.end]
-        if m.kind in _NAME_KINDS and self.case != "fold" and not w[:1].isupper():
+        i, j, start, end, kind, _attr = m
+        w = text[start:end]
+        if kind in _NAME_KINDS and self.case != "fold" and not w[:1].isupper():
             return False  # "de León" alone: the particle belongs to a name only after a first name
-        if m.j - m.i != 1:
+        if j - i != 1:
             return True
-        if len(w) < 2 or not any(c.isalpha() for c in w):
+        if len(w) < 2 or not any(map(str.isalpha, w)):
             return False
         short_caps = self.case != "fold" and w.isupper() and len(w) <= 4
-        return not short_caps or self._caps_neighbour(text, tokens, m.i)
+        return not short_caps or self._caps_neighbour(text, table, i)
 
     @staticmethod
-    def _caps_neighbour(text: str, tokens: Sequence[Token], i: int) -> bool:
+    def _caps_neighbour(text: str, table: TokenTable, i: int) -> bool:
+        starts, ends, words = table.starts, table.ends, table.words
         for k in (i - 1, i + 1):
-            if 0 <= k < len(tokens):
-                gap = text[tokens[min(i, k)].end:tokens[max(i, k)].start]
-                w = text[tokens[k].start:tokens[k].end]
+            if 0 <= k < len(starts):
+                gap = text[ends[min(i, k)]:starts[max(i, k)]]
+                w = words[k]
                 if "\n" not in gap and len(w) > 1 and w.isalpha() and w.isupper():
                     return True
         return False
 
     # hospital "head word + name" pattern
-    def _hospitals(self, text: str, tokens: Sequence[Token], norm: Sequence[str]) -> list[Span]:
+    def _hospitals(self, text: str, table: TokenTable, norm: Sequence[str]) -> list[Span]:
         heads, suffixes = _hospital_heads(self.lang, self.accents)
         particles = _PARTICLES.get(self.lang, frozenset())
         stop = _HOSPITAL_STOP.get(self.lang, frozenset())
+        starts, ends, words = table.starts, table.ends, table.words
         out: list[Span] = []
         base = self.scores["hospital_pattern"]
         label = self.labels["hospital_pattern"]
         src = f"{self.name}:hospital_pattern"
         best: dict[int, PhraseMatch] = {}
-        for m in heads.match(text, tokens, case="fold", norm=norm):
-            if m.i not in best or m.j > best[m.i].j:
-                best[m.i] = m
+        for raw in heads._match(text, table, norm, "fold"):
+            if raw[0] not in best or raw[1] > best[raw[0]].j:
+                best[raw[0]] = PhraseMatch(*raw)
         for i in sorted(best):
             m = best[i]
             head_cap = _is_cap_word(text[m.start:m.end])
             start_tok, end_tok = m.i, m.j
             if m.attr in ("R", "B"):
-                end_tok = self._extend_right(text, tokens, norm, m.j, particles, stop)
+                end_tok = self._extend_right(text, table, norm, m.j, particles, stop)
             if m.attr in ("L", "B") and end_tok == m.j:
-                start_tok = self._extend_left(text, tokens, norm, m.i, particles, stop)
+                start_tok = self._extend_left(text, table, norm, m.i, particles, stop)
             if start_tok == m.i and end_tok == m.j:
                 continue
-            if not head_cap and not any(_is_title(text[tokens[k].start:tokens[k].end]) for k in range(m.j, end_tok)):
+            if not head_cap and not any(_is_title(words[k]) for k in range(m.j, end_tok)):
                 continue  # "clínica de la AR": a lower-case head needs a Title-case name word
             score = base if head_cap else max(0.0, base - 0.25)
-            out.append(Span(tokens[start_tok].start, tokens[end_tok - 1].end, label, src, score))
+            out.append(Span(starts[start_tok], ends[end_tok - 1], label, src, score))
         if suffixes:
-            for i, t in enumerate(tokens):
-                w = text[t.start:t.end]
+            min_len = min(len(suf) for suf, _ in suffixes) + 3
+            for i, low in enumerate(norm):
+                if len(low) < min_len or not low.endswith(_suffix_tuple(suffixes)):
+                    continue
+                w = words[i]
                 if not _is_cap_word(w):
                     continue
-                low = norm[i]
                 for suf, _ in suffixes:
                     if len(low) > len(suf) + 2 and low.endswith(suf):
                         prefix = low[: -len(suf)]
-                        end_tok = self._extend_right(text, tokens, norm, i + 1, particles, stop)
+                        end_tok = self._extend_right(text, table, norm, i + 1, particles, stop)
                         if self.lang == "de" and end_tok == i + 1 and prefix.rstrip("-s") in _DE_GENERIC_PREFIX:
                             break
-                        out.append(Span(t.start, tokens[end_tok - 1].end, label, src, base))
+                        out.append(Span(starts[i], ends[end_tok - 1], label, src, base))
                         break
         return out
 
-    def _extend_right(self, text: str, tokens: Sequence[Token], norm: Sequence[str], j: int,
+    def _extend_right(self, text: str, table: TokenTable, norm: Sequence[str], j: int,
                       particles: frozenset[str], stop: frozenset[str]) -> int:
         """Index after the last name token following token ``j - 1`` (``j`` when there is none)."""
+        starts, ends, words = table.starts, table.ends, table.words
         end = j
         k = j
-        n = len(tokens)
+        n = len(starts)
         pending = 0  # particles / digits / quotes waiting for a capitalised word
         while k < n and k - j < 12:
-            if _gap_kind(text[tokens[k - 1].end:tokens[k].start]) is None:
+            if _gap_kind(text[ends[k - 1]:starts[k]]) is None:
                 break
-            w = text[tokens[k].start:tokens[k].end]
+            w = words[k]
             low = norm[k]
             if w.isdigit():
                 if k + 1 >= n or norm[k + 1] not in particles:  # "12 de Octubre", not "31008 Pamplona"
@@ -542,7 +637,7 @@ class GazetteerDetector:
                 if w in ('"', "»", "”", ")") and end == k:  # closing quote right after a name word
                     end = k + 1
                     pending = 0
-            elif (_is_cap_word(w) and not self._abbreviation(text, tokens, k)
+            elif (_is_cap_word(w) and not self._abbreviation(text, table, k)
                   and (low not in stop or (low in _STREET_WORDS and norm[k - 1] in particles))):
                 end = k + 1
                 pending = 0
@@ -552,20 +647,21 @@ class GazetteerDetector:
         return end
 
     @staticmethod
-    def _abbreviation(text: str, tokens: Sequence[Token], k: int) -> bool:
+    def _abbreviation(text: str, table: TokenTable, k: int) -> bool:
         """A one-letter word followed by a dot (``P.``, ``C.``): an address abbreviation, not a name word
         (longer ones, ``Avda.``, ``Ctra.``, are stop words)."""
-        t = tokens[k]
-        return t.end - t.start == 1 and text[t.end:t.end + 1] == "."
+        e = table.ends[k]
+        return e - table.starts[k] == 1 and text[e:e + 1] == "."
 
-    def _extend_left(self, text: str, tokens: Sequence[Token], norm: Sequence[str], i: int,
+    def _extend_left(self, text: str, table: TokenTable, norm: Sequence[str], i: int,
                      particles: frozenset[str], stop: frozenset[str]) -> int:
+        starts, ends, words = table.starts, table.ends, table.words
         start = i
         k = i - 1
         while k >= 0 and i - k <= 8:
-            if _gap_kind(text[tokens[k].end:tokens[k + 1].start]) is None:
+            if _gap_kind(text[ends[k]:starts[k + 1]]) is None:
                 break
-            w = text[tokens[k].start:tokens[k].end]
+            w = words[k]
             low = norm[k]
             if _is_cap_word(w) and low not in stop:
                 start = k

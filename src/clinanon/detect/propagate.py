@@ -10,14 +10,19 @@ tuples). New spans get ``source="propagate"`` and never overlap an input span or
 from __future__ import annotations
 
 import bisect
-from collections import Counter
 from collections.abc import Callable, Sequence
+from itertools import compress, count
 
+from clinanon.detect.resolve import _SPAN_ORDER
 from clinanon.document import Document, Span
-from clinanon.text import Token, tokenize
+from clinanon.text import Token, TokenTable, check_language
 
 __all__ = ["propagate"]
 
+#: the longest run of a name's later words (in tokens) propagated on its own: the names of clinical text have
+#: at most 8 tokens (MEDDOCAN, English synthetic data), and without a bound a "name" of n capitalised words (a
+#: list of surnames, a corrupted line) would add n² keys of up to n tokens each
+_MAX_PART_TOKENS = 12
 _PARTICLES = frozenset({"de", "del", "la", "las", "los", "y", "i", "e", "van", "von", "der", "den", "ten", "ter",
                         "zu", "da", "das", "do", "dos", "di", "du", "le", "af", "av", "-", "'", "."})
 
@@ -38,7 +43,7 @@ def propagate(
     case: str = "exact",
     accents: str = "exact",
     surnames: bool = True,
-    tokens: Sequence[Token] | None = None,
+    tokens: Sequence[Token] | TokenTable | None = None,
     lang: str | None = None,
     score_factor: float = 0.9,
 ) -> list[Span]:
@@ -53,88 +58,92 @@ def propagate(
     Guarantees: the input spans are returned unchanged; new spans cover whole tokens, do not overlap any input
     span nor each other, and the output depends only on the set of input spans.
     """
-    from clinanon.detect.gazetteer import fold, strip_accents
+    from clinanon.detect.gazetteer import _FOLDED, _STRIPPED, _as_table
 
     text = doc.text
     if tokens is None:
-        tokens = tokenize(text, lang or str(doc.meta.get("lang", "es")))
+        check_language(lang or str(doc.meta.get("lang", "es")))
+    table = _as_table(text, tokens)
+    t_starts, t_ends, words = table.starts, table.ends, table.words
+    n = len(t_starts)
     select = _selector(labels)
 
-    def norm(w: str) -> str:
-        if case == "fold":
-            return fold(w, accents == "fold")
-        return strip_accents(w) if accents == "fold" else w
+    normfn: Callable[[str], str] | None
+    if case == "fold":
+        normfn = _FOLDED.__getitem__ if accents == "fold" else str.casefold
+    else:
+        normfn = _STRIPPED.__getitem__ if accents == "fold" else None
+    normed = words if normfn is None else table.map_words(normfn)
 
-    starts = {t.start: i for i, t in enumerate(tokens)}
-    ends = {t.end: i for i, t in enumerate(tokens)}
-    keys_labels: dict[tuple[str, ...], Counter[str]] = {}
+    keys_labels: dict[tuple[str, ...], dict[str, int]] = {}  # key -> label -> count
     keys_score: dict[tuple[str, ...], float] = {}
 
     def add(key: tuple[str, ...], label: str, score: float) -> None:
-        if not key or len("".join(key)) < min_len:
+        joined = "".join(key)
+        if not key or len(joined) < min_len or not any(map(str.isalpha, joined)):
             return
-        if not any(c.isalpha() for c in "".join(key)):
-            return
-        keys_labels.setdefault(key, Counter())[label] += 1
+        counts = keys_labels.setdefault(key, {})
+        counts[label] = counts.get(label, 0) + 1
         keys_score[key] = max(keys_score.get(key, 0.0), score)
 
-    for s in sorted(set(spans)):
+    # distinct input spans in order, keyed by their fields (hashing a tuple is cheaper than hashing a Span)
+    out = {_SPAN_ORDER(s): s for s in spans}
+    for s in [out[k] for k in sorted(out)]:
         if not select(s.label):
             continue
-        i, j = starts.get(s.start), ends.get(s.end)
-        if i is None or j is None or j < i:
+        # the tokens that start / end exactly at the span's ends
+        i = bisect.bisect_left(t_starts, s.start)
+        j = bisect.bisect_left(t_ends, s.end)
+        if i >= n or t_starts[i] != s.start or j >= n or t_ends[j] != s.end or j < i:
             continue
-        words = [text[tokens[k].start:tokens[k].end] for k in range(i, j + 1)]
-        key = tuple(norm(w) for w in words)
+        span_words = words[i:j + 1]
+        key = normed[i:j + 1]
         add(key, s.label, s.score)
         if surnames:
-            content = [k for k in range(len(words)) if words[k].casefold() not in _PARTICLES
-                       and any(c.isalpha() for c in words[k])]
+            content = [k for k in range(len(span_words)) if span_words[k].casefold() not in _PARTICLES
+                       and any(map(str.isalpha, span_words[k]))]
             if len(content) >= 2:
                 first = content[0]
                 later = [k for k in content if k > first]
-                for a in later:
-                    for b in later:
-                        if b >= a:
-                            add(tuple(key[a:b + 1]), s.label, s.score)
+                for x, a in enumerate(later):
+                    for y in range(x, min(len(later), x + _MAX_PART_TOKENS)):
+                        b = later[y]
+                        if b - a >= _MAX_PART_TOKENS:
+                            break
+                        add(tuple(key[a:b + 1]), s.label, s.score)
     if not keys_labels:
-        return sorted(set(spans))
+        return [out[k] for k in sorted(out)]
 
     lengths: dict[str, set[int]] = {}
     for key in keys_labels:
         lengths.setdefault(key[0], set()).add(len(key))
     lens_sorted = {k: sorted(v, reverse=True) for k, v in lengths.items()}
 
-    token_ends = [t.end for t in tokens]
-    cover = [False] * len(tokens)
-    for a, b in sorted({(s.start, s.end) for s in spans}):
-        k = bisect.bisect_right(token_ends, a)  # first token ending after a
-        while k < len(tokens) and tokens[k].start < b:
+    cover = [False] * n
+    for a, b in sorted({(s.start, s.end) for s in out.values()}):
+        k = bisect.bisect_right(t_ends, a)  # first token ending after a
+        while k < n and t_starts[k] < b:
             cover[k] = True
             k += 1
 
-    normed = [norm(text[t.start:t.end]) for t in tokens]
-    out = set(spans)
-    i = 0
-    n = len(tokens)
-    while i < n:
-        lens = lens_sorted.get(normed[i])
-        hit = 0
-        if lens and not cover[i]:
-            for size in lens:
-                j = i + size
-                if j > n or any(cover[i:j]):
-                    continue
-                key = tuple(normed[i:j])
-                if key not in keys_labels:
-                    continue
-                if any("\n" in text[tokens[k].end:tokens[k + 1].start] for k in range(i, j - 1)):
-                    continue
-                counts = keys_labels[key]
-                label = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
-                score = round(min(1.0, keys_score[key] * score_factor), 4)
-                out.add(Span(tokens[i].start, tokens[j - 1].end, label, "propagate", score))
-                hit = size
-                break
-        i += hit or 1
-    return sorted(out)
+    nxt = 0  # the scan resumes here after a hit (tokens of a hit are not searched again)
+    for i in compress(count(), map(lens_sorted.__contains__, normed)):
+        if i < nxt or cover[i]:
+            continue
+        for size in lens_sorted[normed[i]]:
+            j = i + size
+            if j > n or any(cover[i:j]):
+                continue
+            key = normed[i:j]
+            if key not in keys_labels:
+                continue
+            if any("\n" in text[t_ends[k]:t_starts[k + 1]] for k in range(i, j - 1)):
+                continue
+            counts = keys_labels[key]
+            label = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+            score = round(min(1.0, keys_score[key] * score_factor), 4)
+            new = Span(t_starts[i], t_ends[j - 1], label, "propagate", score)
+            out.setdefault(_SPAN_ORDER(new), new)
+            nxt = j
+            break
+    return [out[k] for k in sorted(out)]

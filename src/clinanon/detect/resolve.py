@@ -17,7 +17,8 @@ in. Steps:
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from operator import attrgetter
 
 from clinanon.document import Document, Span
 from clinanon.errors import ConfigError
@@ -31,6 +32,8 @@ DEFAULT_PARTICLES: tuple[str, ...] = (
     " do ", " dos ", " di ", " du ", " le ", " la ", " af ", " av ", " O'", " d'", "'",
 )
 _KEYS = ("length", "score", "source")
+#: the fields in :class:`Span`'s own order (sorting with this key = sorting the spans, without Python ``__lt__``)
+_SPAN_ORDER = attrgetter("start", "end", "label", "source", "score")
 
 
 def is_name_label(label: str) -> bool:
@@ -71,6 +74,10 @@ class Resolver:
         self.merge_names = merge_names
         self.particles = frozenset(particles)
         self.merge_bonus = merge_bonus
+        by_len: dict[int, set[str]] = {}
+        for p in self.particles:
+            by_len.setdefault(len(p), set()).add(p)
+        self._particles_by_len = tuple((n, frozenset(ps)) for n, ps in sorted(by_len.items()))
 
     def __repr__(self) -> str:
         return (f"Resolver(priority={self.priority!r}, min_score={self.min_score}, "
@@ -82,6 +89,12 @@ class Resolver:
             if (source == key or source.startswith(key + ":")) and len(key) > best_len:
                 best_len, rank = len(key), value
         return rank
+
+    def _key_function(self) -> Callable[[Span], tuple[object, ...]]:
+        """:meth:`_sort_key` as a fast function (source ranks looked up once per source)."""
+        if self.priority == _KEYS and not self.source_priority:
+            return lambda s: (s.start - s.end, -s.score, 0, s.start, s.end, s.label, s.source, s.score)
+        return self._sort_key
 
     def _sort_key(self, s: Span) -> tuple[object, ...]:
         parts: list[object] = []
@@ -99,23 +112,27 @@ class Resolver:
     def resolve(self, doc_or_text: Document | str, spans: Iterable[Span]) -> list[Span]:
         """Non-overlapping spans sorted by position; independent of the order of ``spans``."""
         text = doc_or_text.text if isinstance(doc_or_text, Document) else doc_or_text
-        cands = {s for s in spans if s.score >= self.min_score}
-        for s in cands:
-            if s.end > len(text):
-                raise ConfigError(f"span [{s.start}, {s.end}) ends past the text (length {len(text)})")
+        min_score = self.min_score
+        # distinct candidates, keyed by their fields (hashing a tuple is cheaper than hashing a Span)
+        cands = {_SPAN_ORDER(s): s for s in spans if s.score >= min_score}
+        n = len(text)
+        for s in cands.values():
+            if s.end > n:
+                raise ConfigError(f"span [{s.start}, {s.end}) ends past the text (length {n})")
         if self.merge_names:
-            cands |= set(self.merge(text, cands))
+            for s in self.merge(text, cands.values()):
+                cands.setdefault(_SPAN_ORDER(s), s)
         chosen: list[Span] = []
         starts: list[int] = []  # chosen intervals never overlap: sorted by start, they are sorted by end too
         ends: list[int] = []
-        for s in sorted(cands, key=self._sort_key):
+        for s in sorted(cands.values(), key=self._key_function()):
             k = bisect.bisect_left(starts, s.end)  # intervals starting before s ends: indexes < k
             if k and ends[k - 1] > s.start:
                 continue
             starts.insert(k, s.start)
             ends.insert(k, s.end)
             chosen.append(s)
-        return sorted(chosen)
+        return sorted(chosen, key=_SPAN_ORDER)
 
     def merge(self, text: str, spans: Iterable[Span]) -> list[Span]:
         """Merged name candidates: maximal chains of name-part spans joined by particles (two parts or more).
@@ -143,42 +160,59 @@ class Resolver:
         by_start: dict[int, list[tuple[int, int]]] = {}
         for ext in parts:
             by_start.setdefault(ext[0], []).append(ext)
-        ends_at: dict[int, list[tuple[int, int]]] = {}
-        for ext in parts:
-            ends_at.setdefault(ext[1], []).append(ext)
 
         def only_first_name(ext: tuple[int, int]) -> bool:
             return all(":first_name" in s.source for s in parts[ext])
 
+        succ: dict[tuple[int, int], list[tuple[int, int]]] = {}
+        particles_by_len = self._particles_by_len
+
         def successors(ext: tuple[int, int]) -> list[tuple[int, int]]:
+            out = succ.get(ext)
+            if out is not None:
+                return out
             out = []
-            for p in self.particles:
-                nxt = ext[1] + len(p)
-                if text[ext[1]:nxt] != p:
+            e = ext[1]
+            # at most one connector of each length can equal the text after the extent
+            for size, connectors in particles_by_len:
+                nxt = e + size
+                starting = by_start.get(nxt)
+                if not starting:
                     continue
-                for cand in by_start.get(nxt, ()):
+                p = text[e:nxt]
+                if p not in connectors:
+                    continue
+                for cand in starting:
                     if p == " y " and (only_first_name(cand) or only_first_name(ext)):
                         continue
                     out.append(cand)
-            return sorted(out)
+            out.sort()
+            succ[ext] = out
+            return out
 
-        # longest chain end reachable from each extent (dynamic programming from the right)
-        best_end: dict[tuple[int, int], tuple[int, tuple[tuple[int, int], ...]]] = {}
+        # longest chain end reachable from each extent (dynamic programming from the right); a chain is kept as
+        # (end, number of extents, next extent), so that long runs of name parts stay linear
+        best: dict[tuple[int, int], tuple[int, int, tuple[int, int] | None]] = {}
         for ext in sorted(parts, key=lambda e: (-e[0], -e[1])):
-            chain: tuple[tuple[int, int], ...] = (ext,)
-            end = ext[1]
+            end, length, link = ext[1], 1, None
             for nxt in successors(ext):
-                e2, c2 = best_end[nxt]
-                if e2 > end or (e2 == end and len(c2) + 1 > len(chain)):
-                    end, chain = e2, (ext, *c2)
-            best_end[ext] = (end, chain)
+                e2, l2, _ = best[nxt]
+                if e2 > end or (e2 == end and l2 + 1 > length):
+                    end, length, link = e2, l2 + 1, nxt
+            best[ext] = (end, length, link)
         has_pred = {nxt for ext in parts for nxt in successors(ext)}
         merged: list[Span] = []
         for ext in sorted(parts):
             if ext in has_pred:
                 continue
-            end, chain = best_end[ext]
-            if len(chain) < 2 or all(contested(e) for e in chain):
+            end, length, link = best[ext]
+            if length < 2:
+                continue
+            chain = [ext]
+            while link is not None:
+                chain.append(link)
+                link = best[link][2]
+            if all(contested(e) for e in chain):
                 continue
             if any(a <= ext[0] and end <= b for a, b in others):
                 continue  # a place or hospital covers the whole chain: "Talavera de la Reina"

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from functools import cache
 
 from clinanon.detect.base import Detector
-from clinanon.detect.rules.dates import LANGUAGES, Context, RulePattern, RuleRecognizer
+from clinanon.detect.engine import Context, RulePattern, RuleRecognizer
+from clinanon.detect.rules.dates import LANGUAGES
 from clinanon.detect.rules.lexicon import trie_regex
 from clinanon.document import Span
 

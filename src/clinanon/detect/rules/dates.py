@@ -20,13 +20,13 @@ same characters in two ways, so matching stays linear in the text length (``test
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 
-from clinanon.detect.base import Detector, Pattern
+from clinanon.detect.base import Detector
+from clinanon.detect.engine import Context, RulePattern, RuleRecognizer, words_after, words_before
 from clinanon.detect.rules.lexicon import month_number, month_regex, weekday_regex
-from clinanon.document import Document, Span
 
 __all__ = [
     "Context",
@@ -35,212 +35,11 @@ __all__ = [
     "date_patterns",
     "recognizers",
     "time_patterns",
+    "words_after",
+    "words_before",
 ]
 
 LANGUAGES: tuple[str, ...] = ("en", "es", "nl", "sv", "de")
-
-# ---------------------------------------------------------------------------------------------------------
-# engine
-# ---------------------------------------------------------------------------------------------------------
-
-_WORD = re.compile(r"\w+")
-
-
-def _words(items: Iterable[str]) -> frozenset[str]:
-    return frozenset(w.casefold() for w in items)
-
-
-def words_before(text: str, start: int, n: int, reach: int = 60) -> list[str]:
-    """The last ``n`` words (case-folded) that end before ``start``, looking back at most ``reach`` chars."""
-    return [w.casefold() for w in _WORD.findall(text, max(0, start - reach), start)][-n:]
-
-
-def words_after(text: str, end: int, n: int, reach: int = 50) -> list[str]:
-    """The first ``n`` words (case-folded) after ``end``, looking ahead at most ``reach`` chars."""
-    out: list[str] = []
-    for m in _WORD.finditer(text, end, min(len(text), end + reach)):
-        out.append(m.group().casefold())
-        if len(out) >= n:
-            break
-    return out
-
-
-@dataclass(frozen=True)
-class Context:
-    """Words or phrases that change a match's score when they occur next to it.
-
-    A word of ``before`` among the last ``n_before`` words before the span, or a match of ``before_rx`` ending
-    right before the span (searched in the 40 characters before it; write it to end with ``$``), raises the
-    score by ``boost`` (once); ``after`` / ``after_rx`` (matched right at the span end) likewise. The ``neg_``
-    counterparts lower it by ``penalty``. Words are compared case-folded; the regexes are case-insensitive.
-    """
-
-    before: frozenset[str] = frozenset()
-    after: frozenset[str] = frozenset()
-    neg_before: frozenset[str] = frozenset()
-    neg_after: frozenset[str] = frozenset()
-    n_before: int = 3
-    n_after: int = 2
-    boost: float = 0.3
-    penalty: float = 0.4
-    before_rx: re.Pattern[str] | None = None
-    after_rx: re.Pattern[str] | None = None
-    neg_before_rx: re.Pattern[str] | None = None
-    neg_after_rx: re.Pattern[str] | None = None
-
-    @classmethod
-    def of(cls, before: Iterable[str] = (), after: Iterable[str] = (), neg_before: Iterable[str] = (),
-           neg_after: Iterable[str] = (), *, before_rx: str | None = None, after_rx: str | None = None,
-           neg_before_rx: str | None = None, neg_after_rx: str | None = None, n_before: int = 3,
-           n_after: int = 2, boost: float = 0.3, penalty: float = 0.4) -> Context:
-        """Build a context from plain word lists (case-folded here) and regex sources (compiled here)."""
-
-        def rx(src: str | None) -> re.Pattern[str] | None:
-            return re.compile(src, re.IGNORECASE) if src else None
-
-        return cls(_words(before), _words(after), _words(neg_before), _words(neg_after), n_before, n_after, boost,
-                   penalty, rx(before_rx), rx(after_rx), rx(neg_before_rx), rx(neg_after_rx))
-
-    def adjust(self, text: str, start: int, end: int) -> float:
-        """The score change for the span ``[start, end)`` of ``text``."""
-        up = down = False
-        if self.before or self.neg_before:
-            wb = set(words_before(text, start, self.n_before))
-            up = bool(wb & self.before)
-            down = bool(wb & self.neg_before)
-        if self.after or self.neg_after:
-            wa = set(words_after(text, end, self.n_after))
-            up_a = bool(wa & self.after)
-            down_a = bool(wa & self.neg_after)
-        else:
-            up_a = down_a = False
-        lo = max(0, start - 40)
-        if not up and self.before_rx is not None:
-            up = self.before_rx.search(text, lo, start) is not None
-        if not down and self.neg_before_rx is not None:
-            down = self.neg_before_rx.search(text, lo, start) is not None
-        if not up_a and self.after_rx is not None:
-            up_a = self.after_rx.match(text, end, end + 60) is not None
-        if not down_a and self.neg_after_rx is not None:
-            down_a = self.neg_after_rx.match(text, end, end + 60) is not None
-        return self.boost * (up + up_a) - self.penalty * (down + down_a)
-
-
-@dataclass(frozen=True)
-class RulePattern(Pattern):
-    """A :class:`Pattern` with an optional :class:`Context` and an optional ``adjust(text, start, end)`` hook
-    that returns a further score change (for checks that word lists cannot express, e.g. a neighbouring year).
-
-    Patterns that are combined into one alternation must not use named groups or backreferences.
-    """
-
-    context: Context | None = None
-    adjust: Callable[[str, int, int], float] | None = None
-    #: what every match starts with: ``"digit"``, ``"letter"`` or ``None`` (unknown); when all patterns of a
-    #: recognizer declare it, the scan dispatches on the first character instead of trying every pattern
-    first: str | None = None
-
-    def rescore(self, text: str, start: int, end: int) -> float:
-        s = self.score
-        if self.context is not None:
-            s += self.context.adjust(text, start, end)
-        if self.adjust is not None:
-            s += self.adjust(text, start, end)
-        return min(1.0, max(0.0, s))
-
-
-def _scoped(p: Pattern) -> str:
-    flag = "i" if p.flags & re.IGNORECASE else "-i"
-    return f"((?{flag}:{p.regex}))"
-
-
-class RuleRecognizer:
-    """A family of named patterns scanned in one pass (see the module docstring).
-
-    ``detect(doc)`` / ``analyze(text)`` return spans labelled ``pattern.label or label`` with
-    ``source = "<name>:<pattern name>"`` and the pattern's (context-adjusted) score, sorted by offset, never
-    overlapping one another (one alternation, left to right). ``postprocess`` may rewrite the span list (it
-    gets the text too) before it is returned. ``word_start`` (default) declares that every pattern's match
-    begins at the start of a word (a letter or digit after a non-word character), which lets the scan skip all
-    other positions cheaply; set it to ``False`` for patterns that can start elsewhere.
-    """
-
-    def __init__(self, name: str, label: str, patterns: Sequence[Pattern], *, min_score: float = 0.5,
-                 postprocess: Callable[[str, list[Span]], list[Span]] | None = None,
-                 word_start: bool = True) -> None:
-        if not patterns:
-            raise ValueError(f"recognizer {name!r} has no patterns")
-        self.name = name
-        self.label = label
-        self.patterns: tuple[Pattern, ...] = tuple(patterns)
-        self.min_score = min_score
-        self.postprocess = postprocess
-        self.word_start = word_start
-        firsts = [getattr(p, "first", None) for p in self.patterns]
-        dispatch = word_start and all(f in ("digit", "letter") for f in firsts)
-        buckets: dict[str, list[Pattern]] = {"digit": [], "letter": [], "": []}
-        for p, f in zip(self.patterns, firsts, strict=True):
-            buckets[f if dispatch and f else ""].append(p)
-        self._by_group: dict[int, tuple[Pattern, int]] = {}
-        index = 1
-        alts: dict[str, str] = {}
-        for key, pats in buckets.items():
-            parts = []
-            for p in pats:
-                if p.compiled.groupindex:
-                    raise ValueError(f"pattern {p.name!r}: named groups cannot be combined; use numbered groups")
-                if not isinstance(p.group, int) or p.group > p.compiled.groups:
-                    raise ValueError(f"pattern {p.name!r}: group {p.group!r} does not exist")
-                parts.append(_scoped(p))
-                self._by_group[index] = (p, index + p.group)
-                index += 1 + p.compiled.groups
-            if parts:
-                alts[key] = "|".join(parts)
-        # Every match of these families starts a word: testing that first lets the engine skip the other
-        # positions without entering the alternation; dispatching on digit / letter halves the rest.
-        body = []
-        if "digit" in alts:
-            body.append(rf"(?=\d)(?:{alts['digit']})")
-        if "letter" in alts:
-            body.append(rf"(?=[^\W\d_])(?:{alts['letter']})")
-        if "" in alts:
-            body.append(alts[""])
-        self._regex = re.compile((r"\b(?=\w)" if word_start else "") + "(?:" + "|".join(body) + ")")
-
-    def __repr__(self) -> str:
-        return f"RuleRecognizer(name={self.name!r}, label={self.label!r}, patterns={len(self.patterns)})"
-
-    def pattern(self, name: str) -> Pattern:
-        """The pattern called ``name`` (``KeyError`` if there is none)."""
-        for p in self.patterns:
-            if p.name == name:
-                return p
-        raise KeyError(f"recognizer {self.name!r} has no pattern {name!r}")
-
-    def only(self, *names: str) -> RuleRecognizer:
-        """A recognizer with only the named patterns (same label, threshold and postprocess): test one alone."""
-        return RuleRecognizer(self.name, self.label, [self.pattern(n) for n in names], min_score=self.min_score,
-                              postprocess=self.postprocess, word_start=self.word_start)
-
-    def analyze(self, text: str) -> list[Span]:
-        out: list[Span] = []
-        for m in self._regex.finditer(text):
-            p, g = self._by_group[m.lastindex or 0]
-            start, end = m.span(g)
-            if start < 0 or end <= start:
-                continue
-            if p.validator is not None and not p.validator(text[start:end]):
-                continue
-            score = p.rescore(text, start, end) if isinstance(p, RulePattern) else p.score
-            if score >= self.min_score:
-                out.append(Span(start, end, p.label or self.label, f"{self.name}:{p.name}", round(score, 4)))
-        if self.postprocess is not None:
-            out = self.postprocess(text, out)
-        return out
-
-    def detect(self, doc: Document) -> list[Span]:
-        return self.analyze(doc.text)
-
 
 # ---------------------------------------------------------------------------------------------------------
 # date vocabulary per language (function words and units; month / weekday names come from lexicon.py)

@@ -13,9 +13,10 @@ from pathlib import Path
 
 from clinanon.detect.allowlist import AllowList
 from clinanon.detect.base import Detector
+from clinanon.detect.engine import RuleRecognizer, analyze_many
 from clinanon.detect.gazetteer import GazetteerDetector
 from clinanon.document import Document, Span
-from clinanon.text import check_language, tokenize
+from clinanon.text import check_language, token_table
 
 __all__ = ["FAMILIES", "RulesDetector", "pattern_recognizers"]
 
@@ -33,6 +34,14 @@ def pattern_recognizers(lang: str, families: tuple[str, ...] = FAMILIES) -> tupl
         module = importlib.import_module(f"clinanon.detect.rules.{fam}")
         out.extend(module.recognizers(lang))
     return tuple(out)
+
+
+@cache
+def _scan_groups(lang: str, families: tuple[str, ...]) -> tuple[tuple[RuleRecognizer, ...], tuple[Detector, ...]]:
+    """The recognizers of ``families`` split into rule-engine ones (scanned together) and the others."""
+    recs = pattern_recognizers(lang, families)
+    return (tuple(r for r in recs if isinstance(r, RuleRecognizer)),
+            tuple(r for r in recs if not isinstance(r, RuleRecognizer)))
 
 
 class RulesDetector:
@@ -89,11 +98,15 @@ class RulesDetector:
     def analyze(self, text: str, lang: str | None = None) -> list[Span]:
         lang = lang or self.lang
         spans: list[Span] = []
-        for r in pattern_recognizers(lang, self.families):
+        shared, others = _scan_groups(lang, self.families)
+        # the rule-engine recognizers share one scan of the text (same spans as one scan each)
+        for found in analyze_many(shared, text):
+            spans.extend(found)
+        for r in others:
             spans.extend(r.analyze(text))
         # gazetteer hits pass the allow-list (eponyms, common words, field labels) and denied terms are added;
         # pattern matches have their own context checks and are kept as they are
-        tokens = tokenize(text, lang)
+        tokens = token_table(text)  # shared with the pipeline's later steps (cached for the last few texts)
         if self.use_gazetteers:
             spans.extend(self._gazetteer(lang).analyze(text, tokens))
         else:
