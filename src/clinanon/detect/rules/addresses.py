@@ -586,7 +586,7 @@ _XWORD = rf"(?:{_CAPX}|(?:{_alt(_LOWER_STREET_WORDS)})(?![\w]))"
 _XNUM = r"\d{1,4}[A-Za-z]?(?:/\d{1,4})?\.?"
 #: "28245 Puruntie 82", "233 Erzsébet tér 19.", "0605 Kálmán Imre u. 12."
 _NUM_NAME_NUM = re.compile(
-    rf"(?<![\w\-.,/:])(?P<num>\d{{1,6}})[ \t]{{1,2}}(?P<name>{_XWORD}(?:[ \t]{{1,2}}{_XWORD}){{0,4}})"
+    rf"(?P<num>\d(?<![\w\-.,/:]\d)\d{{0,5}})[ \t]{{1,2}}(?P<name>{_XWORD}(?:[ \t]{{1,2}}{_XWORD}){{0,4}})"
     rf"[ \t]{{1,2}}(?P<house>{_XNUM})(?![\w\-/])"
 )
 #: "846 31 Rue Al Imam Al Bakri", "010 63 Avenue du Golf Arabe" (a prefix street type after the numbers)
@@ -594,7 +594,7 @@ _X_PREFIX_TYPES = ("Rue", "Rua", "Via", "Viale", "Avenue", "Avenida", "Av.", "Ca
                    "Chemin", "Allée", "Place", "Strada", "Corso", "Largo", "Travessa", "Praça", "Estrada", "ul.",
                    "Ulica", "Al.", "Aleja", "Plac", "Odos", "Οδός", "Λ.", "Λεωφόρος")
 _NUM_PREFIX_STREET = re.compile(
-    rf"(?<![\w\-.,/:])\d{{1,6}}(?:[ \t]\d{{1,4}})?[ \t]{{1,2}}(?:{_alt(_X_PREFIX_TYPES)})[ \t]{{1,2}}"
+    rf"\d(?<![\w\-.,/:]\d)\d{{0,5}}(?:[ \t]\d{{1,4}})?[ \t]{{1,2}}(?:{_alt(_X_PREFIX_TYPES)})[ \t]{{1,2}}"
     rf"{_XWORD}(?:[ \t]{{1,2}}(?:{_XWORD}|\d{{1,4}}\.?)){{0,5}}"
 )
 #: a unit line: "Apt. 864", "Suite 501", "Apartment 3B"
@@ -631,9 +631,10 @@ class InternationalAddressRecognizer:
     def _country_zip(self) -> re.Pattern[str]:
         if self._countries is None:
             from clinanon.detect.gazetteer import load_rows
+            from clinanon.detect.rules.lexicon import trie_regex
 
             names = sorted({r[0] for r in load_rows(self.lang, "country") if len(r[0]) > 3}, key=len, reverse=True)
-            self._countries = re.compile(rf"(?<![\w])(?:{'|'.join(re.escape(n) for n in names)})[ \t]{{1,2}}"
+            self._countries = re.compile(rf"(?<![\w]){trie_regex(names)}[ \t]{{1,2}}"
                                          r"(?P<zip>\d{4,6}(?:-\d{3,4})?)(?![\w\-])")
         return self._countries
 

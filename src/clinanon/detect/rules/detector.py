@@ -21,7 +21,8 @@ from clinanon.text import check_language, token_table
 __all__ = ["FAMILIES", "RulesDetector", "pattern_recognizers"]
 
 #: pattern families, in the order they run (the order does not change the resolved output)
-FAMILIES: tuple[str, ...] = ("dates", "ages", "fields", "contacts", "identifiers", "addresses")
+FAMILIES: tuple[str, ...] = ("dates", "ages", "fields", "contacts", "identifiers", "addresses", "names",
+                             "organizations")
 
 
 @cache

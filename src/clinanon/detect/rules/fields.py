@@ -238,6 +238,13 @@ def _line_end(text: str, start: int, limit: int = _MAX_LOOK) -> int:
 _CAMEL = re.compile(r"(?<=[a-záéíóúñäöüåàèìòùçß])(?=[A-ZÁÉÍÓÚÑÄÖÜÅÀÈÌÒÙÇ])")
 
 
+def _guard(regex: str) -> str:
+    """A look-ahead on the first characters any match of ``regex`` starts with (changes no match, skips fast)."""
+    from clinanon.detect.engine import prefix_guard
+
+    return prefix_guard(regex, re.IGNORECASE) or ""
+
+
 class FieldRecognizer:
     """Finds the values of labelled form fields (see the module docstring).
 
@@ -256,9 +263,10 @@ class FieldRecognizer:
         self.min_score = min_score
         self.null_values = null_values
         alts = "|".join(f"({row.labels})" for row in self.table)
-        self._labels = re.compile(rf"\b(?=\w)(?<![/])(?:{alts})\s{{0,3}}[:=]", re.IGNORECASE)
-        self._titles = (re.compile(rf"(?<![\w./])(?:{titles})(?:\.|:|\b)\s{{0,2}}(?=[^\W\d_])", re.IGNORECASE)
-                        if titles else None)
+        label_rx = rf"(?<![/])(?:{alts})\s{{0,3}}[:=]"
+        self._labels = re.compile(rf"\b(?=\w){_guard(label_rx)}{label_rx}", re.IGNORECASE)
+        title_rx = rf"(?<![\w./])(?:{titles})(?:\.|:|\b)\s{{0,2}}(?=[^\W\d_])" if titles else None
+        self._titles = re.compile(_guard(title_rx) + title_rx, re.IGNORECASE) if title_rx else None
         self.title_score = title_score
 
     def __repr__(self) -> str:
