@@ -16,10 +16,24 @@ from clinanon.errors import ConfigError
 from clinanon.taxonomy import CANONICAL_CATEGORIES, LabelScheme, get_scheme, register_scheme
 from clinanon.text import SUPPORTED_LANGUAGES
 
-__all__ = ["DEFAULT_CONFIG_TOML", "Config", "DetectorsConfig", "ListsConfig", "OperatorConfig", "SchemeConfig"]
+__all__ = ["DEFAULT_CONFIG_TOML", "Config", "DetectorsConfig", "ListsConfig", "OperatorConfig", "SchemeConfig", "read_toml"]
 
 Language = Literal["en", "es", "nl", "sv", "de"]
 assert set(Language.__args__) == set(SUPPORTED_LANGUAGES)  # type: ignore[attr-defined]
+
+
+def read_toml(path: Path, what: str = "configuration") -> dict[str, Any]:
+    """A TOML file as a dict; :class:`ConfigError` names the file (and TOML's line/column) when it cannot be read."""
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read the {what} ({e.strerror})") from None
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 (byte offset {e.start})") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from None
 
 
 class _Strict(BaseModel):
@@ -134,17 +148,7 @@ class Config(_Strict):
     @classmethod
     def load(cls, path: str | Path) -> Config:
         path = Path(path)
-        try:
-            raw = path.read_bytes()
-        except OSError as e:
-            raise ConfigError(f"{path}: cannot read configuration ({e.strerror})") from None
-        try:
-            data = tomllib.loads(raw.decode("utf-8"))
-        except UnicodeDecodeError as e:
-            raise ConfigError(f"{path}: not UTF-8 (byte offset {e.start})") from None
-        except tomllib.TOMLDecodeError as e:
-            raise ConfigError(f"{path}: invalid TOML: {e}") from None
-        cfg = cls.from_dict(data, source=str(path))
+        cfg = cls.from_dict(read_toml(path), source=str(path))
         return cfg.model_copy(update={"base_dir": path.resolve().parent})
 
     def operator_settings(self) -> dict[str, OperatorConfig]:
