@@ -16,7 +16,8 @@ from clinanon.errors import ConfigError
 from clinanon.taxonomy import CANONICAL_CATEGORIES, LabelScheme, get_scheme, register_scheme
 from clinanon.text import SUPPORTED_LANGUAGES
 
-__all__ = ["DEFAULT_CONFIG_TOML", "Config", "DetectorsConfig", "ListsConfig", "OperatorConfig", "SchemeConfig", "read_toml"]
+__all__ = ["DEFAULT_CONFIG_TOML", "Config", "DetectorsConfig", "ListsConfig", "OperatorConfig", "SchemeConfig",
+           "read_toml"]
 
 Language = Literal["en", "es", "nl", "sv", "de"]
 assert set(Language.__args__) == set(SUPPORTED_LANGUAGES)  # type: ignore[attr-defined]

@@ -22,20 +22,35 @@ reader's format), the hyper-parameters and a seed::
     c2 = 0.01
     max_iterations = 100
 
+``detector = "spacy"`` trains a spaCy NER pipeline (:mod:`clinanon.detect.spacy_ner`) through spaCy's own
+training loop instead; its ``[spacy]`` table names a spaCy config (default: spaCy's CPU-efficiency ``ner``
+preset) and the loop's limits::
+
+    [spacy]
+    config = "spacy_ner_meddocan.cfg"      # relative to this file
+    max_steps = 6000
+    eval_frequency = 500
+    keep = "last"                          # or "best": spaCy's best checkpoint by our dev F1 (dev-selected)
+
 :func:`train` writes ``<output>/model.crfsuite`` and ``<output>/meta.json`` -- labels, schemes, a digest of the
 training and dev data, scores on dev (subtask 1 = exact span + label, subtask 2 = exact span, token-level
 binary, per label; all on character offsets), the clinanon version, training time, the alignment report of the
 gold spans -- plus ``LICENSE`` and ``ATTRIBUTION.txt`` when the data has a licence (found next to the data when
-not configured). The same config (and seed) gives a byte-identical ``model.crfsuite``.
+not configured). The same config (and seed) gives a byte-identical ``model.crfsuite``. For ``detector =
+"spacy"`` the model directory is a spaCy pipeline directory (``spacy.load`` reads it once
+:mod:`clinanon.detect.spacy_ner` is imported) whose ``meta.json`` holds the same clinanon keys next to spaCy's;
+the same config and seed give the same weights and predictions.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import time
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,7 +61,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from clinanon.document import Document
 from clinanon.errors import ConfigError, InputError
 
-__all__ = ["CRFSection", "DataSection", "TrainConfig", "TrainResult", "data_digest", "dev_scores", "train"]
+__all__ = ["CRFSection", "DataSection", "SpacySection", "TrainConfig", "TrainResult", "data_digest", "dev_scores",
+           "train"]
 
 
 class _Strict(BaseModel):
@@ -84,8 +100,30 @@ class CRFSection(_Strict):
     dev_each_iteration: bool = True
 
 
+class SpacySection(_Strict):
+    """The spaCy NER detector (:class:`clinanon.detect.spacy_ner.SpacyNERDetector`): a spaCy config and the
+    limits of spaCy's training loop (``None``: what the spaCy config says)."""
+
+    #: a spaCy ``.cfg`` file (relative paths: to the training config); default: spaCy's ``init config`` preset for
+    #: ``ner`` optimised for CPU efficiency. The tokenizer, NER scorer, logger and seed are always clinanon's.
+    config: Path | None = None
+    max_steps: int | None = Field(None, ge=0)
+    max_epochs: int | None = Field(None, ge=0)
+    eval_frequency: int | None = Field(None, ge=1)
+    #: stop after this many steps without a better dev score (0 = never; uses the dev data to stop)
+    patience: int | None = Field(None, ge=0)
+    #: "last": the weights after the last step; "best": spaCy's best checkpoint by our dev F1 (dev-selected)
+    keep: Literal["last", "best"] = "last"
+    #: documents per ``nlp.pipe`` batch when predicting
+    batch_size: int = Field(64, ge=1)
+    #: dotted spaCy config keys -> values, applied last (``"training.dropout" = 0.2``)
+    overrides: dict[str, Any] = Field(default_factory=dict)
+    #: "clinanon" (our tokens, aligned with the annotations) or "spacy" (spaCy's default tokenizer: a baseline)
+    tokenizer: Literal["clinanon", "spacy"] = "clinanon"
+
+
 class TrainConfig(_Strict):
-    detector: Literal["crf"] = "crf"
+    detector: Literal["crf", "spacy"] = "crf"
     language: Literal["en", "es", "nl", "sv", "de"] = "es"
     #: the native labels of the data (a registered scheme; gold labels must belong to it)
     label_scheme: str = "meddocan"
@@ -94,6 +132,7 @@ class TrainConfig(_Strict):
     output: Path = Path("model")
     data: DataSection
     crf: CRFSection = Field(default_factory=CRFSection)
+    spacy: SpacySection = Field(default_factory=SpacySection)
     #: the folder relative paths are resolved against (set by ``load``)
     base_dir: Path | None = Field(default=None, exclude=True)
 
@@ -232,16 +271,60 @@ def _progress(enabled: bool, total: int) -> Any:
                     TimeElapsedColumn(), console=Console(stderr=True), disable=not enabled, transient=False)
 
 
+def _fit_crf(config: TrainConfig, train_docs: list[Document], dev_docs: list[Document], bar: Any
+             ) -> tuple[Any, dict[str, Any]]:
+    from clinanon.detect.crf import CRFDetector
+
+    c = config.crf
+    det = CRFDetector(config.language, c1=c.c1, c2=c.c2, max_iterations=c.max_iterations, min_freq=c.min_freq,
+                      tagging=config.tagging, seed=config.seed, rules=c.rules, score=c.score,
+                      label_scheme=config.label_scheme)
+    task = bar.add_task("features", total=c.max_iterations, loss="-", dev="-")
+
+    def on_iteration(it: Any) -> None:
+        dev = f"{it.dev_f1:.4f}" if it.dev_f1 is not None else "-"
+        bar.update(task, description="training", completed=it.iteration, loss=f"{it.loss:.1f}", dev=dev)
+
+    det.fit(train_docs, dev_docs if (dev_docs and c.dev_each_iteration) else None, callback=on_iteration)
+    bar.update(task, description="scoring dev", completed=c.max_iterations)
+    report = det.training_report_
+    assert report is not None
+    training = {**report.to_dict(), "dev_tag_f1_per_iteration": [round(i.dev_f1, 4) for i in report.iterations
+                                                                  if i.dev_f1 is not None]}
+    return det, training
+
+
+def _fit_spacy(config: TrainConfig, train_docs: list[Document], dev_docs: list[Document], progress: bool,
+               say: Callable[[str], None]) -> tuple[Any, dict[str, Any]]:
+    from clinanon.detect.spacy_ner import SpacyNERDetector
+
+    s = config.spacy
+    det = SpacyNERDetector(lang=config.language, label_scheme=config.label_scheme, batch_size=s.batch_size,
+                           config=config.resolve(s.config) if s.config is not None else None, seed=config.seed,
+                           max_steps=s.max_steps, max_epochs=s.max_epochs, eval_frequency=s.eval_frequency,
+                           patience=s.patience, keep=s.keep, overrides=s.overrides, tokenizer=s.tokenizer)
+    det.fit(train_docs, dev_docs or None, progress=progress, log=say)
+    say("scoring dev")
+    report = det.training_report_
+    assert report is not None and det.nlp is not None
+    training = {**report.to_dict(),
+                "dev_f1_per_evaluation": ([round(r.ents_f, 4) if r.ents_f is not None else None
+                                           for r in report.evaluations] if dev_docs else []),
+                "spacy_performance": {k: (round(v, 4) if isinstance(v, float) else v)
+                                      for k, v in (det.nlp.meta.get("performance") or {}).items()}}
+    return det, training
+
+
 def train(config: TrainConfig, *, output: str | Path | None = None, progress: bool = True,
           log: Callable[[str], None] | None = None) -> TrainResult:
     """Train the configured detector, score it on the dev data, and write the model directory.
 
-    ``output`` overrides ``config.output``. ``progress`` shows a rich progress bar on stderr (iterations, loss,
-    the token-level dev score per iteration). ``log`` receives short status lines (no document text).
+    ``output`` overrides ``config.output``. ``progress`` shows a rich progress bar on stderr (CRF: iterations,
+    loss, the token-level dev score per iteration; spaCy: steps, loss, our dev F1 on character offsets and
+    spaCy's own per evaluation). ``log`` receives short status lines (no document text).
     Raises :class:`ConfigError` / :class:`InputError` for a bad config or unreadable data.
     """
     from clinanon import __version__
-    from clinanon.detect.crf import CRFDetector
 
     say = log or (lambda _msg: None)
     out = Path(output) if output is not None else config.resolve(config.output)
@@ -255,38 +338,35 @@ def train(config: TrainConfig, *, output: str | Path | None = None, progress: bo
     if dev_path is not None:
         dev_docs = _read(dev_path, config.data.dev_format)
     say(f"read {len(train_docs)} training and {len(dev_docs)} dev documents")
+    lic = config.resolve(config.data.license) if config.data.license is not None else _find_license(train_path)
+    if lic is not None and not lic.is_file():
+        raise ConfigError(f"data.license: no such file: {lic}")
 
-    c = config.crf
-    det = CRFDetector(config.language, c1=c.c1, c2=c.c2, max_iterations=c.max_iterations, min_freq=c.min_freq,
-                      tagging=config.tagging, seed=config.seed, rules=c.rules, score=c.score,
-                      label_scheme=config.label_scheme)
-    with _progress(progress, c.max_iterations) as bar:
-        task = bar.add_task("features", total=c.max_iterations, loss="-", dev="-")
+    scores: dict[str, Any] = {}
 
-        def on_iteration(it: Any) -> None:
-            dev = f"{it.dev_f1:.4f}" if it.dev_f1 is not None else "-"
-            bar.update(task, description="training", completed=it.iteration, loss=f"{it.loss:.1f}", dev=dev)
-
-        det.fit(train_docs, dev_docs if (dev_docs and c.dev_each_iteration) else None, callback=on_iteration)
-        bar.update(task, description="scoring dev", completed=c.max_iterations)
-        scores: dict[str, Any] = {}
+    def score_dev(det: Any) -> None:
         if dev_docs:
             t0 = time.perf_counter()
             pred = det.predict(dev_docs)
             seconds = time.perf_counter() - t0
-            scores = dev_scores(dev_docs, pred, config.language)
+            scores.update(dev_scores(dev_docs, pred, config.language))
             scores["chars_per_s"] = round(sum(len(d.text) for d in dev_docs) / seconds) if seconds > 0 else None
-        bar.update(task, description="done")
-    report = det.training_report_
-    assert report is not None
 
-    lic = config.resolve(config.data.license) if config.data.license is not None else _find_license(train_path)
-    if lic is not None and not lic.is_file():
-        raise ConfigError(f"data.license: no such file: {lic}")
+    if config.detector == "spacy":
+        det, training = _fit_spacy(config, train_docs, dev_docs, progress, say)
+        score_dev(det)
+        tagging = "BILUO"  # spaCy's transition-based NER
+    else:
+        with _progress(progress, config.crf.max_iterations) as bar:
+            det, training = _fit_crf(config, train_docs, dev_docs, bar)
+            score_dev(det)
+            bar.update(bar.task_ids[0], description="done")
+        tagging = config.tagging
+
     meta = {
         "language": config.language,
         "label_scheme": config.label_scheme,
-        "tagging": config.tagging,
+        "tagging": tagging,
         "seed": config.seed,
         "data": {
             "train": {"path": str(config.data.train), "format": config.data.train_format,
@@ -297,9 +377,7 @@ def train(config: TrainConfig, *, output: str | Path | None = None, progress: bo
                     if dev_docs else None),
         },
         "scores": {"dev": scores} if scores else {},
-        "training": {**report.to_dict(), "total_seconds": round(time.perf_counter() - t_start, 3),
-                     "dev_tag_f1_per_iteration": [round(i.dev_f1, 4) for i in report.iterations
-                                                  if i.dev_f1 is not None]},
+        "training": {**training, "total_seconds": round(time.perf_counter() - t_start, 3)},
         "license": "LICENSE" if lic is not None else None,
         "attribution": config.data.attribution,
         "config": config.model_dump(mode="json"),
@@ -313,5 +391,6 @@ def train(config: TrainConfig, *, output: str | Path | None = None, progress: bo
         text = config.data.attribution or "Trained on data distributed under the licence in LICENSE."
         (out / "ATTRIBUTION.txt").write_text(text.strip() + "\n", encoding="utf-8")
     say(f"model written to {out}")
-    meta = CRFDetector.load(out).meta_ or meta
+    with suppress(OSError, ValueError):  # what was written, as a reader sees it
+        meta = json.loads((out / "meta.json").read_text(encoding="utf-8"))
     return TrainResult(out, meta, det)
