@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 import unicodedata
 from bisect import bisect_right
@@ -164,3 +165,135 @@ def test_long_runs_of_name_words_stay_fast() -> None:
     spans = nlp.detect_spans(Document("d", text))
     assert time.perf_counter() - t0 < 10.0
     assert [(s.start, s.end) for s in spans] == [(0, len(text))]
+
+
+# --- round two: pattern triggers, guarded scans, trusted spans, prefilters ----------------------------------
+
+_NAME_ALPHABET = st.sampled_from(["Jane", "Roe", "J.", "P.", "Smith", "van", "de", "MD", "PhD", "RN", "Acme",
+                                  "Holdings", "Group", "S.L.", "S.A.", "Inc.", "GmbH", "AS", ",", " ", "  ", "\n",
+                                  "la", "empresa", "trabaja en", "Dr.", "Sr.", "DO", "Bank", "Ltd", "A/S"])
+
+
+@functools.cache
+def _untriggered(lang: str) -> list[tuple[object, object]]:
+    """The name and organization recognizers of ``lang`` with their triggers, and copies without."""
+    import dataclasses
+
+    from clinanon.detect.engine import RuleRecognizer
+    from clinanon.detect.rules import names, organizations
+
+    out = []
+    for mod in (names, organizations):
+        r = mod.recognizers(lang)[0]
+        assert isinstance(r, RuleRecognizer) and r._triggers
+        plain = RuleRecognizer(r.name, r.label, [dataclasses.replace(p, trigger=None) for p in r.patterns],
+                               min_score=r.min_score, postprocess=r.postprocess)
+        out.append((r, plain))
+    return out
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(_NAME_ALPHABET, max_size=14).map("".join), st.sampled_from(["en", "es"]))
+def test_triggers_change_no_span(text: str, lang: str) -> None:
+    """A pattern whose trigger a text lacks cannot match in it: leaving it out changes no span, alone or in the
+    shared scan."""
+    from clinanon.detect.engine import analyze_many
+
+    pairs = _untriggered(lang)
+    for r, plain in pairs:
+        assert r.analyze(text) == plain.analyze(text)  # type: ignore[attr-defined]
+    assert analyze_many([r for r, _ in pairs], text) == [p.analyze(text) for _, p in pairs]  # type: ignore[attr-defined]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_NAME_ALPHABET, max_size=14).map("".join))
+def test_triggers_are_necessary_conditions(text: str) -> None:
+    import re
+
+    for lang in ("en", "es"):
+        for r, _ in _untriggered(lang):
+            for p in r.patterns:  # type: ignore[attr-defined]
+                if p.trigger and p.compiled.search(text):
+                    triggers = (p.trigger,) if isinstance(p.trigger, str) else p.trigger
+                    assert all(re.search(t, text, p.flags) for t in triggers), (p.name, text)
+
+
+def test_triggers_drop_patterns_per_text() -> None:
+    from clinanon.detect.rules import names, organizations
+
+    rec = names.recognizers("en")[0]
+    assert rec._dropped("Seen by Jane Roe, MD") == frozenset({"initials_surname"})  # type: ignore[attr-defined]
+    assert rec._dropped("J. Smith") == frozenset({"degree"})  # type: ignore[attr-defined]
+    org = organizations.recognizers("en")[0]
+    assert org._dropped("works at Acme Holdings") == frozenset({"legal_suffix"})  # type: ignore[attr-defined]
+    # a coarse first trigger that holds, an exact second one that does not
+    assert org._dropped("a Inca trail") == frozenset({"legal_suffix", "corporate_word"})  # type: ignore[attr-defined]
+    assert [s.source for s in org.analyze("Report by Acme Holdings today.")] == [  # type: ignore[attr-defined]
+        "org:corporate_word"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("AptSuiteFlaSPN 0123456789#x_\n.")), max_size=40))
+def test_finditer_guarded_equals_the_combined_pattern(text: str) -> None:
+    import re
+
+    from clinanon.detect.engine import finditer_guarded
+    from clinanon.detect.rules import addresses
+
+    guard = re.compile(r"(?<![\w])")
+    combined = [m.span() for m in addresses._UNIT.finditer(text)]
+    assert [m.span() for m in finditer_guarded(addresses._UNIT_BODY, guard, text)] == combined
+    body = re.compile(r"Ap?t?|S\d")
+    assert ([m.span() for m in finditer_guarded(body, guard, text)]
+            == [m.span() for m in re.finditer(r"(?<![\w])(?:Ap?t?|S\d)", text)])
+
+
+def test_trusted_span_equals_checked_span_and_document_still_validates() -> None:
+    import pickle
+
+    import pytest
+
+    from clinanon.errors import SpanError
+
+    s = Span.trusted(3, 7, "NAME", "x:y", 0.75)
+    assert s == Span(3, 7, "NAME", "x:y", 0.75) and hash(s) == hash(Span(3, 7, "NAME", "x:y", 0.75))
+    assert type(s) is Span and pickle.loads(pickle.dumps(s)) == s and repr(s) == repr(Span(3, 7, "NAME", "x:y", 0.75))
+    with pytest.raises(AttributeError):
+        s.start = 1  # type: ignore[misc]
+    with pytest.raises(SpanError, match="ends past the text"):
+        Document("d", "abc", (Span.trusted(1, 9, "X"),))
+    with pytest.raises(SpanError):
+        Span(5, 5, "X")  # the checked constructor still checks
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(1, 4), st.sampled_from(["A", "B", "NAME"]),
+                          st.sampled_from(["g", "r:x", "r"]), st.sampled_from([0.5, 0.75, 1.0])), max_size=12))
+def test_document_orders_spans_as_the_dataclass_does(rows: list[tuple[int, int, str, str, float]]) -> None:
+    spans = [Span(a, a + n, lab, src, sc) for a, n, lab, src, sc in rows]
+    doc = Document("d", "x" * 10, tuple(spans))
+    assert list(doc.spans) == sorted(spans)
+    assert Document("d", "x" * 10, iter(spans)).spans == doc.spans  # any iterable, consumed once
+
+
+def test_url_and_iban_prefilters() -> None:
+    from clinanon.detect.rules.contacts import UrlRecognizer
+    from clinanon.detect.rules.identifiers import _BAN, _IBAN_WORD
+
+    url = UrlRecognizer()
+    assert [s.source for s in url.analyze("ver www.example.com y HTTPS://a.org/x, ftp://f.es")] == [
+        "url:scheme", "url:scheme", "url:scheme"]
+    assert [s.source for s in url.analyze("ver example.com")] == ["url:domain"]
+    for word in ("iban", "IBAN", "IbAn", "İBAN", "ıban", "x iBAN y"):
+        if _IBAN_WORD.search(word):
+            assert _BAN.search(word), word
+
+
+def test_name_neighbour_kinds_are_remembered() -> None:
+    from clinanon.detect.rules.names import NameNeighbourRecognizer
+
+    r = NameNeighbourRecognizer("es")
+    first = [r._kind(w) for w in ("María", "García", "Madrid", "Paciente", "Zxqwv")]
+    assert first == [r._kind_of(w) for w in ("María", "García", "Madrid", "Paciente", "Zxqwv")]
+    assert [r._kind(w) for w in ("María", "García", "Madrid", "Paciente", "Zxqwv")] == first
+    assert first[0] == "F" and first[-1] == "U"

@@ -51,6 +51,20 @@ class Span:
     def __len__(self) -> int:
         return self.end - self.start
 
+    @staticmethod
+    def trusted(start: int, end: int, label: str, source: str = "gold", score: float = 1.0) -> Span:
+        """``Span(start, end, label, source, score)`` without the checks of ``__post_init__``: only for spans a
+        component builds from offsets it found itself (int offsets with ``0 <= start < end``, a non-empty label,
+        ``score`` in [0, 1]). Input from outside goes through ``Span(...)``; a :class:`Document` still checks
+        every span against its text."""
+        span = _NEW(Span)
+        _SET_START(span, start)
+        _SET_END(span, end)
+        _SET_LABEL(span, label)
+        _SET_SOURCE(span, source)
+        _SET_SCORE(span, score)
+        return span
+
     @property
     def key(self) -> tuple[int, int, str]:
         """``(start, end, label)``: what exact-match evaluation compares."""
@@ -73,6 +87,19 @@ class Span:
     def from_dict(cls, data: Mapping[str, Any]) -> Span:
         return cls(int(data["start"]), int(data["end"]), str(data["label"]),
                    str(data.get("source", "gold")), float(data.get("score", 1.0)))
+
+
+# the slot setters Span.trusted uses (they bypass the frozen dataclass's __setattr__, as its __init__ does)
+_NEW = object.__new__
+_SET_START = Span.start.__set__  # type: ignore[attr-defined]
+_SET_END = Span.end.__set__  # type: ignore[attr-defined]
+_SET_LABEL = Span.label.__set__  # type: ignore[attr-defined]
+_SET_SOURCE = Span.source.__set__  # type: ignore[attr-defined]
+_SET_SCORE = Span.score.__set__  # type: ignore[attr-defined]
+
+
+def _span_order(s: Span) -> tuple[int, int, str, str, float]:
+    return (s.start, s.end, s.label, s.source, s.score)
 
 
 class FrozenMeta(dict[str, Any]):
@@ -109,7 +136,9 @@ class Document:
         if not isinstance(self.text, str):
             raise SpanError(f"document {self.id!r}: text must be a str, not {type(self.text).__name__}")
         n = len(self.text)
-        spans = tuple(sorted(self.spans))
+        # the dataclass order, compared as key tuples (cheaper) when all are plain Spans
+        raw = tuple(self.spans)
+        spans = tuple(sorted(raw, key=_span_order) if all(type(s) is Span for s in raw) else sorted(raw))
         for s in spans:
             if not isinstance(s, Span):
                 raise SpanError(f"document {self.id!r}: spans must be Span objects")

@@ -177,8 +177,8 @@ class Pipeline:
                 target = to_scheme[s.label] = self._to_scheme(s).label
             if target == s.label:
                 out.append(s)
-            elif type(s) is Span:  # what with_label gives, without dataclasses.replace
-                out.append(Span(s.start, s.end, target, s.source, s.score))
+            elif type(s) is Span and target:  # what with_label gives, without dataclasses.replace (s is valid)
+                out.append(Span.trusted(s.start, s.end, target, s.source, s.score))
             else:
                 out.append(s.with_label(target))
         return out

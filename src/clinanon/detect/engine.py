@@ -17,7 +17,14 @@ Speed. Most positions of a text start no match, and the cost of a scan is the co
   classes keep their case-insensitivity), so it never changes which pattern matches or where: on MEDDOCAN dev
   the word guards let 12 k of the 114 k word starts into the alternations;
 * :func:`analyze_many` scans a text once for several recognizers (each recognizer's alternation in a
-  look-ahead), with the same spans as one scan per recognizer.
+  look-ahead), with the same spans as one scan per recognizer;
+* a pattern that starts with any capitalised word (a name before a degree, a company before "S.L.") is costly
+  to reject at every such word: its ``trigger`` (a regex every text it matches in contains, e.g. the degree) is
+  searched once per text, and texts without it are scanned without the pattern (a variant of the alternation
+  compiled once per set of left-out patterns); the spans are the same.
+
+:func:`finditer_guarded` scans for a pattern whose leading look-behind would make the regex engine try every
+position: it searches the rest and tests the look-behind where that matches.
 
 Patterns that are combined into one alternation must not use named groups or backreferences (their numbered
 groups are renumbered in the combined regex).
@@ -27,7 +34,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from clinanon.detect.base import Pattern
@@ -45,6 +52,7 @@ __all__ = [
     "RulePattern",
     "RuleRecognizer",
     "analyze_many",
+    "finditer_guarded",
     "prefix_guard",
     "words_after",
     "words_before",
@@ -70,6 +78,30 @@ def words_after(text: str, end: int, n: int, reach: int = 50) -> list[str]:
         if len(out) >= n:
             break
     return out
+
+
+def finditer_guarded(rx: re.Pattern[str], guard: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """The matches ``re.finditer(guard.pattern + rx.pattern, text)`` gives (same spans and groups), for a
+    zero-width ``guard`` without groups (e.g. the look-behind ``(?<![\\w])``) and an ``rx`` that never matches the
+    empty string.
+
+    ``rx`` is searched alone, so that the regex engine can skip to the characters it starts with (a leading
+    look-behind makes it try every position), and ``guard`` is tested only where ``rx`` matches; where it fails,
+    the search goes on from the next character, as the combined pattern's scan would.
+    """
+    pos = 0
+    search = rx.search
+    holds = guard.match
+    while True:
+        m = search(text, pos)
+        if m is None:
+            return
+        start = m.start()
+        if holds(text, start) is None:
+            pos = start + 1
+            continue
+        yield m
+        pos = m.end()
 
 
 @dataclass(frozen=True)
@@ -146,6 +178,11 @@ class RulePattern(Pattern):
     #: what every match starts with: ``"digit"``, ``"letter"`` or ``None`` (unknown); when all patterns of a
     #: recognizer declare it, the scan dispatches on the first character instead of trying every pattern
     first: str | None = None
+    #: a regex (compiled with the pattern's flags) found in every text in which the pattern matches, e.g. the
+    #: degree after a name: a necessary condition, searched once per text; texts without it skip the pattern
+    #: (which changes no span, only the speed of patterns that are costly to reject). A tuple of regexes: all
+    #: of them are necessary (searched in order, so a cheap coarse one can go first)
+    trigger: str | tuple[str, ...] | None = None
 
     def rescore(self, text: str, start: int, end: int) -> float:
         s = self.score
@@ -426,6 +463,12 @@ class RuleRecognizer:
         if "" in alts:
             body.append((bucket_guard[""] or "") + f"(?:{alts['']})")
         self._regex = re.compile((r"\b(?=\w)" if word_start else "") + "(?:" + "|".join(body) + ")")
+        #: (pattern name, compiled triggers) of the patterns that declare a trigger
+        self._triggers: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...] = tuple(
+            (p.name, tuple(re.compile(t, p.flags) for t in ((p.trigger,) if isinstance(p.trigger, str)
+                                                            else p.trigger)))
+            for p in self.patterns if getattr(p, "trigger", None))
+        self._subsets: dict[frozenset[str], RuleRecognizer | None] = {}
 
     def __repr__(self) -> str:
         return f"RuleRecognizer(name={self.name!r}, label={self.label!r}, patterns={len(self.patterns)})"
@@ -442,6 +485,31 @@ class RuleRecognizer:
         return RuleRecognizer(self.name, self.label, [self.pattern(n) for n in names], min_score=self.min_score,
                               postprocess=self.postprocess, word_start=self.word_start, guards=self.guards)
 
+    def _dropped(self, text: str) -> frozenset[str]:
+        """The patterns whose trigger ``text`` lacks (they cannot match in it)."""
+        dropped = None
+        for name, rxs in self._triggers:
+            for rx in rxs:
+                if rx.search(text) is None:
+                    if dropped is None:
+                        dropped = [name]
+                    else:
+                        dropped.append(name)
+                    break
+        return _NONE if dropped is None else frozenset(dropped)
+
+    def _without(self, dropped: frozenset[str]) -> RuleRecognizer | None:
+        """This recognizer without the ``dropped`` patterns (``None`` when none is left), built once: same name,
+        label and threshold, so it emits the same spans on a text where the dropped patterns cannot match."""
+        if not dropped:
+            return self
+        if dropped not in self._subsets:
+            keep = [p for p in self.patterns if p.name not in dropped]
+            self._subsets[dropped] = (RuleRecognizer(self.name, self.label, keep, min_score=self.min_score,
+                                                     postprocess=self.postprocess, word_start=self.word_start,
+                                                     guards=self.guards) if keep else None)
+        return self._subsets[dropped]
+
     def _emit(self, text: str, m: re.Match[str], out: list[Span]) -> None:
         """Append the span of one match of the alternation (if it passes the validator and the threshold)."""
         p, g = self._by_group[m.lastindex or 0]
@@ -453,15 +521,26 @@ class RuleRecognizer:
             return
         if p.validator is not None and not p.validator(text[start:end]):
             return
-        score = p.rescore(text, start, end) if isinstance(p, RulePattern) else p.score
-        if score >= self.min_score:
-            out.append(Span(start, end, p.label or self.label, f"{self.name}:{p.name}", round(score, 4)))
+        if isinstance(p, RulePattern):
+            score = p.rescore(text, start, end)  # clamped to [0, 1]
+            if score >= self.min_score:
+                label = p.label or self.label
+                make = Span.trusted if label else Span  # offsets checked above, score clamped
+                out.append(make(start, end, label, f"{self.name}:{p.name}", round(score, 4)))
+        elif p.score >= self.min_score:
+            out.append(Span(start, end, p.label or self.label, f"{self.name}:{p.name}", round(p.score, 4)))
 
-    def analyze(self, text: str) -> list[Span]:
+    def _scan(self, text: str) -> list[Span]:
+        """The spans of one scan of ``text`` (before ``postprocess``)."""
         out: list[Span] = []
         emit = self._emit
         for m in self._regex.finditer(text):
             emit(text, m, out)
+        return out
+
+    def analyze(self, text: str) -> list[Span]:
+        sub = self._without(self._dropped(text))
+        out = sub._scan(text) if sub is not None else []
         if self.postprocess is not None:
             out = self.postprocess(text, out)
         return out
@@ -520,7 +599,12 @@ class _Union:
 
 
 _WORD_START = r"\b(?=\w)"
-_UNIONS: dict[tuple[RuleRecognizer, ...], _Union | None] = {}
+_NONE: frozenset[str] = frozenset()
+#: per (recognizers, dropped patterns of each): the recognizers left, the indices of those in the union, the union
+_Plan = tuple[tuple["RuleRecognizer | None", ...], tuple[int, ...], "_Union | None"]
+_UNIONS: dict[tuple[tuple[RuleRecognizer, ...], tuple[frozenset[str], ...]], _Plan] = {}
+#: per tuple of recognizers: those that have patterns with triggers
+_TRIGGERED: dict[tuple[RuleRecognizer, ...], tuple[RuleRecognizer, ...]] = {}
 
 
 def _can_unite(r: RuleRecognizer) -> bool:
@@ -540,37 +624,46 @@ def analyze_many(recognizers: Sequence[RuleRecognizer], text: str) -> list[list[
     can share it (word-start alternations: see :class:`RuleRecognizer`); the same spans in the same order.
 
     Each recognizer keeps its own left-to-right, non-overlapping semantics: at a position where the shared scan
-    stops, a recognizer whose previous match ended at or before it runs its own alternation there.
+    stops, a recognizer whose previous match ended at or before it runs its own alternation there. Patterns
+    whose trigger the text lacks are left out of the scan (they cannot match in it).
     """
     key = tuple(recognizers)
-    union = _UNIONS.get(key)
-    if union is None and key not in _UNIONS:
-        shared = [r for r in key if _can_unite(r)]
-        union = _UNIONS[key] = _Union(shared) if len(shared) > 1 else None
-    if union is None:
-        return [r.analyze(text) for r in key]
-    found: dict[int, list[Span]] = {id(r): [] for r in union.recognizers}
-    resume = [0] * len(union.recognizers)  # where each recognizer's own scan would resume (its last match's end)
-    emits = [r._emit_span for r in union.recognizers]
-    outs = [found[id(r)] for r in union.recognizers]
-    pieces = union.pieces
-    first = union.regex.match(text)  # a word start at position 0 (zero-width), then the others
-    for m in itertools.chain((first,) if first is not None else (), union.scan.finditer(text)):
-        pos = m.end()
-        for k, marker, groups in pieces:
-            if m.start(marker) < 0 or pos < resume[k]:
-                continue
-            for outer, p, g in groups:  # the pattern that matched: the first whose group is set
-                if m.start(outer) >= 0:
-                    resume[k] = m.end(outer)
-                    emits[k](text, p, *m.span(g), outs[k])
-                    break
+    triggered = _TRIGGERED.get(key)
+    if triggered is None:
+        triggered = _TRIGGERED[key] = tuple(r for r in key if r._triggers)
+    drops = tuple([r._dropped(text) for r in triggered])  # only recognizers with triggers drop patterns
+    plan = _UNIONS.get((key, drops))
+    if plan is None:
+        dropped = dict(zip(triggered, drops, strict=True))
+        subs = tuple(r._without(dropped.get(r, _NONE)) for r in key)
+        shared = tuple(i for i, s in enumerate(subs) if s is not None and _can_unite(s))
+        union = _Union([subs[i] for i in shared]) if len(shared) > 1 else None  # type: ignore[misc]
+        plan = _UNIONS[(key, drops)] = (subs, shared if union is not None else (), union)
+    subs, shared, union = plan
+    found: dict[int, list[Span]] = {}
+    if union is not None:
+        resume = [0] * len(shared)  # where each recognizer's own scan would resume (its last match's end)
+        outs = [found.setdefault(i, []) for i in shared]
+        emits = [r._emit_span for r in union.recognizers]
+        pieces = union.pieces
+        first = union.regex.match(text)  # a word start at position 0 (zero-width), then the others
+        for m in itertools.chain((first,) if first is not None else (), union.scan.finditer(text)):
+            pos = m.end()
+            for k, marker, groups in pieces:
+                if m.start(marker) < 0 or pos < resume[k]:
+                    continue
+                for outer, p, g in groups:  # the pattern that matched: the first whose group is set
+                    if m.start(outer) >= 0:
+                        resume[k] = m.end(outer)
+                        emits[k](text, p, *m.span(g), outs[k])
+                        break
     result = []
-    for r in key:
-        spans = found.get(id(r))
+    for i, r in enumerate(key):
+        spans = found.get(i)
         if spans is None:
-            spans = r.analyze(text)
-        elif r.postprocess is not None:
+            sub = subs[i]
+            spans = sub._scan(text) if sub is not None else []
+        if r.postprocess is not None:
             spans = r.postprocess(text, spans)
         result.append(spans)
     return result

@@ -536,10 +536,14 @@ class GazetteerDetector:
             found.update((s.start, s.end, s.label, s.source, s.score) for s in self._hospitals(text, table, norm))
         rows = sorted(found)
         allowlist = self.allowlist
+        # the rows hold token offsets (start < end) and this detector's labels and scores: when those are valid
+        # (and no user-labelled denied term can be added), the spans skip the checks of Span.__post_init__
+        make = (Span.trusted if all(self.labels.values()) and all(0.0 <= v <= 1.0 for v in self.scores.values())
+                and self.scores.get("first_name", 0.7) >= 0.05 and not getattr(allowlist, "_deny", None) else Span)
         if allowlist is None:
-            return [Span(*r) for r in rows]
+            return [make(*r) for r in rows]
         if type(allowlist).filter is _allowlist_filter():  # the built-in filter, on tuples (fewer Span objects)
-            return [Span(*r) for r in allowlist._filter_rows(text, rows, table)]  # type: ignore[attr-defined]
+            return [make(*r) for r in allowlist._filter_rows(text, rows, table)]  # type: ignore[attr-defined]
         return allowlist.filter(text, [Span(*r) for r in rows], table)  # type: ignore[attr-defined]
 
     def _plausible(self, text: str, table: TokenTable, m: _RawMatch) -> bool:

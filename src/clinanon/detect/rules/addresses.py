@@ -32,6 +32,7 @@ import re
 from functools import cache
 
 from clinanon.detect.base import Detector
+from clinanon.detect.engine import finditer_guarded
 from clinanon.document import Document, Span
 
 __all__ = ["AddressRecognizer", "InternationalAddressRecognizer", "PlaceContextRecognizer", "PostcodeRecognizer",
@@ -601,6 +602,13 @@ _NUM_PREFIX_STREET = re.compile(
 _UNIT = re.compile(r"(?<![\w])(?:Apt\.?|APT\.?|Apartment|Suite|SUITE|Ste\.?|Flat)[ \t]{0,2}#?[ \t]?\d{1,5}[A-Za-z]?"
                    r"(?![\w])")
 #: military and unit-box addresses: "PSC 4011, Box 9000", "Unit 5022 Box 1225", then "APO AA 42323"
+#: _UNIT without its look-behind, for full scans (see clinanon.detect.engine.finditer_guarded)
+_UNIT_BODY = re.compile(_UNIT.pattern[len(r"(?<![\w])"):])
+_NOT_AFTER_WORD = re.compile(r"(?<![\w])")
+_STREET_TAIL = re.compile(r"[ \t]{0,3}(?:$|[\r\n,;]|\.(?:[ \t]|$)|(?:Apt|APT|Suite|SUITE|Ste|Unit|Flat|St\.|Str\.)"
+                          r"(?![\w]))")
+_ZIP_TAIL = re.compile(r"[ \t]{0,3}(?:$|[\r\n?.!,;])")
+_NON_SPACE = re.compile(r"\S+")
 _MILITARY = re.compile(r"(?<![\w])(?:(?:PSC|CMR|Unit)[ \t]\d{3,5},?[ \t]Box[ \t]\d{3,5}"
                        r"(?:[ \t]{0,3}\r?\n?[ \t]{0,3}(?:APO|FPO|DPO)[ \t](?:AA|AE|AP)[ \t]\d{5})?"
                        r"|(?:APO|FPO|DPO)[ \t](?:AA|AE|AP)[ \t]\d{5})(?![\w])")
@@ -634,7 +642,8 @@ class InternationalAddressRecognizer:
             from clinanon.detect.rules.lexicon import trie_regex
 
             names = sorted({r[0] for r in load_rows(self.lang, "country") if len(r[0]) > 3}, key=len, reverse=True)
-            self._countries = re.compile(rf"(?<![\w]){trie_regex(names)}[ \t]{{1,2}}"
+            # searched with finditer_guarded(..., _NOT_AFTER_WORD, text): the look-behind (?<![\w]) goes first
+            self._countries = re.compile(rf"{trie_regex(names)}[ \t]{{1,2}}"
                                          r"(?P<zip>\d{4,6}(?:-\d{3,4})?)(?![\w\-])")
         return self._countries
 
@@ -644,8 +653,7 @@ class InternationalAddressRecognizer:
             if _NOT_ADDRESS_AFTER.match(text, m.end()) or not _has_cap_word(m.group("name")):
                 continue
             after = text[m.end():m.end() + 12]
-            tail_ok = re.match(r"[ \t]{0,3}(?:$|[\r\n,;]|\.(?:[ \t]|$)|(?:Apt|APT|Suite|SUITE|Ste|Unit|Flat|St\.|Str\.)"
-                               r"(?![\w]))", after) is not None
+            tail_ok = _STREET_TAIL.match(after) is not None
             line = text[max(0, m.start() - 40):m.start()]
             ctx = _LINE_START_CUES.search(line) is not None or m.start() == 0
             if not tail_ok or _YEAR.fullmatch(m.group("house").rstrip(".")) or (_YEAR.fullmatch(m.group("num"))
@@ -659,7 +667,7 @@ class InternationalAddressRecognizer:
         if any(h in text for h in ("PSC", "CMR", "Unit", "APO", "FPO", "DPO")):
             for m in _MILITARY.finditer(text):
                 out.append(Span(m.start(), m.end(), "LOCATION.STREET", f"{self.name}:military", 0.85))
-        for m in _UNIT.finditer(text):
+        for m in finditer_guarded(_UNIT_BODY, _NOT_AFTER_WORD, text):  # = _UNIT.finditer(text)
             out.append(Span(m.start(), m.end(), "LOCATION.STREET", f"{self.name}:unit", 0.7))
         return out
 
@@ -689,8 +697,8 @@ class InternationalAddressRecognizer:
                             f"{self.name}:town_line", 0.7))
             if m.group("zip"):
                 out.append(Span(*m.span("zip"), "LOCATION.ZIP", f"{self.name}:region_zip", 0.75))
-        for m in self._country_zip().finditer(text):
-            if re.match(r"[ \t]{0,3}(?:$|[\r\n?.!,;])", text[m.end():m.end() + 4]):
+        for m in finditer_guarded(self._country_zip(), _NOT_AFTER_WORD, text):
+            if _ZIP_TAIL.match(text[m.end():m.end() + 4]):
                 out.append(Span(*m.span("zip"), "LOCATION.ZIP", f"{self.name}:country_zip", 0.75))
         return out
 
@@ -791,7 +799,7 @@ class PlaceContextRecognizer:
         out = []
         for m in self._rx.finditer(text):
             base = m.start("place")
-            words = [(base + w.start(), base + w.end()) for w in re.finditer(r"\S+", m.group("place"))]
+            words = [(base + w.start(), base + w.end()) for w in _NON_SPACE.finditer(m.group("place"))]
 
             def bad(k: tuple[int, int]) -> bool:
                 w = text[k[0]:k[1]].casefold()

@@ -199,8 +199,11 @@ _COMPACT: dict[str, str] = {
 }
 
 
+_LEADING_NUMBER = re.compile(r"\d{1,3}")
+
+
 def _validator(s: str) -> bool:
-    m = re.match(r"\d{1,3}", s)
+    m = _LEADING_NUMBER.match(s)
     return m is None or int(m.group()) <= 125
 
 

@@ -39,6 +39,8 @@ __all__ = [
     "words_before",
 ]
 
+_DIGITS = re.compile(r"\d+")
+
 LANGUAGES: tuple[str, ...] = ("en", "es", "nl", "sv", "de")
 
 # ---------------------------------------------------------------------------------------------------------
@@ -149,14 +151,15 @@ def _numeric_valid(lang: str) -> Callable[[str], bool]:
     month_first = True
 
     def valid(s: str) -> bool:
-        parts = [int(x) for x in re.findall(r"\d+", s)]
+        raw = _DIGITS.findall(s)
+        parts = [int(x) for x in raw]
         if len(parts) != 3:
             return False
         if parts[0] > 31:  # year first
             y, a, b = parts
             return 1 <= a <= 12 and 1 <= b <= 31 and 1800 <= y <= 2199
         a, b, y = parts
-        raw_year = re.findall(r"\d+", s)[2]
+        raw_year = raw[2]
         if len(raw_year) == 4 and not 1800 <= y <= 2199:
             return False
         if len(raw_year) not in (2, 4):

@@ -221,6 +221,9 @@ def _name_extent(text: str, start: int, end: int) -> tuple[int, int] | None:
 
 #: any "Label:" (one capitalised word, or "Word de Word") that ends a value: "NºCol:", "E-mail:", "Fecha de Ingreso:";
 #: a label glued to the value ("MartínezNºCol:") starts at the lower-to-upper case change (_CAMEL)
+_PLACE_PART = re.compile(r"[^,;/()]{1,120}")
+_CLAUSE_SPLIT = re.compile(r"[.,;:\n]\s")
+_COMMA_NUMBER = re.compile(r"\s{0,2},?\s{0,2}\d")
 _GENERIC_LABEL = re.compile(
     r"(?<![\w/])(?-i:[A-ZÁÉÍÓÚÑÄÖÜÅÀÈÌÒÙÇ])[\wº°ª.-]{0,24}"
     r"(?:\s{1,2}(?:de|del|of|van|för|der|des|von|la|el|do|da)\s{1,2}[\wº°ª.-]{1,20})?\s{0,2}:(?![\d/])")
@@ -331,7 +334,7 @@ class FieldRecognizer:
         elif row.shape == "place":
             s, e = _trim(text, start, end)
             first = True
-            for part in re.finditer(r"[^,;/()]{1,120}", text[s:e]):
+            for part in _PLACE_PART.finditer(text[s:e]):
                 ps, pe = _trim(text, s + part.start(), s + part.end())
                 if pe > ps:
                     cat = row.category if first or row.category != _CI else _SA
@@ -349,12 +352,12 @@ class FieldRecognizer:
         out = []
         for m in self._titles.finditer(text):
             # "Hospital Universitario Dr. Negrín", "Calle del Dr. Esquerdo": a place named after a doctor
-            before = re.split(r"[.,;:\n]\s", text[max(0, m.start() - 50):m.start()])[-1].split()
+            before = _CLAUSE_SPLIT.split(text[max(0, m.start() - 50):m.start()])[-1].split()
             if any(w.casefold().strip("\"'«(") in _NAME_STOP for w in before[-4:]):
                 continue
             end = _line_end(text, m.end(), 120)
             ext = _name_extent(text, m.end(), end)
-            if ext and re.match(r"\s{0,2},?\s{0,2}\d", text[ext[1]:ext[1] + 6]):  # "Dr. Esquerdo, 46": a street
+            if ext and _COMMA_NUMBER.match(text[ext[1]:ext[1] + 6]):  # "Dr. Esquerdo, 46": a street
                 continue
             if ext and ext[1] - ext[0] >= 2 and self.title_score >= self.min_score:
                 out.append(Span(ext[0], ext[1], _D, f"{self.name}:title", self.title_score))
@@ -411,6 +414,7 @@ _AGE_BEFORE: Mapping[str, str] = {
 _ES_NUM_UNIT = (r"\s{0,3}(?:,\s{0,2})?(?:de|con)\s{1,2}(?:\d{1,3}|un|una|dos|tres|cuatro|cinco|seis|siete|ocho|"
                 r"nueve|diez|once|doce|trece|catorce|quince|dieci\w{3,6}|veinti?\w{0,6}|treinta|cuarenta|cincuenta|"
                 r"sesenta|setenta|ochenta|noventa)\b")
+_ES_NUM_UNIT_RX = re.compile(_ES_NUM_UNIT, re.IGNORECASE)
 _ES_RELATIVES = ("su", "sus", "hijo", "hija", "hijos", "hijas", "hermano", "hermana", "hermanos", "hermanas", "feto",
                  "producto", "pareja", "cuñado", "cuñada", "primo", "prima", "padre", "madre", "esposo", "esposa",
                  "marido", "fenotipo", "cariotipo", "amigos", "amigas", "otro", "otra", "nieto", "nieta", "tío",
@@ -419,7 +423,7 @@ _ES_RELATIVES = ("su", "sus", "hijo", "hija", "hijos", "hijas", "hermano", "herm
 
 def _es_sex_adjust(text: str, start: int, end: int) -> float:
     """``"Varón de 70 años"``: a sex word followed by an age is about the patient."""
-    return 0.3 if re.match(_ES_NUM_UNIT, text[end:end + 40], re.IGNORECASE) else 0.0
+    return 0.3 if _ES_NUM_UNIT_RX.match(text[end:end + 40]) else 0.0
 
 
 @cache

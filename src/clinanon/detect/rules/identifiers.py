@@ -38,6 +38,8 @@ __all__ = [
     "recognizers",
 ]
 
+_WORDS = re.compile(r"\w+")
+
 
 @dataclass(frozen=True)
 class FieldLabel:
@@ -357,6 +359,9 @@ _GROUP_BOUNDARY = re.compile(r"[ \-/.+](?=[0-9])")
 _LETTER_CANDIDATE = re.compile(r"[A-Z][ \-]?[0-9]{7,9}(?:[ \-]?[A-Za-z](?![\w]))?")
 _IBAN_CANDIDATE = re.compile(r"[A-Z]{2}[0-9]{2}(?:[ ]?[A-Z0-9]){8,32}")
 _IBAN_CANDIDATE_I = re.compile(r"[A-Za-z]{2}[0-9]{2}(?:[ ]?[A-Za-z0-9]){8,32}")
+_IBAN_WORD = re.compile(r"(?i)iban")
+#: what every match of _IBAN_WORD contains (no other character folds to b, a or n)
+_BAN = re.compile(r"[bB][aA][nN]")
 
 
 class ChecksumRecognizer:
@@ -378,7 +383,7 @@ class ChecksumRecognizer:
 
     def _score(self, text: str, start: int, check: _Check) -> float:
         window = text[max(0, start - self.context_chars):start].casefold()
-        words = set(re.findall(r"\w+", window))
+        words = set(_WORDS.findall(window))
         return round(min(1.0, check.score + (0.3 if words & check.context else 0.0)), 4)
 
     def _emit(self, out: list[Span], text: str, start: int, end: int, checks: Sequence[_Check]) -> bool:
@@ -411,7 +416,8 @@ class ChecksumRecognizer:
             if e < len(text) and (text[e].isalnum() or text[e] == "_"):
                 continue
             self._emit(out, text, s, e, self.letter_checks)
-        iban = _IBAN_CANDIDATE_I if re.search(r"(?i)iban", text) else _IBAN_CANDIDATE
+        # "ban" in any case first: a case-sensitive class is found quickly, a case-insensitive word is not
+        iban = _IBAN_CANDIDATE_I if _BAN.search(text) and _IBAN_WORD.search(text) else _IBAN_CANDIDATE
         for m in iban.finditer(text):
             s = m.start()
             if s > 0 and (text[s - 1].isalnum() or text[s - 1] == "_"):

@@ -289,19 +289,29 @@ def name_patterns(lang: str) -> tuple[RulePattern, ...]:
         RulePattern("name_is_weak", first="letter", score=0.75,
                     regex=rf"(?<![\w])(?:{weak})[ \t]{{1,3}}(?::[ \t]{{0,2}})?({_LEAD_INITIALS}{NAME_SEQ})"
                           rf"(?![\w])", group=1),
+        # a capitalised word starts these two: the triggers (the degree; initials before a capital) let most texts
+        # skip them instead of rejecting every capitalised word
         RulePattern("degree", first="letter", label="NAME.DOCTOR", score=0.8,
-                    regex=rf"(?<![\w.])({_LEAD_INITIALS}{NAME_SEQ}),?[ \t]{{1,2}}{_DEGREES}(?![\w])", group=1),
+                    regex=rf"(?<![\w.])({_LEAD_INITIALS}{NAME_SEQ}),?[ \t]{{1,2}}{_DEGREES}(?![\w])", group=1,
+                    trigger=rf"{_DEGREES}(?![\w])"),
         RulePattern("initials_surname", first="letter", score=0.65, adjust=_initial_adjust,
-                    regex=rf"(?<![\w.])((?:{_U}\.[ \t]?){{1,3}}(?:{_PART}{_SP}){{0,3}}{CAPW})(?![\w])", group=1),
+                    regex=rf"(?<![\w.])((?:{_U}\.[ \t]?){{1,3}}(?:{_PART}{_SP}){{0,3}}{CAPW})(?![\w])", group=1,
+                    trigger=rf"{_U}\.[ \t]?(?:{_U}\.[ \t]?){{0,2}}(?:{_PART}{_SP}){{0,3}}{_U}"),
     ]
     return tuple(out)
 
 
 # --- the neighbour recognizer -----------------------------------------------------------------------------
 
+#: ``CAPW`` after its first character: the scans below start with the capital (a character class, which the regex
+#: engine skips to directly) and test the character before it afterwards, ``(?<![...].)``, the same condition as a
+#: look-behind in front, which would make the engine try every position
+_CAPW_REST = CAPW[len(_U):]
 _RUN = re.compile(
-    rf"(?<![\w.\-'’]){CAPW}(?:{_SP}(?:{_INIT}{_SP})?(?:{_PART}{_SP}){{0,3}}{CAPW}){{1,3}}(?![\w\-])"
+    rf"{_U}(?<![\w.\-'’].){_CAPW_REST}(?:{_SP}(?:{_INIT}{_SP})?(?:{_PART}{_SP}){{0,3}}{CAPW}){{1,3}}(?![\w\-])"
 )
+_CAPW_RX = re.compile(CAPW)
+_MIDDLE_INITIAL = re.compile(rf"{_SP}{_U}\.?{_SP}")
 _SENTENCE_END = frozenset(".!?:;\n\r\"“”'«»()[]>*•-–")
 
 
@@ -353,11 +363,22 @@ class NameNeighbourRecognizer:
         self.places = _place_set(lang)
         self.common = common_words(lang)
         self.allow = AllowList(lang)
+        self._kinds: dict[str, str] = {}
 
     def __repr__(self) -> str:
         return f"NameNeighbourRecognizer(lang={self.lang!r})"
 
     def _kind(self, w: str) -> str:
+        """``"C"`` (common or allowed word or place), ``"F"`` (first name), ``"S"`` (surname) or ``"U"`` (unknown);
+        a function of the word only, remembered for the words seen last."""
+        kind = self._kinds.get(w)
+        if kind is None:
+            if len(self._kinds) >= 65536:
+                self._kinds.clear()
+            kind = self._kinds[w] = self._kind_of(w)
+        return kind
+
+    def _kind_of(self, w: str) -> str:
         from clinanon.detect.gazetteer import fold
 
         f = w.casefold()
@@ -375,7 +396,7 @@ class NameNeighbourRecognizer:
     def analyze(self, text: str) -> list[Span]:
         out: list[Span] = []
         for m in _RUN.finditer(text):
-            words = [(w.start(), w.end()) for w in re.finditer(CAPW, m.group())]
+            words = [(w.start(), w.end()) for w in _CAPW_RX.finditer(m.group())]
             words = [(a + m.start(), b + m.start()) for a, b in words]
             if len(words) < 2:
                 continue
@@ -399,7 +420,7 @@ class NameNeighbourRecognizer:
             while j > 0 and text[j - 1] in " \t":
                 j -= 1
             sentence_start = j == 0 or text[j - 1] in _SENTENCE_END
-            initial = re.search(rf"{_SP}{_U}\.?{_SP}", m.group()) is not None
+            initial = _MIDDLE_INITIAL.search(m.group()) is not None
             if kinds[0] == "F":
                 score = 0.75 if initial else 0.7
             elif (kinds[-1] == "S" or "F" in kinds) and not sentence_start:
@@ -414,7 +435,7 @@ class NameNeighbourRecognizer:
         first names or surnames ("They had 6: Gaetane, Hannah, Anthony" -> "Gaetane"), score 0.6."""
         out: list[Span] = []
         for m in _LIST.finditer(text):
-            items = [(w.start() + m.start(), w.end() + m.start()) for w in re.finditer(CAPW, m.group())]
+            items = [(w.start() + m.start(), w.end() + m.start()) for w in _CAPW_RX.finditer(m.group())]
             kinds = [self._kind(text[a:b]) for a, b in items]
             if sum(k in ("F", "S") for k in kinds) < 2 or "C" in kinds:
                 continue
@@ -427,9 +448,9 @@ class NameNeighbourRecognizer:
         return self.analyze(doc.text)
 
 
-_LIST = re.compile(rf"(?<![\w\-'’]){CAPW}(?:,[ \t]{{1,2}}{CAPW}){{1,8}}(?:,?[ \t]{{1,2}}(?:and|or|y|en|och|und|e)"
-                   rf"[ \t]{{1,2}}{CAPW})?(?![\w\-])|(?<![\w\-'’]){CAPW}[ \t]{{1,2}}(?:and|y|en|och|und)[ \t]{{1,2}}"
-                   rf"{CAPW}(?![\w\-])")
+_LIST = re.compile(rf"{_U}(?<![\w\-'’].){_CAPW_REST}(?:,[ \t]{{1,2}}{CAPW}){{1,8}}(?:,?[ \t]{{1,2}}"
+                   rf"(?:and|or|y|en|och|und|e)[ \t]{{1,2}}{CAPW})?(?![\w\-])"
+                   rf"|{_U}(?<![\w\-'’].){_CAPW_REST}[ \t]{{1,2}}(?:and|y|en|och|und)[ \t]{{1,2}}{CAPW}(?![\w\-])")
 
 
 @cache

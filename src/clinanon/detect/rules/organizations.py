@@ -21,6 +21,7 @@ from functools import cache
 
 from clinanon.detect.base import Detector
 from clinanon.detect.rules.dates import LANGUAGES, RulePattern, RuleRecognizer
+from clinanon.detect.rules.lexicon import trie_regex
 from clinanon.detect.rules.names import CAPW, common_words
 from clinanon.document import Span
 
@@ -32,6 +33,10 @@ LABEL = "LOCATION.ORGANIZATION"
 _LEGAL = (r"Inc\.?|INC\.?|Incorporated|LLC|L\.L\.C\.|LLP|Ltd\.?|LTD\.?|Limited|PLC|plc|Corp\.?|Corporation|Co\."
           r"|GmbH|AG|KG|OHG|e\.V\.|gGmbH|B\.V\.|BV|N\.V\.|NV|AB|Oy|Oyj|A/S|ApS|AS|ASA|S\.A\.|S\.L\.|S\.A\.U\."
           r"|SpA|S\.p\.A\.|S\.r\.l\.|Srl|SRL|SARL|SAS|Pty(?:[ \t]Ltd\.?)?|Sp\.[ \t]z[ \t]o\.o\.")
+#: what each legal form starts with, as a trie (a quick first test before the exact one)
+_LEGAL_START = trie_regex(("Inc", "INC", "LLC", "L.L", "LLP", "Ltd", "LTD", "Limited", "PLC", "plc", "Corp", "Co.",
+                           "GmbH", "AG", "KG", "OHG", "e.V", "gGmbH", "B.V", "BV", "N.V", "NV", "AB", "Oy", "A/S",
+                           "ApS", "AS", "S.A", "S.L", "SpA", "S.p", "S.r", "Srl", "SRL", "SARL", "SAS", "Pty", "Sp."))
 #: corporate words that end a company name; weak ones need a non-common word before them
 _CORPORATE = ("Technologies", "Technology", "Solutions", "Software", "Systems", "Holdings", "Holding", "Group",
               "Partners", "Associates", "Insurance", "Capital", "Consulting", "Industries", "Enterprises",
@@ -62,10 +67,14 @@ def organization_patterns(lang: str) -> tuple[RulePattern, ...]:
         raise ValueError(f"unsupported language {lang!r}; expected one of: {', '.join(LANGUAGES)}")
     corporate = "|".join(sorted(_CORPORATE, key=len, reverse=True))
     return (
+        # the triggers (the suffix / corporate word) let most texts skip these two patterns, which start with any
+        # capitalised word
         RulePattern("legal_suffix", first="letter", score=0.85,
-                    regex=rf"(?<![\w.])({_SEQ},?[ \t]{{1,2}}(?:{_LEGAL}))(?![\w])(?<!,)", group=1),
+                    regex=rf"(?<![\w.])({_SEQ},?[ \t]{{1,2}}(?:{_LEGAL}))(?![\w])(?<!,)", group=1,
+                    trigger=(rf"[ \t]{_LEGAL_START}", rf"[ \t](?:{_LEGAL})(?![\w])")),
         RulePattern("corporate_word", first="letter", score=0.7,
-                    regex=rf"(?<![\w.])({_SEQ}[ \t]{{1,2}}(?:{corporate}))(?![\w])", group=1),
+                    regex=rf"(?<![\w.])({_SEQ}[ \t]{{1,2}}(?:{corporate}))(?![\w])", group=1,
+                    trigger=rf"(?:{corporate})(?![\w])"),
         RulePattern("employer", first="letter", score=0.75,
                     regex=rf"(?<![\w])(?:{_EMPLOYER_CUES[lang]})[ \t]{{1,2}}(?:the[ \t])?({_SEQ}"
                           rf"(?:,?[ \t]{{1,2}}(?:{_LEGAL}))?)(?![\w])", group=1),
