@@ -203,3 +203,24 @@ def test_train_then_use_the_model(meddocan_dir: Path, tmp_path: Path) -> None:
     err = runner.invoke(app, ["detect", str(tmp_path / "dev"), "--out", str(tmp_path / "x.jsonl"), "--config",
                               str(missing)])
     assert err.exit_code == 2 and "detectors.models.crf" in err.output
+
+
+def test_models_lists_the_shipped_spanish_model() -> None:
+    result = runner.invoke(app, ["models", "--json"])
+    assert result.exit_code == 0, result.output
+    names = {m["name"]: m for m in json.loads(result.stdout)}
+    shipped = names["es-meddocan-crf"]
+    assert shipped["origin"] == "shipped" and shipped["language"] == "es"
+    assert "CC-BY" in (shipped["license"] or "")
+
+
+def test_default_detector_uses_the_shipped_model_for_spanish(tmp_path: Path) -> None:
+    from clinanon.pipeline import Pipeline
+
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('language = "es"\nlabel_scheme = "meddocan"\n[detectors]\nuse = ["default"]\n', encoding="utf-8")
+    nlp = Pipeline.from_config(cfg)
+    doc = Document("x", "Paciente: Juan García López. Ingresa el 3 de marzo de 2019 en el Hospital La Paz.")
+    found = {(doc.text[s.start:s.end], s.label) for s in nlp.detect(doc).spans}
+    assert ("Juan García López", "NOMBRE_SUJETO_ASISTENCIA") in found
+    assert ("3 de marzo de 2019", "FECHAS") in found

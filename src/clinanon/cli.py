@@ -403,6 +403,29 @@ def ledger_lookup_cmd(
 
 
 @app.command()
+def models(
+    directory: Annotated[Path | None, typer.Option("--dir", help="A folder of user models (else $CLINANON_MODELS).")]
+    = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table.")] = False,
+) -> None:
+    """List the shipped models and your own (trained with `clinanon train`)."""
+    from clinanon.models import list_models
+
+    with _errors():
+        found = list_models(directory)
+        if as_json:
+            sys.stdout.write(json.dumps([m.to_dict() for m in found], indent=2) + "\n")
+            return
+        table = Table("name", "origin", "detector", "language", "scheme", "MB", "dev scores", "licence",
+                      title="models")
+        for m in found:
+            scores = ", ".join(f"{k} {v:.4f}" for k, v in m.summary_scores().items()) or "-"
+            table.add_row(m.name, m.origin, str(m.detector), str(m.language), str(m.label_scheme),
+                          f"{m.size_bytes / 1e6:.2f}", scores, str(m.license or "-"))
+        stdout.print(table)
+
+
+@app.command()
 def formats() -> None:
     """List the corpus formats clinanon reads and writes."""
     from clinanon import io as cio

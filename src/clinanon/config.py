@@ -53,6 +53,19 @@ class OperatorConfig(BaseModel):
         return dict(self.model_extra or {})
 
 
+class EnsembleConfig(_Strict):
+    """Members (registered detector names, in priority order) combined per label (see clinanon.detect.ensemble)."""
+
+    members: list[str] = Field(default_factory=lambda: ["crf", "rules"])
+    #: union | vote | intersection | <member name>, for labels without an entry in ``strategies``
+    default: str = "union"
+    #: label (in the config's scheme) -> strategy
+    strategies: dict[str, str] = Field(default_factory=dict)
+    #: a strategy table written by Ensemble.choose (overrides the two keys above)
+    strategies_file: Path | None = None
+    tiebreak: str | None = None
+
+
 class DetectorsConfig(_Strict):
     #: registered detector names, run in this order (``rules``; later ``crf``, ``spacy``, model paths)
     use: list[str] = Field(default_factory=lambda: ["rules"])
@@ -64,6 +77,8 @@ class DetectorsConfig(_Strict):
     gazetteers: dict[str, Path] = Field(default_factory=dict)
     #: trained model directories by detector name (``crf = "models/crf-meddocan"``), see ``clinanon train``
     models: dict[str, Path] = Field(default_factory=dict)
+    #: the ``ensemble`` detector: members, per-label strategies
+    ensemble: EnsembleConfig = Field(default_factory=lambda: EnsembleConfig())
 
 
 class ListsConfig(_Strict):

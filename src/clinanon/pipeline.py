@@ -76,10 +76,34 @@ def _spacy_factory(config: Config) -> Detector:
     return SpacyNERDetector.load(target, canonical=config.label_scheme == "canonical")
 
 
+def _ensemble_factory(config: Config) -> Detector:
+    from clinanon.detect.ensemble import Ensemble, StrategyTable
+
+    e = config.detectors.ensemble
+    members = {name: get_detector_factory(name)(config) for name in e.members}
+    if e.strategies_file is not None:
+        base = config.base_dir
+        path = e.strategies_file if e.strategies_file.is_absolute() or base is None else base / e.strategies_file
+        table = StrategyTable.load(path)
+    else:
+        table = StrategyTable(dict(e.strategies), e.default)
+    return Ensemble(members, scheme=config.label_scheme, table=table, tiebreak=e.tiebreak,
+                    propagate_names=config.detectors.propagate_names, lang=config.language)
+
+
+def _default_factory(config: Config) -> Detector:
+    """Rules + the shipped CRF (Spanish) combined by the shipped strategy table; rules alone elsewhere."""
+    from clinanon.models import default_detector
+
+    return default_detector(config.language, label_scheme=config.label_scheme, rules=_rules_factory(config))
+
+
 def _load_builtin_detectors() -> None:
     _DETECTORS.setdefault("rules", _rules_factory)
     _DETECTORS.setdefault("crf", _crf_factory)
     _DETECTORS.setdefault("spacy", _spacy_factory)
+    _DETECTORS.setdefault("ensemble", _ensemble_factory)
+    _DETECTORS.setdefault("default", _default_factory)
 
 
 def get_detector_factory(name: str) -> DetectorFactory:

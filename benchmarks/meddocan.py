@@ -1,0 +1,302 @@
+"""MEDDOCAN benchmark of one detector: models trained on train only, scored on dev.
+
+``python benchmarks/meddocan.py --detector {rules,crf,spacy,ensemble} [--crf-model DIR] [--spacy-model DIR]``
+
+* ``rules``: the rules detector resolved, propagated and mapped to MEDDOCAN labels (what ``Pipeline`` does);
+* ``crf``: :class:`CRFDetector` (trained here on train with ``--max-iterations``, or loaded from ``--crf-model``,
+  which must have been trained on train only);
+* ``spacy``: :class:`SpacyNERDetector` loaded from ``--spacy-model`` (train it with
+  ``clinanon train configs/train_spacy_meddocan.toml``: ~17 min, too long to do here);
+* ``ensemble``: rules + CRF (+ spaCy with ``--with-spacy``) combined per label by
+  :class:`clinanon.detect.ensemble.Ensemble`. The per-label strategy table is chosen on dev by
+  :func:`choose_strategies` (so its dev score is optimistic: model selection on the scored data) and also
+  estimated honestly by 2-fold cross-selection on dev (strategies chosen on one half, scored on the other,
+  both ways, counts summed): ``cross_selected``. The table is written to ``--strategies-out``.
+  The ensemble is also run inside a :class:`~clinanon.pipeline.Pipeline` (MEDDOCAN labels), the way the
+  ``default`` detector runs: ``pipeline`` scores and throughput.
+
+Measured: subtask 1 (exact span + label) and subtask 2 (exact span) P/R/F1, token-binary P/R/F1, per-label
+P/R/F1 (and labels with >= 50 dev mentions below F1 0.90), training time, throughput (chars/s, single
+process, after a warm-up pass, median of ``--repeat`` passes), peak RSS of a fresh inference process (load +
+warm-up + runs), model size. Writes ``benchmarks/results/meddocan_<detector>.json`` and refreshes the Markdown
+table ``benchmarks/results/meddocan.md`` from every ``meddocan_*.json`` there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+
+
+def _rss_mb() -> float:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def _read(data: Path, split: str) -> list[Any]:
+    from clinanon import io as cio
+
+    return sorted(cio.read(data / "meddocan" / split / "brat", "brat"), key=lambda d: d.id)
+
+
+def _dir_size(p: Path | None) -> int:
+    if p is None:
+        return 0
+    return sum(f.stat().st_size for f in p.rglob("*") if f.is_file())
+
+
+def build(detector: str, crf_model: Path | None, spacy_model: Path | None, strategies: Path | None,
+          with_spacy: bool, extra_crf: Path | None = None) -> Any:
+    """The detector to measure (labels: MEDDOCAN)."""
+    from clinanon.detect.ensemble import Ensemble, StrategyTable
+    from clinanon.detect.rules.detector import RulesDetector
+
+    if detector == "rules":
+        return Ensemble({"rules": RulesDetector("es")}, scheme="meddocan", lang="es")
+    if detector == "crf":
+        from clinanon.detect.crf import CRFDetector
+
+        return CRFDetector.load(crf_model)  # type: ignore[arg-type]
+    if detector == "spacy":
+        from clinanon.detect.spacy_ner import SpacyNERDetector
+
+        return SpacyNERDetector.load(spacy_model)  # type: ignore[arg-type]
+    from clinanon.detect.crf import CRFDetector
+
+    members: dict[str, Any] = {"crf": CRFDetector.load(crf_model)}  # type: ignore[arg-type]
+    if extra_crf is not None:
+        members["crf2"] = CRFDetector.load(extra_crf)
+    if with_spacy:
+        from clinanon.detect.spacy_ner import SpacyNERDetector
+
+        members["spacy"] = SpacyNERDetector.load(spacy_model)  # type: ignore[arg-type]
+    members["rules"] = RulesDetector("es")
+    table = StrategyTable.load(strategies) if strategies is not None else StrategyTable()
+    return Ensemble(members, scheme="meddocan", table=table, tiebreak="crf", lang="es")
+
+
+def pipeline_of(det: Any) -> Any:
+    from clinanon.config import Config
+    from clinanon.pipeline import Pipeline
+
+    return Pipeline(Config.from_dict({"language": "es", "label_scheme": "meddocan"}), detectors=[det])
+
+
+def inference(args: argparse.Namespace) -> dict[str, Any]:
+    """Run in a fresh process: load, warm up, measure; report this process's peak RSS.
+
+    For an ensemble, the passes of the CRF alone, the ensemble and the pipeline are interleaved (one of each per
+    round), so that a busy machine slows them alike and their ratios stay meaningful."""
+    docs = _read(args.data, "dev")
+    t0 = time.perf_counter()
+    det = build(args.detector, args.crf_model, args.spacy_model, args.strategies, args.with_spacy, args.extra_crf)
+    load_s = time.perf_counter() - t0
+    fns: dict[str, Any] = {"detector": det.detect}
+    if args.detector in ("ensemble", "rules"):
+        fns["pipeline"] = pipeline_of(det).detect_spans
+    if args.detector == "ensemble":
+        fns["crf_alone"] = det.detectors["crf"].detect
+    for fn in fns.values():  # warm-up
+        for d in docs:
+            fn(d)
+    chars = sum(len(d.text) for d in docs)
+    runs: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(args.repeat):
+        for k, fn in fns.items():
+            t = time.perf_counter()
+            for d in docs:
+                fn(d)
+            runs[k].append(time.perf_counter() - t)
+    out: dict[str, Any] = {"load_seconds": round(load_s, 2)}
+    for k, rs in runs.items():
+        med = statistics.median(rs)
+        out[k] = {"chars": chars, "runs_s": [round(r, 3) for r in rs], "median_s": round(med, 3),
+                  "chars_per_s": round(chars / med), "docs_per_s": round(len(docs) / med, 1)}
+    if "crf_alone" in out:
+        out["relative_to_crf_alone"] = {k: round(out["crf_alone"]["median_s"] / out[k]["median_s"], 3)
+                                        for k in ("detector", "pipeline")}
+    out["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    out["peak_rss_mb"] = _rss_mb()
+    return out
+
+
+def _sum_scores(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    tp = sum(p["tp"] for p in parts)
+    fp = sum(p["fp"] for p in parts)
+    fn = sum(p["fn"] for p in parts)
+    p = tp / (tp + fp) if tp + fp else 0.0
+    r = tp / (tp + fn) if tp + fn else 0.0
+    f = 2 * p * r / (p + r) if p + r else 0.0
+    return {"precision": round(p, 4), "recall": round(r, 4), "f1": round(f, 4), "tp": tp, "fp": fp, "fn": fn}
+
+
+def score(gold: list[Any], pred: list[Any]) -> dict[str, Any]:
+    from clinanon.train import dev_scores
+
+    sc = dev_scores(gold, pred, "es")
+    weak = {lab: m for lab, m in sc["per_label"].items() if m["gold"] >= 50 and m["f1"] < 0.90}
+    return {**sc, "labels_50plus_below_0.90": weak}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--detector", choices=["rules", "crf", "spacy", "ensemble"], required=True)
+    ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
+    ap.add_argument("--crf-model", type=Path, default=None, help="a CRF trained on MEDDOCAN train only")
+    ap.add_argument("--spacy-model", type=Path, default=None, help="a spaCy model trained on MEDDOCAN train only")
+    ap.add_argument("--with-spacy", action="store_true", help="ensemble: add the spaCy model as a member")
+    ap.add_argument("--extra-crf", type=Path, default=None,
+                    help="ensemble: a second CRF (trained on train only, other settings) as member 'crf2'")
+    ap.add_argument("--max-iterations", type=int, default=100, help="CRF iterations when training here")
+    ap.add_argument("--strategies", type=Path, default=None, help="(inference) a strategy table")
+    ap.add_argument("--strategies-out", type=Path, default=None)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--inference-only", action="store_true")
+    ap.add_argument("--out", type=Path, default=None)
+    args = ap.parse_args()
+    if args.inference_only:
+        print(json.dumps(inference(args)))
+        return
+
+    from clinanon import __version__
+
+    train_docs, dev = _read(args.data, "train"), _read(args.data, "dev")
+    tmp = Path(tempfile.mkdtemp(prefix="clinanon-meddocan-bench-"))
+    training: dict[str, Any] = {}
+    if args.detector in ("crf", "ensemble") and args.crf_model is None:
+        from clinanon.detect.crf import CRFDetector
+
+        t0 = time.perf_counter()
+        crf = CRFDetector("es", max_iterations=args.max_iterations, label_scheme="meddocan").fit(train_docs)
+        training["crf_seconds"] = round(time.perf_counter() - t0, 1)
+        args.crf_model = crf.save(tmp / "crf")
+    elif args.crf_model is not None:
+        meta = json.loads((args.crf_model / "meta.json").read_text(encoding="utf-8"))
+        training["crf_seconds"] = meta.get("train_seconds") or (meta.get("training") or {}).get("total_seconds")
+    if args.detector == "spacy" or args.with_spacy:
+        if args.spacy_model is None:
+            ap.error("spacy needs --spacy-model (trained on train only)")
+        meta = json.loads((args.spacy_model / "meta.json").read_text(encoding="utf-8"))
+        tr = (meta.get("clinanon") or meta).get("training") or {}
+        training["spacy_seconds"] = tr.get("total_seconds")
+    if args.extra_crf is not None:
+        meta = json.loads((args.extra_crf / "meta.json").read_text(encoding="utf-8"))
+        training["crf2_seconds"] = meta.get("train_seconds")
+    training["peak_rss_mb"] = _rss_mb()
+
+    det = build(args.detector, args.crf_model, args.spacy_model, None, args.with_spacy, args.extra_crf)
+    result: dict[str, Any] = {"benchmark": "meddocan", "detector": args.detector,
+                              "members": list(getattr(det, "members", [args.detector])), "clinanon": __version__,
+                              "python": platform.python_version(), "machine": platform.machine(),
+                              "train_documents": len(train_docs), "dev_documents": len(dev), "training": training}
+    strategies_path = args.strategies
+    if args.detector == "ensemble":
+        from clinanon.detect.ensemble import choose_strategies
+
+        t0 = time.perf_counter()
+        prepared = [det.prepare(d) for d in dev]
+        preds = {m: [p[m] for p in prepared] for m in det.members}
+        table = choose_strategies(dev, preds, ensemble=det)
+        result["strategy_seconds"] = round(time.perf_counter() - t0, 1)
+        result["strategies"] = table.to_dict()
+        strategies_path = args.strategies_out or (tmp / "strategies.json")
+        table.save(strategies_path)
+        det.table = table
+        # honest estimate: choose on one half of dev, score on the other (both ways)
+        halves = [list(range(0, len(dev), 2)), list(range(1, len(dev), 2))]
+        parts: dict[str, list[dict[str, Any]]] = {"subtask1": [], "subtask2": [], "token_binary": []}
+        for a, b in ((0, 1), (1, 0)):
+            t_a = choose_strategies([dev[i] for i in halves[a]], {m: [preds[m][i] for i in halves[a]]
+                                                                  for m in det.members}, ensemble=det)
+            gold_b = [dev[i] for i in halves[b]]
+            pred_b = [dev[i].with_spans(det.combine(dev[i], prepared[i], t_a)) for i in halves[b]]
+            sc = score(gold_b, pred_b)
+            for k in parts:
+                parts[k].append(sc[k])
+        result["cross_selected"] = {k: _sum_scores(v) for k, v in parts.items()}
+        pred = [d.with_spans(det.combine(d, p)) for d, p in zip(dev, prepared, strict=True)]
+        result["scores"] = score(dev, pred)
+        nlp = pipeline_of(det)
+        result["pipeline_scores"] = score(dev, [d.with_spans(nlp.detect_spans(d)) for d in dev])
+    else:
+        result["scores"] = score(dev, [d.with_spans(det.detect(d)) for d in dev])
+
+    cmd = [sys.executable, __file__, "--inference-only", "--detector", args.detector, "--data", str(args.data),
+           "--repeat", str(args.repeat)]
+    for flag, val in (("--crf-model", args.crf_model), ("--spacy-model", args.spacy_model),
+                      ("--strategies", strategies_path), ("--extra-crf", args.extra_crf)):
+        if val is not None:
+            cmd += [flag, str(val)]
+    if args.with_spacy:
+        cmd.append("--with-spacy")
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    result["inference"] = json.loads(proc.stdout.strip().splitlines()[-1])
+    result["model_bytes"] = {"crf": _dir_size(args.crf_model) if args.detector in ("crf", "ensemble") else 0,
+                             "crf2": _dir_size(args.extra_crf),
+                             "spacy": (_dir_size(args.spacy_model)
+                                       if args.detector == "spacy" or args.with_spacy else 0)}
+    name = args.detector + ("_crf2" if args.extra_crf else "") + ("_spacy" if args.with_spacy else "")
+    out = args.out or RESULTS / f"meddocan_{name}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    s = result["scores"]
+    print(f"{name}: subtask1 F {s['subtask1']['f1']:.4f}  subtask2 F {s['subtask2']['f1']:.4f}  token-binary "
+          f"R {s['token_binary']['recall']:.4f}  {result['inference']['detector']['chars_per_s']:,} chars/s  "
+          f"RSS {result['inference']['peak_rss_mb']} MB")
+    write_table(out.parent)
+    print(f"wrote {out}")
+
+
+def write_table(folder: Path) -> Path:
+    """``meddocan.md``: one row per ``meddocan_*.json`` in ``folder``."""
+    rows = ["| detector | S1 P | S1 R | S1 F1 | S2 F1 | token R | token F1 | weak labels (>=50, F1<0.90) | train s | "
+            "chars/s (detector) | chars/s (pipeline) | peak RSS MB | model MB |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for f in sorted(folder.glob("meddocan_*.json")):
+        r = json.loads(f.read_text(encoding="utf-8"))
+        if r.get("benchmark") != "meddocan":
+            continue
+        s = r["scores"]
+        inf = r["inference"]
+        train_s = sum(v for k, v in r["training"].items() if k.endswith("_seconds") and v)
+        weak = ", ".join(f"{k} {v['f1']:.2f}" for k, v in s["labels_50plus_below_0.90"].items()) or "none"
+        pipe = inf.get("pipeline", {}).get("chars_per_s")
+        size = sum(r["model_bytes"].values()) / 2**20
+        label = f.stem.removeprefix("meddocan_")
+        rows.append(f"| {label} | {s['subtask1']['precision']:.4f} | {s['subtask1']['recall']:.4f} | "
+                    f"{s['subtask1']['f1']:.4f} | {s['subtask2']['f1']:.4f} | {s['token_binary']['recall']:.4f} | "
+                    f"{s['token_binary']['f1']:.4f} | {weak} | {train_s:.0f} | "
+                    f"{inf['detector']['chars_per_s']:,} | {f'{pipe:,}' if pipe else '-'} | {inf['peak_rss_mb']} | "
+                    f"{size:.2f} |")
+        if "cross_selected" in r:
+            c = r["cross_selected"]
+            rows.append(f"| {label} (strategies cross-selected on dev halves) | {c['subtask1']['precision']:.4f} | "
+                        f"{c['subtask1']['recall']:.4f} | {c['subtask1']['f1']:.4f} | {c['subtask2']['f1']:.4f} | "
+                        f"{c['token_binary']['recall']:.4f} | {c['token_binary']['f1']:.4f} | | | | | | |")
+    text = ("MEDDOCAN dev (250 documents); models trained on train only. Written by benchmarks/meddocan.py.\n\n"
+            + "\n".join(rows) + "\n")
+    p = folder / "meddocan.md"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+if __name__ == "__main__":
+    main()
