@@ -224,3 +224,20 @@ def test_default_detector_uses_the_shipped_model_for_spanish(tmp_path: Path) -> 
     found = {(doc.text[s.start:s.end], s.label) for s in nlp.detect(doc).spans}
     assert ("Juan García López", "NOMBRE_SUJETO_ASISTENCIA") in found
     assert ("3 de marzo de 2019", "FECHAS") in found
+
+
+def test_learning_curve_command(meddocan_dir: Path, tmp_path: Path) -> None:
+    docs = list(cio.read(meddocan_dir / "train" / "brat", "brat"))[:12]
+    cio.write(docs[:8], tmp_path / "train", "brat")
+    cio.write(docs[8:], tmp_path / "dev", "brat")
+    out = tmp_path / "lc"
+    result = runner.invoke(app, ["learning-curve", str(tmp_path / "train"), str(tmp_path / "dev"), "--out", str(out),
+                                 "--detectors", "rules,crf", "--fractions", "0.5,1.0", "--crf-iterations", "5",
+                                 "--no-plot"])
+    assert result.exit_code == 0, result.output
+    table = json.loads((out / "learning_curve.json").read_text())
+    assert table["fractions"] == [0.5, 1.0] and table["train_documents"] == 8
+    assert set(table["detectors"]) == {"rules", "crf"}
+    bad = runner.invoke(app, ["learning-curve", str(tmp_path / "train"), str(tmp_path / "dev"), "--out", str(out),
+                              "--fractions", "half"])
+    assert bad.exit_code == 2 and "--fractions" in bad.output

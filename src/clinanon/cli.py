@@ -366,6 +366,37 @@ def train(
         stdout.print(table)
 
 
+@app.command("learning-curve")
+def learning_curve_cmd(
+    train_data: Annotated[Path, typer.Argument(help="Training documents (any format).", exists=True)],
+    dev_data: Annotated[Path, typer.Argument(help="Dev documents (any format).", exists=True)],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for learning_curve.json and .png.")],
+    data_format: FormatOpt = None,
+    detectors: Annotated[str, typer.Option("--detectors", help="Comma-separated: rules, crf, ensemble, spacy.")]
+    = "rules,crf",
+    fractions: Annotated[str, typer.Option("--fractions", help="Comma-separated fractions of the training docs.")]
+    = "0.01,0.05,0.1,0.25,0.5,1.0",
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    lang: Annotated[str, typer.Option("--lang", "-l")] = "es",
+    scheme: Annotated[str, typer.Option("--scheme", help="Native label scheme of the data.")] = "meddocan",
+    crf_iterations: Annotated[int, typer.Option("--crf-iterations", min=1)] = 50,
+    plot: Annotated[bool, typer.Option("--plot/--no-plot", help="Also draw the PNG (needs matplotlib).")] = True,
+) -> None:
+    """Train every detector on 1, 5, 10, 25, 50, 100 % of the training documents (the same nested subsets) and
+    score each on dev: a JSON table and a PNG plot of P, R and F1."""
+    from clinanon.learning_curve import run
+
+    with _errors():
+        try:
+            fracs = [float(f) for f in fractions.split(",") if f.strip()]
+        except ValueError:
+            raise ClinanonError("--fractions expects comma-separated numbers such as 0.1,0.5,1.0") from None
+        run(train_data, dev_data, out, [d.strip() for d in detectors.split(",") if d.strip()], fmt=data_format,
+            fractions=fracs, seed=seed, lang=lang, scheme=scheme, crf_iterations=crf_iterations, plot=plot,
+            log=lambda line: console.print(line, highlight=False, markup=False))
+        console.print(f"wrote {out / 'learning_curve.json'}")
+
+
 @app.command()
 def keygen(
     path: Annotated[Path, typer.Argument(help="Where to write the key (mode 0600).")] = Path("clinanon.key"),
