@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -30,19 +29,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import rss_mb
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _rss_mb() -> float:
-    """Peak RSS of this process in MB: VmHWM (per address space, so a child started by exec does not inherit
-    its parent's peak as ``ru_maxrss`` does), else ``ru_maxrss``."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return round(int(line.split()[1]) / 1024, 1)
-    except OSError:
-        pass
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
 def inference(model_dir: Path, data: Path, repeat: int) -> dict[str, Any]:
@@ -80,7 +72,7 @@ def inference(model_dir: Path, data: Path, repeat: int) -> dict[str, Any]:
         "chars_per_s": round(chars / med), "docs_per_s": round(len(docs) / med, 1),
         "parts_chars_per_s": {"rules": round(chars / t_rules), "features": round(chars / t_feats),
                               "tagger": round(chars / t_tag)},
-        "peak_rss_mb": _rss_mb(),
+        "peak_rss_mb": rss_mb(),
     }
 
 
@@ -121,7 +113,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="clinanon-crf-bench-") as tmp:
         model_dir = args.model_dir or Path(tmp) / "model"
         result = train(cfg, output=model_dir, progress=sys.stderr.isatty())
-        train_rss = _rss_mb()
+        train_rss = rss_mb()
         meta = result.meta
         model_size = (model_dir / "model.crfsuite").stat().st_size
         proc = subprocess.run(

@@ -28,7 +28,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -37,18 +36,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import rss_mb
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 
 
-def _rss_mb() -> float:
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return round(int(line.split()[1]) / 1024, 1)
-    except OSError:
-        pass
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
 def _read(data: Path, split: str) -> list[Any]:
@@ -134,7 +128,7 @@ def inference(args: argparse.Namespace) -> dict[str, Any]:
         out["relative_to_crf_alone"] = {k: round(out["crf_alone"]["median_s"] / out[k]["median_s"], 3)
                                         for k in ("detector", "pipeline")}
     out["load_average"] = [round(x, 2) for x in os.getloadavg()]
-    out["peak_rss_mb"] = _rss_mb()
+    out["peak_rss_mb"] = rss_mb()
     return out
 
 
@@ -200,7 +194,7 @@ def main() -> None:
     if args.extra_crf is not None:
         meta = json.loads((args.extra_crf / "meta.json").read_text(encoding="utf-8"))
         training["crf2_seconds"] = meta.get("train_seconds")
-    training["peak_rss_mb"] = _rss_mb()
+    training["peak_rss_mb"] = rss_mb()
 
     det = build(args.detector, args.crf_model, args.spacy_model, None, args.with_spacy, args.extra_crf)
     result: dict[str, Any] = {"benchmark": "meddocan", "detector": args.detector,

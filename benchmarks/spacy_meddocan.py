@@ -31,7 +31,6 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS
 import argparse  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
-import resource  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -41,19 +40,12 @@ from collections import Counter  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import rss_mb  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _rss_mb() -> float:
-    """Peak RSS of this process in MB: VmHWM (per address space, so a child started by exec does not inherit
-    its parent's peak as ``ru_maxrss`` does), else ``ru_maxrss``."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return round(int(line.split()[1]) / 1024, 1)
-    except OSError:
-        pass
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
 def _dir_bytes(path: Path) -> int:
@@ -88,7 +80,7 @@ def inference(model_dir: Path, data: Path, repeat: int) -> dict[str, Any]:
         "documents": len(docs), "chars": chars, "batch_size": det.batch_size, "load_s": round(load_s, 3),
         "runs_s": [round(t, 4) for t in runs], "median_s": round(med, 4), "chars_per_s": round(chars / med),
         "docs_per_s": round(len(docs) / med, 1), "tokenizer_chars_per_s": round(chars / t_tok),
-        "peak_rss_mb": _rss_mb(),
+        "peak_rss_mb": rss_mb(),
     }
 
 
@@ -144,7 +136,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="clinanon-spacy-bench-") as tmp:
         model_dir = args.model_dir or Path(tmp) / "model"
         result = train(cfg, output=model_dir, progress=False, log=log)
-        train_rss = _rss_mb()
+        train_rss = rss_mb()
         meta = result.meta
         model_size = _dir_bytes(model_dir)
         weights = {name: (model_dir / name / "model").stat().st_size for name in ("tok2vec", "ner")
