@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from clinanon.document import Document, Span
 
-__all__ = ["Detector", "Pattern", "PatternRecognizer"]
+__all__ = ["Detector", "GoldDataReport", "Pattern", "PatternRecognizer"]
 
 
 @runtime_checkable
@@ -30,6 +30,28 @@ class Detector(Protocol):
     def detect(self, doc: Document) -> list[Span]:
         """Spans on ``doc.text`` (the document's own spans are ignored)."""
         ...
+
+
+@dataclass
+class GoldDataReport:
+    """What a trainable detector's ``fit`` saw of its gold data: counts, and the gold spans it could not encode
+    exactly on its tokens (offsets and labels only, never text). Detectors extend it with their own fields."""
+
+    documents: int = 0
+    tokens: int = 0
+    chars: int = 0
+    gold_spans: int = 0
+    labels: dict[str, int] = field(default_factory=dict)
+    misaligned: list[dict[str, Any]] = field(default_factory=list)
+    overlapping: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "documents": self.documents, "tokens": self.tokens, "chars": self.chars, "gold_spans": self.gold_spans,
+            "labels": dict(self.labels), "misaligned_count": len(self.misaligned),
+            "overlapping_count": len(self.overlapping), "misaligned": list(self.misaligned),
+            "overlapping": list(self.overlapping),
+        }
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from clinanon.bio import decode_bio, encode_bio, span_token_range
+from clinanon.detect.base import GoldDataReport
 from clinanon.detect.features import FEATURE_VERSION, DocFeatures, FeatureExtractor
 from clinanon.document import Document, Span
 from clinanon.errors import ConfigError, InputError
@@ -77,7 +78,7 @@ class IterationInfo:
 
 
 @dataclass
-class TrainingReport:
+class TrainingReport(GoldDataReport):
     """What :meth:`CRFDetector.fit` saw and did. Offsets and labels only, never text.
 
     ``misaligned``: gold spans whose start or end is not a token boundary (encoded on the tokens they overlap;
@@ -85,13 +86,6 @@ class TrainingReport:
     ``overlapping``: gold spans not encoded because a longer span holds one of their tokens.
     """
 
-    documents: int = 0
-    tokens: int = 0
-    chars: int = 0
-    gold_spans: int = 0
-    labels: dict[str, int] = field(default_factory=dict)
-    misaligned: list[dict[str, Any]] = field(default_factory=list)
-    overlapping: list[dict[str, Any]] = field(default_factory=list)
     features: int | None = None
     iterations: list[IterationInfo] = field(default_factory=list)
     feature_seconds: float = 0.0
@@ -99,10 +93,7 @@ class TrainingReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "documents": self.documents, "tokens": self.tokens, "chars": self.chars, "gold_spans": self.gold_spans,
-            "labels": dict(self.labels), "misaligned_count": len(self.misaligned),
-            "overlapping_count": len(self.overlapping), "misaligned": list(self.misaligned),
-            "overlapping": list(self.overlapping), "features": self.features,
+            **super().to_dict(), "features": self.features,
             "iterations": len(self.iterations), "final_loss": self.iterations[-1].loss if self.iterations else None,
             "feature_seconds": round(self.feature_seconds, 3), "train_seconds": round(self.train_seconds, 3),
         }

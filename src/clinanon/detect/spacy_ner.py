@@ -70,6 +70,7 @@ from spacy.tokens import Doc, DocBin
 from spacy.vocab import Vocab
 from thinc.api import Config
 
+from clinanon.detect.base import GoldDataReport
 from clinanon.document import Document, Span
 from clinanon.errors import ConfigError, InputError
 from clinanon.text import SUPPORTED_LANGUAGES, check_language, to_spacy_doc
@@ -387,7 +388,7 @@ def build_config(base: Config | Mapping[str, Any] | str | Path, *, seed: int | N
 # --- training report ------------------------------------------------------------------------------------------
 
 @dataclass
-class SpacyTrainingReport:
+class SpacyTrainingReport(GoldDataReport):
     """What :meth:`SpacyNERDetector.fit` saw and did. Offsets and labels only, never text.
 
     ``misaligned``: gold spans whose start or end is not a token boundary (trained on the tokens they overlap,
@@ -397,13 +398,6 @@ class SpacyTrainingReport:
     updates (``0 .. max_steps``), ``epochs`` the passes over the data begun.
     """
 
-    documents: int = 0
-    tokens: int = 0
-    chars: int = 0
-    gold_spans: int = 0
-    labels: dict[str, int] = field(default_factory=dict)
-    misaligned: list[dict[str, Any]] = field(default_factory=list)
-    overlapping: list[dict[str, Any]] = field(default_factory=list)
     dev_documents: int = 0
     dev_misaligned: int = 0
     evaluations: list[EvalRecord] = field(default_factory=list)
@@ -417,10 +411,7 @@ class SpacyTrainingReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "documents": self.documents, "tokens": self.tokens, "chars": self.chars, "gold_spans": self.gold_spans,
-            "labels": dict(self.labels), "misaligned_count": len(self.misaligned),
-            "overlapping_count": len(self.overlapping), "misaligned": list(self.misaligned),
-            "overlapping": list(self.overlapping), "dev_documents": self.dev_documents,
+            **super().to_dict(), "dev_documents": self.dev_documents,
             "dev_misaligned_count": self.dev_misaligned, "steps": self.steps, "epochs": self.epochs,
             "keep": self.keep, "kept_step": self.kept_step,
             "evaluations": [r.to_dict() for r in self.evaluations],
