@@ -21,23 +21,27 @@ without sometimes staying equal to the original, so they move by the scope's mon
 only; default 1-2) or year offset (year only; default 1-2), both in the same direction as the day offset;
 day-month dates move by the day offset. With ``settings.avoid_collisions`` (the operator turns it on in document
 scope) a document whose dates would land on one another's originals (``"mayo de 2002"`` -> ``"junio de 2002"``
-while ``"junio de 2002"`` is also in the note) uses the next of the scope's keyed offset candidates that avoids
-it (:func:`date_offsets`); dense monthly series can make every candidate collide, then the fewest collisions win.
-A weekday name is recomputed for the new date. A span that does not parse as a whole is split at range
-words (``a``, ``al``, ``to``, ``bis`` ...) and dashes, and 4-digit years in what still does not parse are moved
-by the year offset; text without any date stays unchanged.
+while ``"junio de 2002"`` is also in the note; a weekly series shifted by 7 days) takes, component by component,
+the first keyed offset that avoids it, widening the range when the defaults cannot (:func:`date_offsets` says
+what is guaranteed); the document still has one offset triple, so its intervals are kept. In patient and corpus
+scope the offset cannot depend on one document (it must be the same in all of them), so by default nothing is
+avoided there. A weekday name is recomputed for the new date. A span that does not parse as a whole is split at
+range words (``a``, ``al``, ``to``, ``bis`` ...) and dashes, and 4-digit years in what still does not parse are
+moved by the year offset; text without any date stays unchanged.
 
 Ages
 ----
 :func:`surrogate_age` moves the first number of an age (digits or number words in the five languages) by the
-scope's age offset (``settings.age_shift``, default 1-2, never 0). An age in years above 89 (configurable
-``age_cap``, HIPAA Safe Harbor) becomes ``"90 o más"`` / ``"90 or older"`` / ``"90 of ouder"`` / ``"90 eller
+scope's age offset (``settings.age_shift``, default 1-2, never 0; chosen per document like the date offsets when
+collisions are avoided, see :func:`age_offset`). An age in years above 89 (configurable ``age_cap``, HIPAA Safe
+Harbor) becomes ``"90 o más"`` / ``"90 or older"`` / ``"90 of ouder"`` / ``"90 eller
 äldre"`` / ``"90 oder älter"``, the unit word kept (``"93 años"`` -> ``"90 años o más"``); an age below the cap
 never shifts to or above it.
 """
 
 from __future__ import annotations
 
+import collections
 import datetime as dt
 import itertools
 import re
@@ -52,13 +56,16 @@ from clinanon.transform.surrogate.scope import GenContext
 
 __all__ = [
     "DATE_LOCALES",
+    "Offsets",
     "ParsedDate",
     "Piece",
+    "age_offset",
     "date_offsets",
     "number_words",
     "parse_age",
     "parse_date",
     "render_date",
+    "scope_offsets",
     "shift_parsed",
     "surrogate_age",
     "surrogate_date",
@@ -396,30 +403,49 @@ def render_date(parsed: ParsedDate, year: int | None, month: int | None, day: in
 
 @dataclass(frozen=True, slots=True)
 class Offsets:
+    """A document's date offsets: days (full and day-month dates), months (month-year and month-only dates) and
+    years (year-only dates), all in the same direction and never 0."""
+
     days: int
     months: int
     years: int
 
 
 _MAX_DATES_CHECKED = 300
-_MAX_CANDIDATES = 24  # offsets tried per document before settling for the fewest collisions
+#: how many magnitudes of each widening tier are tried (keyed order): the whole default range, then keyed samples
+#: of the wider ranges (a dense daily series needs a shift longer than the series, a monthly one more months)
+_TIER_BUDGET = (None, 48, 64)
+_COMBOS = 4  # per component, equally good values combined when a multi-date span (a range) still collides
 
 
-def offset_candidates(ctx: GenContext) -> list[Offsets]:
-    """Every allowed (days, months, years) offset triple (one direction each), in the scope's keyed order.
+def _wider(component: str, lo: int, hi: int) -> tuple[int, ...]:
+    """Upper bounds of the fallback tiers of one offset component (``lo`` stays the lower bound)."""
+    if component == "days":
+        return (max(2 * hi, 28), max(hi, 366))
+    if component == "months":
+        return (max(hi, 6), max(hi, 24))
+    if component == "years":
+        return (max(hi, 5), max(hi, 20))
+    return (max(hi, 5), max(hi, 10))  # ages
 
-    The first one is *the scope's offset*: what every document of the scope uses unless a collision forces
-    another one (see :func:`date_offsets`).
-    """
-    first = scope_offsets(ctx)
-    s = ctx.settings
-    cands = [Offsets(sign * d, sign * m, sign * y)
-             for d in range(s.date_shift[0], s.date_shift[1] + 1) for sign in (1, -1)
-             for m in range(s.month_shift[0], s.month_shift[1] + 1)
-             for y in range(s.year_shift[0], s.year_shift[1] + 1)]
-    cands.remove(first)
-    ctx.rand.rng("date-offset-order").shuffle(cands)
-    return [first, *cands]
+
+def _keyed_tiers(ctx: GenContext, component: str, lo: int, hi: int) -> list[list[int]]:
+    """The magnitudes of ``component`` in the scope's keyed order, tier by tier (default range first)."""
+    key = f"tiers:{component}"
+    cached = ctx.memo.get(key)
+    if cached is None:
+        tiers: list[list[int]] = []
+        top = lo - 1
+        for i, upper in enumerate((hi, *_wider(component, lo, hi))):
+            if upper <= top:
+                continue
+            values = list(range(top + 1, upper + 1))
+            ctx.rand.rng("offset-tier", component, i).shuffle(values)
+            budget = _TIER_BUDGET[min(i, len(_TIER_BUDGET) - 1)]
+            tiers.append(values[:budget] if budget else values)
+            top = upper
+        cached = ctx.memo[key] = tiers
+    return cached  # type: ignore[no-any-return]
 
 
 def scope_offsets(ctx: GenContext) -> Offsets:
@@ -432,36 +458,117 @@ def scope_offsets(ctx: GenContext) -> Offsets:
     return Offsets(days, months, years)
 
 
+_KIND_COMPONENT = {"full": "days", "day_month": "days", "month_year": "months", "month": "months", "year": "years"}
+
+
+class _DateSearch:
+    """Collision counts of one document's date spans under candidate offsets (see :func:`date_offsets`).
+
+    A span that parses as one date depends on one component only (days, months or years), so each component is
+    searched on its own spans; spans holding several dates (ranges) are checked on whole triples.
+    """
+
+    def __init__(self, ctx: GenContext, texts: list[str]) -> None:
+        self.ctx = ctx
+        self.groups: dict[str, dict[str, int]] = {"days": {}, "months": {}, "years": {}, "multi": {}}
+        for t in texts:
+            parsed = parse_date(t, ctx.lang)
+            group = "multi" if parsed is None else _KIND_COMPONENT.get(parsed.kind)
+            if group is not None:
+                self.groups[group][t] = self.groups[group].get(t, 0) + 1
+        self.cache: dict[tuple[str, int], int] = {}
+
+    def bad(self, text: str, off: Offsets) -> bool:
+        """The surrogate of ``text`` under ``off`` reproduces an original of the document (itself included)."""
+        new = _surrogate_date_with(text, self.ctx.lang, off)
+        return (new != text and self.ctx.leaks(new)) or (new == text and text not in self.groups["multi"])
+
+    def component_cost(self, component: str, value: int, base: Offsets) -> int:
+        """Colliding single-date spans of ``component`` when it takes ``value`` (the other components unused)."""
+        hit = self.cache.get((component, value))
+        if hit is None:
+            off = Offsets(**{**{"days": base.days, "months": base.months, "years": base.years}, component: value})
+            hit = sum(n for t, n in self.groups[component].items() if self.bad(t, off))
+            self.cache[(component, value)] = hit
+        return hit
+
+    def multi_cost(self, off: Offsets) -> int:
+        return sum(n for t, n in self.groups["multi"].items() if self.bad(t, off))
+
+    def pick(self, component: str, sign: int, first: int, base: Offsets) -> tuple[int, int, list[int]]:
+        """(collisions, tier, up to ``_COMBOS`` signed values with that count) of the first value of
+        ``component`` in keyed order — the scope's own magnitude ``first``, then tier by tier — that collides
+        least (stopping at the first with none)."""
+        lo, hi = getattr(self.ctx.settings, {"days": "date_shift", "months": "month_shift",
+                                             "years": "year_shift"}[component])
+        if not self.groups[component] and not self.groups["multi"]:
+            return 0, 0, [sign * first]
+        best: tuple[int, int, list[int]] | None = None
+        seen = {first}
+        tiers = [[first], *([m for m in tier if m not in seen] for tier in _keyed_tiers(self.ctx, component, lo, hi))]
+        for ti, tier in enumerate(tiers):
+            for mag in tier:
+                cost = self.component_cost(component, sign * mag, base)
+                if best is None or cost < best[0]:
+                    best = (cost, max(ti - 1, 0), [sign * mag])
+                elif cost == best[0] and len(best[2]) < _COMBOS:
+                    best[2].append(sign * mag)
+                if best[0] == 0 and (not self.groups["multi"] or len(best[2]) >= _COMBOS):
+                    return best
+        assert best is not None
+        return best
+
+
 def date_offsets(ctx: GenContext) -> Offsets:
     """The date offsets of the current document: days (never 0), months and years in the same direction.
 
-    With ``settings.avoid_collisions`` (default in document scope), the first candidate of
-    :func:`offset_candidates` under which no date surrogate of the document reproduces an original of the
-    document (e.g. ``"mayo de 2002"`` moved onto another span's ``"junio de 2002"``), else the one with the
-    fewest such collisions; without it, always the scope's offset. Cached per document.
+    Without ``settings.avoid_collisions``: always the scope's offsets (:func:`scope_offsets`), so every date of
+    every document of the scope moves by the same amounts.
+
+    With it (the operator's default in document scope), the scope's offsets are kept unless a date surrogate of
+    the document would reproduce an original of the document (``"mayo de 2002"`` moved onto another span's
+    ``"junio de 2002"``, a shifted ``"3/5/2005"`` onto another ``"10/5/2005"``, a month-only ``"junio"`` moved
+    back to itself by 12 months). Then each component is chosen on its own, in the scope's keyed order: the
+    scope's magnitude, the rest of the configured range, then keyed samples of wider ranges (days up to 2x the
+    maximum / 28, then 366; months up to 6, then 24; years up to 5, then 20): the first value under which none of
+    the document's dates of that kind collides, else the one with the fewest collisions; the scope's direction is
+    kept unless the other one collides less or stays in a narrower range. Ranges holding several dates are
+    checked on the combined offsets. Guarantees: one offset triple per document (intervals between any two full
+    dates of the document, and between any two month-year dates, are unchanged), a pure function of (key,
+    scope, the document's span texts); no collision whenever some value in the tried ranges avoids all.
+    Cached per document.
     """
     cached = ctx.memo.get("date_offsets")
     if cached is not None:
         return cached  # type: ignore[no-any-return]
     chosen = scope_offsets(ctx)
     texts = [ctx.span_text(s) for s in ctx.spans_of("DATE")][:_MAX_DATES_CHECKED]
-    if ctx.settings.avoid_collisions and texts and any(
-            (new := _surrogate_date_with(t, ctx.lang, chosen)) != t and ctx.leaks(new) for t in texts):
-        best: tuple[int, Offsets] | None = None
-        for off in offset_candidates(ctx)[:_MAX_CANDIDATES]:
-            bad = 0
-            for t in texts:
-                new = _surrogate_date_with(t, ctx.lang, off)
-                if new != t and ctx.leaks(new):
-                    bad += 1
-            if bad == 0:
-                best = (0, off)
-                break
-            if best is None or bad < best[0]:
-                best = (bad, off)
-        chosen = best[1] if best else chosen
+    if ctx.settings.avoid_collisions and texts:
+        search = _DateSearch(ctx, texts)
+        if any(search.bad(t, chosen) for g in search.groups.values() for t in g):
+            chosen = _search_offsets(search, chosen)
     ctx.memo["date_offsets"] = chosen
     return chosen
+
+
+def _search_offsets(search: _DateSearch, first: Offsets) -> Offsets:
+    ranked: list[tuple[tuple[int, int, int], Offsets]] = []
+    scope_sign = 1 if first.days > 0 else -1
+    for flip, sign in enumerate((scope_sign, -scope_sign)):
+        picks = {c: search.pick(c, sign, abs(getattr(first, c)), first) for c in ("days", "months", "years")}
+        cost = sum(p[0] for p in picks.values())
+        tier = max(p[1] for p in picks.values())
+        best_off = Offsets(*(picks[c][2][0] for c in ("days", "months", "years")))
+        if search.groups["multi"]:
+            combos = [Offsets(d, m, y) for d in picks["days"][2] for m in picks["months"][2]
+                      for y in picks["years"][2]]
+            scored = [(search.multi_cost(o), o) for o in combos]
+            extra, best_off = min(scored, key=lambda x: x[0])
+            cost += extra
+        ranked.append(((cost, tier, flip), best_off))
+        if cost == 0 and tier == 0:
+            break
+    return min(ranked, key=lambda x: x[0])[1]
 
 
 def shift_parsed(parsed: ParsedDate, off: Offsets) -> tuple[int | None, int | None, int | None, int | None]:
@@ -609,6 +716,13 @@ class AgeMatch:
     unit_end: int
 
 
+@lru_cache(maxsize=16)
+def _year_unit_words(lang: str) -> frozenset[str]:
+    return frozenset({normalize(u) for u in _YEAR_UNITS.get(lang, ())}
+                     | {normalize(u) for us in _YEAR_UNITS.values() for u in us if len(u) > 2})
+
+
+@lru_cache(maxsize=8192)
 def parse_age(text: str, lang: str) -> AgeMatch | None:
     """The first age number in ``text`` (digits or number words) and its unit."""
     m = re.search(r"\d+", text)
@@ -629,9 +743,7 @@ def parse_age(text: str, lang: str) -> AgeMatch | None:
     um = _UNIT_AFTER.match(text, end)
     if um is not None:
         word = normalize(um.group(1))
-        years = {normalize(u) for u in _YEAR_UNITS.get(lang, ())} | {normalize(u) for us in _YEAR_UNITS.values()
-                                                                       for u in us if len(u) > 2}
-        unit = "years" if word in years else "other"
+        unit = "years" if word in _year_unit_words(lang) else "other"
         unit_end = um.end()
         tail = re.match(r"-[^\W\d_]+", text[unit_end:])  # "45-year-old"
         if tail is not None:
@@ -640,34 +752,51 @@ def parse_age(text: str, lang: str) -> AgeMatch | None:
 
 
 def age_offset(ctx: GenContext) -> int:
-    """The age offset of the current document: the scope's first keyed candidate in ``settings.age_shift``
-    (either sign, never 0), or — with ``settings.avoid_collisions`` — the first under which no age surrogate of
-    the document reproduces an original (``"15 años"`` moved onto another span's ``"17 años"``). Cached."""
+    """The age offset of the current document (never 0).
+
+    Without ``settings.avoid_collisions``: the scope's own offset, the first of ``settings.age_shift``'s values
+    (either sign) in the scope's keyed order. With it (document scope by default): that offset unless an age
+    surrogate of the document would reproduce an original of the document (``"17 años"`` moved onto another
+    span's ``"18 años"``); then the first value in keyed order — the rest of the configured range, then the
+    magnitudes up to 5, then up to 10 — under which none collides, else the one with the fewest collisions.
+    One offset per document; a pure function of (key, scope, the document's span texts). Cached.
+    """
     cached = ctx.memo.get("age_offset")
     if cached is not None:
         return cached  # type: ignore[no-any-return]
     lo, hi = ctx.settings.age_shift
-    cands = sorted((sign * k for k in range(lo, hi + 1) for sign in (1, -1)),
-                   key=lambda o: ctx.rand.digest("age-offset", o))
-    chosen = cands[0]
+    bounds = [(lo, hi)]
+    for upper in _wider("ages", lo, hi):
+        if upper > bounds[-1][1]:
+            bounds.append((bounds[-1][1] + 1, upper))
+
+    def tier(a: int, b: int) -> list[int]:
+        return sorted((sign * k for k in range(a, b + 1) for sign in (1, -1)),
+                      key=lambda o: ctx.rand.digest("age-offset", o))
+
+    first_tier = tier(*bounds[0])
+    chosen = first_tier[0]
     texts = [ctx.span_text(s) for s in ctx.spans_of("AGE")]
     texts += [t for t in (ctx.span_text(s) for s in ctx.spans_of("NAME"))
               if any(c.isdigit() for c in t) and not any(c.isupper() for c in t)]
-    texts = texts[:_MAX_DATES_CHECKED]
-    if ctx.settings.avoid_collisions and texts:
+    counts = collections.Counter(texts[:_MAX_DATES_CHECKED])
+    if ctx.settings.avoid_collisions and counts:
         lang = ctx.lang if ctx.lang in DATE_LOCALES else "en"
-        scored = []
-        for off in cands:
-            bad = 0
-            for t in texts:
-                new = _age_with(t, lang, ctx.settings.age_cap, off)
-                if new != t and ctx.leaks(new):
-                    bad += 1
-            if bad == 0:
-                scored = [(0, off)]
+
+        def cost(off: int) -> int:
+            return sum(n for t, n in counts.items()
+                       if (new := _age_with(t, lang, ctx.settings.age_cap, off)) != t and ctx.leaks(new))
+
+        best: tuple[int, int] | None = None
+        tiers = itertools.chain(first_tier, itertools.chain.from_iterable(tier(a, b) for a, b in bounds[1:]))
+        for off in tiers:
+            c = cost(off)
+            if best is None or c < best[0]:
+                best = (c, off)
+            if c == 0:
                 break
-            scored.append((bad, off))
-        chosen = min(scored, key=lambda x: x[0])[1]
+        assert best is not None
+        chosen = best[1]
     ctx.memo["age_offset"] = chosen
     return chosen
 

@@ -10,7 +10,8 @@ the original.
 * Spanish DNI/NIF (7-8 digits + control letter) and NIE (X/Y/Z + 7 digits + letter) — by shape, so a surrogate
   DNI always has the right control letter;
 * Spanish NASS (12 digits, ``PP NNNNNNNN CC``) — when valid, or by its 2/8/2 grouping in a Spanish note;
-* Dutch BSN (11-test), Swedish personnummer (a real birth date, Luhn), German KVNR (letter + 8 digits + check),
+* Swedish personnummer (a real birth date, Luhn) — when valid, or by its shape in a Swedish note;
+* Dutch BSN (11-test), German KVNR (letter + 8 digits + check),
   UK NHS number (mod 11), US SSN (structural rules), IBAN (mod 97, same country), card numbers (Luhn) — when
   the original passes its check (German KVNR also by shape in a German note);
 * everything else: :func:`format_preserving`.
@@ -35,6 +36,8 @@ _NIE = re.compile(r"[XYZxyz][\s.-]?\d{7}[\s.-]?[A-Za-z]")
 _NASS_GROUPS = re.compile(r"\d{2}[\s/.-]?\d{8}[\s/.-]?\d{2}")
 _KVNR = re.compile(r"[A-Za-z]\d{9}")
 _SSN = re.compile(r"\d{3}-\d{2}-\d{4}")
+#: a personnummer by shape (Swedish notes): YYMMDD-NNNN, YYMMDD+NNNN or YYYYMMDD(-)NNNN with a plausible month/day
+_PNR_SHAPE = re.compile(r"(?:(?:19|20)\d{2}(?:0[1-9]|1[0-2])\d{2}\s?-?\s?|\d{2}(?:0[1-9]|1[0-2])\d{2}\s?[-+]\s?)\d{4}")
 
 
 def _fp_chars(text: str, rng: HmacRandom) -> str:
@@ -99,6 +102,8 @@ def id_kind(text: str, lang: str) -> str | None:
     compact = cs.digits_only(t)
     if lang == "sv" and cs.is_valid_personnummer(t):  # the note's own national id first (1 in 97 also passes NASS)
         return "personnummer"
+    if lang == "sv" and _PNR_SHAPE.fullmatch(t) and 1 <= int(compact[-6:-4]) % 60 <= 31:
+        return "personnummer"  # written like one but failing Luhn (a typo, made-up data): the surrogate is valid
     if _NIE.fullmatch(t):
         return "nie"
     if _DNI.fullmatch(t):

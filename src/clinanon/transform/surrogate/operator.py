@@ -128,12 +128,12 @@ class SurrogateOperator(OperatorBase):
     ``missing_patient`` (document: fall back and count | error), ``key_file`` / ``key_env`` /
     ``insecure_random_key`` / ``key`` (the secret), ``locale`` (override the note's language),
     ``date_shift`` / ``month_shift`` / ``year_shift`` / ``age_shift`` (``[min, max]`` of the absolute shift,
-    never 0), ``date_collisions`` (auto | avoid | ignore: whether a document may use another of the scope's
-    keyed offsets when the scope's own would move a date or age onto another original of the document; ``auto``
-    avoids in document scope only, so in patient and corpus scope every document keeps the scope's offset and
-    all intervals), ``age_cap`` (ages in years at or above it become "<cap> or older"; ``None`` disables),
-    ``keep_sex``, ``unhandled`` (keep | tag), ``ledger`` (SQLite path or ``postgresql://`` URL),
-    ``ledger_table``.
+    never 0; days at most 366), ``date_collisions`` (auto | avoid | ignore: whether a document may use other
+    keyed offsets — the rest of the range, then wider ranges — when the scope's own would move a date or age onto
+    another original of the document; ``auto`` avoids in document scope only, so in patient and corpus scope every
+    document keeps the scope's offset and all intervals), ``age_cap`` (ages in years at or above it become
+    "<cap> or older"; ``None`` disables), ``keep_sex``, ``unhandled`` (keep | tag), ``ledger`` (SQLite path or
+    ``postgresql://`` URL), ``ledger_table``.
     """
 
     scope: Literal["document", "patient", "corpus"] = "document"
@@ -165,8 +165,8 @@ class SurrogateOperator(OperatorBase):
     @classmethod
     def _date_range(cls, v: tuple[int, int]) -> tuple[int, int]:
         lo, hi = _range(v, "date_shift")
-        if hi > 180:
-            raise ValueError("date_shift max must be at most 180 days")
+        if hi > 366:
+            raise ValueError("date_shift max must be at most 366 days")
         return (lo, hi)
 
     @field_validator("month_shift", "year_shift", "age_shift")
