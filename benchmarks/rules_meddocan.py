@@ -57,7 +57,8 @@ def _timed(nlp: Pipeline, docs: list[Document], repeat: int) -> dict:
 
 def meddocan(data: Path, repeat: int) -> dict:
     gold = list(cio.read(data / "meddocan" / "dev" / "brat", "brat"))
-    nlp = Pipeline(Config.from_dict({"language": "es", "label_scheme": "meddocan"}))
+    nlp = Pipeline(Config.from_dict({"language": "es", "label_scheme": "meddocan",
+                                  "detectors": {"use": ["rules"]}}))
     pred = [nlp.detect(d) for d in gold]
     rep = evaluate(gold, pred, lang="es").to_dict()
     measures = rep["measures"]
@@ -84,7 +85,8 @@ def meddocan(data: Path, repeat: int) -> dict:
 
 def english(data: Path, repeat: int) -> dict:
     gold = list(cio.read(data / "pii-synth-en" / "dev.json", "presidio"))
-    nlp = Pipeline(Config.from_dict({"language": "en", "label_scheme": "canonical"}))
+    nlp = Pipeline(Config.from_dict({"language": "en", "label_scheme": "canonical",
+                                     "detectors": {"use": ["rules"]}}))
     pred = [nlp.detect(d) for d in gold]
     rep = evaluate(gold, pred, lang="en", scheme="presidio", label_map="type").to_dict()
     measures = rep["measures"]

@@ -397,6 +397,153 @@ def learning_curve_cmd(
         console.print(f"wrote {out / 'learning_curve.json'}")
 
 
+def _member_specs(specs: list[str]) -> tuple[list[str], dict[str, Path]]:
+    """``["rules", "crf=models/crf"]`` -> member names (registered detectors) and their model directories.
+
+    ``NAME=MODEL``: MODEL is a model directory or the name of a shipped / user model (`clinanon models`); its
+    ``meta.json`` must be a model of detector NAME."""
+    from clinanon.models import find_model
+    from clinanon.pipeline import get_detector_factory
+
+    names: list[str] = []
+    models: dict[str, Path] = {}
+    for spec in specs:
+        name, sep, target = (part.strip() for part in spec.partition("="))
+        get_detector_factory(name)  # unknown names fail here, listing the known ones
+        if name in names:
+            raise ClinanonError(f"member {name!r} given twice (a member is a detector name: one model per detector)")
+        names.append(name)
+        if sep:
+            if not target:
+                raise ClinanonError(f"--member {name}=: expected a model directory or model name after '='")
+            info = find_model(target)
+            if info.detector is not None and info.detector != name:
+                raise ClinanonError(f"--member {name}=...: {info.path} is a {info.detector!r} model, not {name!r}")
+            models[name] = info.path.resolve()
+    if not names:
+        raise ClinanonError("give the members with --member, e.g. --member rules --member crf=models/crf")
+    return names, models
+
+
+def _toml_str(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid TOML basic string
+
+
+def ensemble_toml(cfg: Config, table: Any, *, source: str = "") -> str:
+    """A configuration (TOML) that builds the chosen ensemble: ``language``, ``label_scheme``, ``[detectors]``
+    (``use = ["ensemble"]``, the members' models) and ``[detectors.ensemble]`` with the per-label strategies.
+    ``Config.load`` of it gives back ``cfg``'s ensemble with ``table``'s strategies."""
+    e = cfg.detectors.ensemble
+    lines = [f"# clinanon ensemble chosen on dev by `clinanon ensemble-choose`{f' ({source})' if source else ''}.",
+             "# Use it as --config, or copy label_scheme and the [detectors] keys into your configuration",
+             "# (the strategies are keyed by labels of that label_scheme).",
+             f"language = {_toml_str(cfg.language)}",
+             f"label_scheme = {_toml_str(cfg.label_scheme)}",
+             "",
+             "[detectors]",
+             'use = ["ensemble"]']
+    if cfg.detectors.models:
+        models = ", ".join(f"{_toml_str(k)} = {_toml_str(str(v))}" for k, v in cfg.detectors.models.items())
+        lines.append(f"models = {{ {models} }}")
+    lines += ["", "[detectors.ensemble]",
+              f"members = [{', '.join(_toml_str(m) for m in e.members)}]",
+              f"default = {_toml_str(table.default)}"]
+    if e.tiebreak is not None:
+        lines.append(f"tiebreak = {_toml_str(e.tiebreak)}")
+    lines += ["", "[detectors.ensemble.strategies]"]
+    lines += [f"{_toml_str(label)} = {_toml_str(strat)}" for label, strat in sorted(table.strategies.items())]
+    return "\n".join(lines) + "\n"
+
+
+@app.command("ensemble-choose")
+def ensemble_choose(
+    dev: Annotated[Path, typer.Argument(help="Dev documents with gold spans (any format).", exists=True)],
+    member: Annotated[
+        list[str], typer.Option("--member", "-m", help="A member: a detector name (rules) or NAME=MODEL, a model "
+                                                       "directory or model name (crf=models/crf). Repeatable; the "
+                                                       "order is the priority.")
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the chosen ensemble (TOML).")],
+    data_format: FormatOpt = None,
+    lang: LangOpt = None,
+    config: ConfigOpt = None,
+    scheme: Annotated[
+        str | None, typer.Option("--scheme", help="Label scheme of the gold labels; the members vote in it.")
+    ] = None,
+    default: Annotated[str, typer.Option("--default", help="Strategy of labels absent from dev.")] = "union",
+    tiebreak: Annotated[
+        str | None, typer.Option("--tiebreak", help="Member breaking even votes (default: the first).")
+    ] = None,
+    candidates: Annotated[
+        str | None, typer.Option("--candidates", help="Comma-separated strategies to try (default: union, vote, "
+                                                      "intersection and every member).")
+    ] = None,
+    overwrite: OverwriteOpt = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the choice as JSON instead of a table.")] = False,
+    read_option: ReadOpt = None,
+) -> None:
+    """Choose per label how the members are combined (union, vote, intersection or one member), by exact F1 on
+    dev; prints the choice and writes it as a configuration (TOML) that builds the ensemble."""
+    from clinanon import io as cio
+    from clinanon.io.base import atomic_write_text
+    from clinanon.pipeline import get_detector_factory
+
+    with _errors():
+        if out.exists() and not overwrite:
+            raise ClinanonError(f"{out} already exists; pass --overwrite to replace it")
+        names, models = _member_specs(member)
+        base = _build_config(config, lang, None, scheme)
+        data = base.model_dump(exclude={"base_dir"}, mode="json")
+        data["detectors"]["use"] = ["ensemble"]
+        data["detectors"]["models"] = {**data["detectors"]["models"], **{k: str(v) for k, v in models.items()}}
+        data["detectors"]["ensemble"] = {"members": names, "default": default, "tiebreak": tiebreak}
+        cfg = Config.from_dict(data, source="command line").model_copy(update={"base_dir": base.base_dir})
+        ens = get_detector_factory("ensemble")(cfg)
+        try:  # options are checked when the reader is made, before any document is read
+            reader = cio.read(dev, data_format, **_reader_options(read_option))
+        except TypeError:
+            raise ClinanonError(f"{dev}: a --read-option is not one this format takes (see `clinanon formats`)"
+                                ) from None
+        docs = list(reader)
+        if not docs:
+            raise ClinanonError(f"{dev}: no documents")
+        unknown = sorted({sp.label for d in docs for sp in d.spans if sp.label not in ens.scheme})
+        if unknown:
+            raise ClinanonError(f"{dev}: gold labels not in the label scheme {ens.scheme.name!r}: "
+                                f"{', '.join(unknown)} (pass the corpus' scheme with --scheme)")
+        cands = [c.strip() for c in candidates.split(",") if c.strip()] if candidates else None
+        from clinanon.detect.ensemble import BUILTIN_STRATEGIES
+
+        for c in cands or ():
+            if c not in BUILTIN_STRATEGIES and c not in names:
+                raise ClinanonError(f"--candidates: {c!r} is neither one of {', '.join(BUILTIN_STRATEGIES)} nor a "
+                                    f"member ({', '.join(names)})")
+        console.print(f"running {', '.join(names)} on {len(docs)} dev documents and choosing per label",
+                      highlight=False)
+        table = ens.choose(docs, candidates=cands)
+        used = {k: (v if v.is_absolute() or cfg.base_dir is None else (cfg.base_dir / v).resolve())
+                for k, v in cfg.detectors.models.items() if k in names}  # written absolute: the TOML goes anywhere
+        cfg = cfg.model_copy(update={"detectors": cfg.detectors.model_copy(update={"models": used})})
+        atomic_write_text(out, ensemble_toml(cfg, table, source=f"{len(docs)} documents"))
+        gold = {}
+        for d in docs:
+            for sp in d.spans:
+                gold[sp.label] = gold.get(sp.label, 0) + 1
+        rows = [{"label": label, "gold": gold.get(label, 0), "strategy": strat,
+                 "dev_f1": table.scores.get(label, {}).get(strat)} for label, strat in sorted(table.strategies.items())]
+        if as_json:
+            sys.stdout.write(json.dumps({"members": names, "default": table.default, "labels": rows,
+                                         "scores": table.to_dict()["scores"], "out": str(out)}, indent=2) + "\n")
+        else:
+            t = Table("label", "gold", "strategy", "dev F1", title=f"ensemble of {', '.join(names)} "
+                                                                   f"(default {table.default})")
+            for r in rows:
+                t.add_row(r["label"], str(r["gold"]), r["strategy"],
+                          "-" if r["dev_f1"] is None else f"{r['dev_f1']:.4f}")
+            stdout.print(t)
+        console.print(f"wrote {out}", highlight=False)
+
+
 @app.command()
 def keygen(
     path: Annotated[Path, typer.Argument(help="Where to write the key (mode 0600).")] = Path("clinanon.key"),

@@ -67,8 +67,9 @@ class EnsembleConfig(_Strict):
 
 
 class DetectorsConfig(_Strict):
-    #: registered detector names, run in this order (``rules``; later ``crf``, ``spacy``, model paths)
-    use: list[str] = Field(default_factory=lambda: ["rules"])
+    #: registered detector names, run in this order: ``default`` (per document language: rules + the shipped CRF
+    #: for Spanish, rules elsewhere), ``rules``, ``crf``, ``spacy``, ``ensemble``, ``gold``
+    use: list[str] = Field(default_factory=lambda: ["default"])
     #: candidates scoring below this are dropped by the resolver
     min_score: float = Field(0.5, ge=0.0, le=1.0)
     #: a name found once in a document is found everywhere in it
@@ -185,7 +186,11 @@ label_scheme = "canonical"
 
 [detectors]
 # Detectors run in this order; their candidates are merged by the resolver.
-use = ["rules"]
+#   default:  per document (its meta.lang, else `language`): for Spanish the rules + the shipped CRF model
+#             (es-meddocan-crf, see `clinanon models`), for the other languages the rules alone
+#   rules:    patterns + gazetteers only (no model)
+#   crf, spacy, ensemble: your own models (below), gold: the documents' own spans
+use = ["default"]
 # Candidates scoring below this are dropped.
 min_score = 0.5
 # A name found once in a document is also found everywhere else in it.

@@ -7,9 +7,11 @@ A model is a directory with a ``meta.json`` (written by ``clinanon train`` or ``
 * user models: every sub-directory with a ``meta.json`` of the folder given as ``user_dir`` (the configuration's
   models folder) or, when none is given, of the ``CLINANON_MODELS`` environment variable.
 
-:func:`default_detector` is what the ``default`` detector means: for Spanish, the rules and the shipped CRF
-combined by an :class:`~clinanon.detect.ensemble.Ensemble` (with the per-label strategy table shipped next to
-the model, chosen on dev by a model trained on train only); for every other language, the rules alone.
+:func:`default_detector` is what the ``default`` detector (the configuration's default) means for one language:
+for Spanish, the rules and the shipped CRF combined by an :class:`~clinanon.detect.ensemble.Ensemble` (with the
+per-label strategy table shipped next to the model, chosen on dev by a model trained on train only); for every
+other language, the rules alone. The pipeline picks it per document (``meta["lang"]``, else the configured
+language) through :class:`clinanon.pipeline.LanguageDispatch`, building each language's detector once.
 """
 
 from __future__ import annotations

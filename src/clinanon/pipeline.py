@@ -7,11 +7,15 @@
 
 Detectors are looked up by name in a registry (:func:`register_detector`), like spaCy's factories: a factory
 gets the validated :class:`~clinanon.config.Config` and returns an object with ``detect(doc) -> list[Span]``.
+The default, ``default``, is a :class:`LanguageDispatch`: per document language, the rules and the shipped CRF
+for Spanish (:func:`clinanon.models.default_detector`), the rules of the language elsewhere; ``rules`` is the
+rules alone for every language.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +25,7 @@ from clinanon.document import Document, SanitizedDocument, Span
 from clinanon.errors import ConfigError
 from clinanon.taxonomy import LabelScheme, category_matches, get_scheme
 
-__all__ = ["Pipeline", "get_detector_factory", "list_detectors", "register_detector"]
+__all__ = ["LanguageDispatch", "Pipeline", "get_detector_factory", "list_detectors", "register_detector"]
 
 DetectorFactory = Callable[[Config], Detector]
 _DETECTORS: dict[str, DetectorFactory] = {}
@@ -91,11 +95,72 @@ def _ensemble_factory(config: Config) -> Detector:
                     propagate_names=config.detectors.propagate_names, lang=config.language)
 
 
-def _default_factory(config: Config) -> Detector:
-    """Rules + the shipped CRF (Spanish) combined by the shipped strategy table; rules alone elsewhere."""
+def _language_default(config: Config, lang: str) -> Detector:
+    """The ``default`` detector of one language: rules + the shipped CRF (Spanish), the rules alone elsewhere."""
     from clinanon.models import default_detector
 
-    return default_detector(config.language, label_scheme=config.label_scheme, rules=_rules_factory(config))
+    cfg = config if lang == config.language else config.model_copy(update={"language": lang})
+    return default_detector(lang, label_scheme=config.label_scheme, rules=_rules_factory(cfg))
+
+
+class LanguageDispatch:
+    """Per document, the detector of that document's language (``meta["lang"]`` when set, else ``lang``).
+
+    ``build(lang)`` makes the detector of one language; it is called at most once per language and the result is
+    kept (a worker process loads a model once, not per document). The detector of ``lang`` is built at once
+    (``eager``), so a missing or broken model fails before the first document. A document whose language is not
+    supported raises :class:`~clinanon.errors.ConfigError` (naming the code, never the text)."""
+
+    name = "default"
+
+    def __init__(self, build: Callable[[str], Detector], lang: str, *, eager: bool = True) -> None:
+        from clinanon.text import check_language
+
+        self._build = build
+        self.lang = check_language(lang)
+        self._detectors: dict[str, Detector] = {}
+        if eager:
+            self.detector_for(self.lang)
+
+    def __repr__(self) -> str:
+        return f"LanguageDispatch(lang={self.lang!r}, built={sorted(self._detectors)!r})"
+
+    def language_of(self, doc: Document) -> str:
+        """The supported language code of ``doc`` (``"es-ES"`` -> ``"es"``)."""
+        from clinanon.text import check_language
+
+        lang = doc.meta.get("lang")
+        return check_language(str(lang)) if lang else self.lang
+
+    def detector_for(self, lang: str) -> Detector:
+        """The detector of ``lang`` (built on first use, then cached)."""
+        det = self._detectors.get(lang)
+        if det is None:
+            from clinanon.text import check_language
+
+            code = check_language(lang)
+            det = self._detectors.get(code)
+            if det is None:
+                det = self._detectors[code] = self._build(code)
+            self._detectors[lang] = det
+        return det
+
+    @property
+    def built(self) -> dict[str, Detector]:
+        """The detectors built so far, by the language code asked for (``"es-ES"`` shares the one of ``"es"``)."""
+        return dict(self._detectors)
+
+    def detect(self, doc: Document) -> list[Span]:
+        lang = doc.meta.get("lang") or self.lang
+        det = self._detectors.get(lang) if isinstance(lang, str) else None
+        if det is None:
+            det = self.detector_for(str(lang))
+        return det.detect(doc)
+
+
+def _default_factory(config: Config) -> Detector:
+    """Per document language: rules + the shipped CRF for Spanish, the rules of the language elsewhere."""
+    return LanguageDispatch(partial(_language_default, config), config.language)
 
 
 def _load_builtin_detectors() -> None:
