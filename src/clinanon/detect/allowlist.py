@@ -145,13 +145,13 @@ _COMMON: dict[str, tuple[str, ...]] = {
            "Lehmann", "Jung", "Alt", "Morgen", "Abend", "Nacht", "Tag"),
 }
 
-# Case-sensitive collisions (the same word in another case stays a name): lab tests, organisms.
+# Case-sensitive collisions (the same word in another case stays a name): lab tests, organisms, bank terms.
 _COMMON_EXACT: dict[str, tuple[str, ...]] = {
-    "es": ("ELISA", "Candida"),
-    "en": ("ELISA", "Candida"),
-    "nl": ("ELISA", "Candida"),
-    "sv": ("ELISA", "Candida"),
-    "de": ("ELISA", "Candida"),
+    "es": ("ELISA", "Candida", "IBAN"),
+    "en": ("ELISA", "Candida", "IBAN"),
+    "nl": ("ELISA", "Candida", "IBAN"),
+    "sv": ("ELISA", "Candida", "IBAN"),
+    "de": ("ELISA", "Candida", "IBAN"),
 }
 
 # Field labels of clinical forms (never PHI themselves).

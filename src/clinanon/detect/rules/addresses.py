@@ -35,8 +35,8 @@ from clinanon.detect.base import Detector
 from clinanon.detect.engine import finditer_guarded
 from clinanon.document import Document, Span
 
-__all__ = ["AddressRecognizer", "InternationalAddressRecognizer", "PlaceContextRecognizer", "PostcodeRecognizer",
-           "StreetRecognizer", "recognizers"]
+__all__ = ["AddressBlockRecognizer", "AddressRecognizer", "InternationalAddressRecognizer", "PlaceContextRecognizer",
+           "PostcodeRecognizer", "StreetRecognizer", "recognizers"]
 
 _UP = "A-ZÁÉÍÓÚÑÜÇÀÈÌÒÙÏÄÖÅÆØÂÊÎÔÛËŠŽČŘ"
 _LO = "a-zñçáéíóúàèòïüäöåæøßâêîôûëšžčř"
@@ -120,7 +120,7 @@ _SUFFIXES = {
 }
 _TYPE_WORDS = "Straße|Strasse|Str\\.|Weg|Platz|Allee|Gasse|Ring|Damm|Ufer|Chaussee|Markt|Kade|Gracht|Singel"
 _EN_SUFFIX = (
-    "Street|St.|St|Road|Rd.|Rd|Avenue|Ave.|Ave|Lane|Ln.|Ln|Drive|Dr.|Dr|Boulevard|Blvd.|Blvd|Court|Ct.|Ct|Way|Place"
+    "Street|St.|St|Str.|Str|Road|Rd.|Rd|Avenue|Ave.|Ave|Lane|Ln.|Ln|Drive|Dr.|Dr|Boulevard|Blvd.|Blvd|Court|Ct.|Ct|Way|Place"
     "|Pl.|Terrace|Ter.|Circle|Cir.|Square|Sq.|Highway|Hwy.|Hwy|Parkway|Pkwy.|Pkwy|Trail|Trl.|Alley|Crescent|Close"
     "|Grove|Gardens|Row|Walk|Mews|Loop|Pike|Path|Plaza|Heights|Hill|Hills|Park|Ridge|Crossing|Expressway|Freeway"
     "|Turnpike|Route|Green|View|Vista|Point|Manor|Creek|Springs|Spring|Meadows|Meadow|Valley|Estates|Estate"
@@ -618,9 +618,19 @@ _NOT_ADDRESS_AFTER = re.compile(r"[ \t]{0,2}(?:%|[a-zA-Zµμ]{1,5}/|(?i:mg|mcg|�
                                 r"years?|cm|mm|m|km|mmhg|bpm)(?![\w]))")
 _LINE_START_CUES = re.compile(r"(?i:(?:^|[\n>:]|\b(?:at|is|to|address|lives|live|living|located|resides?|reside|"
                               r"moved|office|ship|sent|from|in|on|of|user:?))[ \t>?]{0,6})$")
-_TOWN_LINE = re.compile(rf"[ \t>?*]{{0,8}}(?P<town>[{_UPX}][\w'’\-]{{1,30}}(?:[ \t]{{1,2}}[\w'’\-]{{1,30}}){{0,3}}\.?)"
-                        rf"(?:,?[ \t]{{1,2}}(?P<region>[A-Z]{{2}}|[a-z]{{2}})(?:[ \t]{{1,2}}(?P<zip>\d{{4,6}}))?)?"
+_TOWN_CHAR = rf"(?:{_LX}|['’\-])"  # letters only: "Aalborg NO 9100" is a town, a region and a postcode
+_TOWN_LINE = re.compile(rf"[ \t>?*]{{0,8}}(?P<town>[{_UPX}]{_TOWN_CHAR}{{1,30}}"
+                        rf"(?:[ \t]{{1,2}}{_TOWN_CHAR}{{1,30}}){{0,3}}\.?)"
+                        rf"(?:,?[ \t]{{1,2}}(?P<region>[A-Z]{{2,3}}|[a-z]{{2,3}})"
+                        rf"(?:[ \t]{{1,2}}(?P<zip>\d{{4,6}}))?)?"
                         r"[ \t]{0,4}(?=\r?\n|$|\?|[ \t]{2})")
+#: the lines after a town line: a region code alone ("SK"), a postcode alone ("53650", "53-320")
+_REGION_ONLY = re.compile(r"\r?\n[ \t>?*]{0,8}(?P<region>[A-Z]{2,3}|[a-z]{2,3})[ \t]{0,4}(?=\r?\n|$)")
+#: the last line of an address block: a country (any capitalised words) and a postcode, "Norway 64389"
+_COUNTRY_ZIP_LINE = re.compile(rf"(?:\r?\n[ \t>?*]{{0,8}}){{1,2}}(?P<country>[{_UPX}]{_TOWN_CHAR}{{2,30}}"
+                               rf"(?:[ \t][{_UPX}]{_TOWN_CHAR}{{1,30}}){{0,2}})[ \t]{{1,2}}"
+                               r"(?P<zip>\d{3,6}(?:-\d{3,4})?)[ \t]{0,4}(?=\r?\n|$)")
+_ZIP_ONLY = re.compile(r"\r?\n[ \t>?*]{0,8}(?P<zip>\d{3,6}(?:-\d{3,4})?)[ \t]{0,4}(?=\r?\n|$)")
 
 
 _YEAR = re.compile(r"(?:19|20)\d\d")
@@ -672,8 +682,9 @@ class InternationalAddressRecognizer:
         return out
 
     def after_streets(self, text: str, streets: list[Span]) -> list[Span]:
-        """Towns on the line after an address's last street / unit line, or after ", " at its end; postcodes after
-        a two-letter region there; postcodes after a country name."""
+        """Towns on the line after an address's last street / unit line, or after ", " at its end; the region
+        (two or three letters) and postcode after the town there, or on the lines below it (a region line, a
+        postcode line, or a "Country 12345" line); postcodes after a country name."""
         out: list[Span] = []
         ends = sorted({s.end for s in streets})
         for e in ends:
@@ -695,8 +706,25 @@ class InternationalAddressRecognizer:
                 continue
             out.append(Span(m.start("town"), _rstrip(text, m.start("town"), m.end("town")), "LOCATION.CITY",
                             f"{self.name}:town_line", 0.7))
+            if m.group("region") and m.group("zip"):
+                out.append(Span(*m.span("region"), "LOCATION.STATE", f"{self.name}:region", 0.6))
             if m.group("zip"):
                 out.append(Span(*m.span("zip"), "LOCATION.ZIP", f"{self.name}:region_zip", 0.75))
+                continue
+            # "LAPPEENRANTA\n  SK\n  53650": a region line and / or a postcode line below the town
+            k = m.end()
+            r = _REGION_ONLY.match(text, k) if not m.group("region") else None
+            if r is not None:
+                out.append(Span(*r.span("region"), "LOCATION.STATE", f"{self.name}:region_line", 0.6))
+                k = r.end()
+            z = _ZIP_ONLY.match(text, k)
+            if z is not None:
+                out.append(Span(*z.span("zip"), "LOCATION.ZIP", f"{self.name}:zip_line", 0.7))
+                continue
+            c = _COUNTRY_ZIP_LINE.match(text, k)
+            if c is not None:
+                out.append(Span(*c.span("country"), "LOCATION.COUNTRY", f"{self.name}:country_line", 0.6))
+                out.append(Span(*c.span("zip"), "LOCATION.ZIP", f"{self.name}:country_line_zip", 0.7))
         for m in finditer_guarded(self._country_zip(), _NOT_AFTER_WORD, text):
             if _ZIP_TAIL.match(text[m.end():m.end() + 4]):
                 out.append(Span(*m.span("zip"), "LOCATION.ZIP", f"{self.name}:country_zip", 0.75))
@@ -733,14 +761,208 @@ def _extend_left(text: str, spans: list[Span]) -> list[Span]:
     return out
 
 
+# --- address blocks (letters, envelopes, signatures) -------------------------------------------------------
+#: characters that may start the lines of a quoted or bulleted block ("> ", "??? ", "* ")
+_LINE_PREFIX = " \t>?*•"
+_BLOCK_CONNECTORS = frozenset(("and", "&", "of", "the", "de", "del", "la", "van", "von", "der", "den", "y", "und",
+                               "en", "och", "du", "des", "di", "da"))
+#: "(the) corner of A and B": each side one to six words, the second ending at a sentence or line end
+_CORNER = re.compile(r"(?<![\w])(?:[Tt]he[ \t])?[Cc]orner[ \t]of[ \t]{1,2}(?P<a>[^\n,;:!?&]{2,60}?)[ \t]{1,2}(?:and|&)"
+                     r"[ \t]{1,2}(?P<b>[^\n,;:!?]{2,60}?)(?=[ \t]{0,3}(?:[\r\n,;:!?)]|\.(?:[ \t\r\n]|$)|$))")
+#: a street typed in lower case ("255 hersnapvej 18", "2613 avenida praia 1 suite 463"): only in lines without
+#: capital letters and after an address cue
+_LOWER_STREET = re.compile(
+    rf"(?<![\w\-.,/:])(?P<num>\d{{1,6}})[ \t]{{1,2}}(?P<name>[^\W\d_]{_TOWN_CHAR}{{1,30}}"
+    rf"(?:[ \t]{{1,2}}{_TOWN_CHAR}{{1,30}}\.?){{0,3}})[ \t]{{1,2}}(?P<house>\d{{1,4}}[a-z]?)(?![\w\-/])"
+    r"(?:,?[ \t]{1,2}(?:apt\.?|apartment|suite|ste\.?|unit|flat)[ \t]{0,2}#?\d{1,5}[a-z]?(?![\w]))?")
+_LOWER_STREET_CUE = re.compile(r"(?:\b(?:at|address(?:es)?|is|lives|live|living|located|resides?|to|in|on)|:)"
+                               r"[ \t]{0,3}$")
+_LOWER_STREET_TAIL = re.compile(r"[ \t]{0,3}(?:$|[\r\n,;]|\.(?:[ \t]|$)|(?:st|rd|ave|str)\.?(?![\w]))")
+_BLOCK_LANGS = frozenset({"en"})
+_NEWLINE = re.compile(r"\n")
+#: a line without capital letters (linear: a match can only start at a line's start)
+_NO_CAPS_LINE = re.compile(rf"(?m)^[^\n{_UPX}]{{4,}}$")
+
+
+#: the last text and its caseless lines, as one tuple (replaced whole: safe across threads)
+_CASELESS_LAST: list[tuple[str, list[tuple[int, int]]]] = [("", [])]
+
+
+def _caseless_lines(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of the lines of ``text`` that have lower-case letters and no capital letter (remembered
+    for the last text: the street and place recognizers ask in turn)."""
+    last = _CASELESS_LAST[0]
+    if last[0] is text:
+        return last[1]
+    out = [m.span() for m in _NO_CAPS_LINE.finditer(text) if any(c.islower() for c in m.group())]
+    _CASELESS_LAST[0] = (text, out)
+    return out
+
+
+def _block_words(line: str) -> list[str] | None:
+    """The words of a block header line (a person's or an organization's name: Title-case or ALL-CAPS words,
+    initials, connectors, at most six words, no digits or field punctuation); None when it is not one."""
+    if any(c.isdigit() or c in ":@/()[]=#;|" for c in line):
+        return None
+    words = line.replace(",", " ").split()
+    if not 1 <= len(words) <= 6:
+        return None
+    if words[0].casefold() in _BLOCK_CONNECTORS or words[-1].casefold() in _BLOCK_CONNECTORS:
+        return None
+    for w in words:
+        if w.casefold() not in _BLOCK_CONNECTORS and not w[:1].isupper():
+            return None
+    return words
+
+
+class AddressBlockRecognizer:
+    """Layouts around the streets of a block of address lines (English; used by :class:`AddressRecognizer`,
+    which passes it the streets it found):
+
+    * the header lines right above a street line (a letter's or an envelope's recipient): in a header of two to
+      four lines, the first line is the person's name (``NAME``, 0.65) when it has two to four words and no
+      common word, and so is any later line equal to it; the other lines are organizations
+      (``LOCATION.ORGANIZATION``, 0.6): "Julcsa Kárpáthy / Mhealthcoach / 50668 Kiannonkatu 98";
+    * a town on the line above a line that is a country's name (``LOCATION.CITY``, 0.65): "ALFRICK / United
+      Kingdom" (not when it starts with a known first name: "Jane Doe / Spain" is a person);
+    * street corners ("the corner of Pachergasse 64 and Radolič Harbor", ``LOCATION.STREET``, 0.7; each side
+      needs a capitalised word, a digit or a street-type word) and streets typed in lower case after an address
+      cue ("lives at 255 hersnapvej 18", 0.65).
+    """
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+        self.name = f"address_block_{lang}"
+        self._countries: re.Pattern[str] | None = None
+
+    def _country_lines(self) -> re.Pattern[str]:
+        if self._countries is None:
+            from clinanon.detect.gazetteer import load_rows
+            from clinanon.detect.rules.lexicon import trie_regex
+
+            names = {r[0] for r in load_rows(self.lang, "country") if len(r[0]) > 3}
+            names |= {n.upper() for n in names}
+            # searched without its line-start condition (checked per match): the scan skips to capital letters
+            self._countries = re.compile(rf"(?m){trie_regex(names)}(?:[ \t]{{1,2}}\d{{3,6}})?[ \t]{{0,3}}\r?$")
+        return self._countries
+
+    def streets(self, text: str) -> list[Span]:
+        from clinanon.detect.rules.names import common_words
+
+        out: list[Span] = []
+        if "orner" in text:
+            for m in _CORNER.finditer(text):
+                sides = (m.group("a"), m.group("b"))
+                if all(self._side_ok(x) for x in sides):
+                    out.append(Span(m.start(), _rstrip(text, m.start(), m.end()), "LOCATION.STREET",
+                                    f"{self.name}:corner", 0.7))
+        common = common_words(self.lang)
+        for ls, le in _caseless_lines(text):
+            out += self._lower_streets(text, ls, le, common)
+        return out
+
+    def _lower_streets(self, text: str, ls: int, le: int, common: frozenset[str]) -> list[Span]:
+        out: list[Span] = []
+        for m in _LOWER_STREET.finditer(text, ls, le):
+            if not _LOWER_STREET_CUE.search(text, max(ls, m.start() - 30), m.start()):
+                continue
+            if _NOT_ADDRESS_AFTER.match(text, m.end()) or not _LOWER_STREET_TAIL.match(text, m.end()):
+                continue
+            if all(w.casefold() in common or len(w) < 4 for w in m.group("name").split()):
+                continue
+            out.append(Span(m.start(), _rstrip(text, m.start(), m.end()), "LOCATION.STREET",
+                            f"{self.name}:lower_street", 0.65))
+        return out
+
+    @staticmethod
+    def _side_ok(side: str) -> bool:
+        words = side.split()
+        if not 1 <= len(words) <= 6:
+            return False
+        return any(w[:1].isupper() or any(c.isdigit() for c in w) or _EN_HIT.fullmatch(w[:1].upper() + w[1:])
+                   is not None for w in words)
+
+    def around(self, text: str, streets: list[Span]) -> list[Span]:
+        """Header lines above the street lines and towns above a country line (see the class docstring)."""
+        from clinanon.detect.rules.names import _name_sets, common_words
+
+        if "\n" not in text:
+            return []
+        common = common_words(self.lang)
+        out: list[Span] = []
+        done: set[int] = set()
+        newlines = [m.start() for m in _NEWLINE.finditer(text)]
+        for st in streets:
+            k = bisect.bisect_left(newlines, st.start)
+            ls = newlines[k - 1] + 1 if k else 0  # the start of the street's line
+            if ls in done or ls == 0 or text[ls:st.start].strip(_LINE_PREFIX):
+                continue
+            done.add(ls)
+            lines = self._header(text, ls, common)
+            if len(lines) < 2:
+                continue
+            top = lines[0]
+            top_words = [w for w in top[2] if len(w.rstrip(".")) > 1]
+            person = 2 <= len(top_words) <= 4 and not any(w.casefold() in common for w in top[2])
+            for a, b, _words in lines:
+                if person and (a == top[0] or text[a:b] == text[top[0]:top[1]]):
+                    out.append(Span(a, b, "NAME", f"{self.name}:header_name", 0.65))
+                else:
+                    out.append(Span(a, b, "LOCATION.ORGANIZATION", f"{self.name}:header_org", 0.6))
+        if newlines:
+            first = _name_sets(self.lang)[0]
+            from clinanon.detect.gazetteer import fold
+
+            for m in self._country_lines().finditer(text):
+                k = bisect.bisect_left(newlines, m.start())
+                ls = newlines[k - 1] + 1 if k else 0
+                if m.start() - ls > 8 or text[ls:m.start()].strip(_LINE_PREFIX):
+                    continue
+                lines = self._header(text, ls, common, limit=1, blank=1)
+                if not lines:
+                    continue
+                a, b, words = lines[0]
+                if len(words) > 4 or (len(words) >= 2 and fold(words[0]) in first):
+                    continue
+                out.append(Span(a, b, "LOCATION.CITY", f"{self.name}:town_above_country", 0.65))
+        return out
+
+    @staticmethod
+    def _header(text: str, ls: int, common: frozenset[str], limit: int = 4,
+                blank: int = 0) -> list[tuple[int, int, list[str]]]:
+        """Up to ``limit`` header lines right above the line starting at ``ls`` (top first), after at most
+        ``blank`` empty lines; stops at a line that is not a header line or has only common words."""
+        out: list[tuple[int, int, list[str]]] = []
+        end = ls - 1
+        while end > 0 and len(out) < limit:
+            start = text.rfind("\n", 0, end) + 1
+            raw = text[start:end].rstrip("\r")
+            content = raw.strip(_LINE_PREFIX)
+            if not content:
+                if blank and not out:
+                    blank -= 1
+                    end = start - 1
+                    continue
+                break
+            words = _block_words(content)
+            if words is None or all(w.casefold() in common or w.casefold() in _BLOCK_CONNECTORS for w in words):
+                break
+            a = start + len(raw) - len(raw.lstrip(_LINE_PREFIX))
+            out.append((a, a + len(content), words))
+            end = start - 1
+        return out[::-1]
+
+
 class AddressRecognizer:
     """Streets and postcodes in one pass (the postcode rules reuse the streets found), plus the international
-    layouts of :class:`InternationalAddressRecognizer`."""
+    layouts of :class:`InternationalAddressRecognizer` and, in English, the block layouts of
+    :class:`AddressBlockRecognizer`."""
 
     def __init__(self, lang: str) -> None:
         self.street = StreetRecognizer(lang)
         self.postcode = PostcodeRecognizer(lang, self.street)
         self.intl = InternationalAddressRecognizer(lang)
+        self.blocks = AddressBlockRecognizer(lang) if lang in _BLOCK_LANGS else None
         self.name = f"address_{lang}"
 
     def analyze(self, text: str) -> list[Span]:
@@ -749,9 +971,14 @@ class AddressRecognizer:
         hits = _Intervals(streets)
         extra = [s for s in self.intl.streets(text) if not hits.overlaps(s.start, s.end)
                  or s.source.endswith(":military")]
+        if self.blocks is not None:
+            extra += self.blocks.streets(text)
         streets = _extend_left(text, streets + extra)
         out = streets + self.postcode.analyze(text, streets, pcs)
-        return out + self.intl.after_streets(text, streets)
+        out += self.intl.after_streets(text, streets)
+        if self.blocks is not None:
+            out += self.blocks.around(text, streets)
+        return out
 
     def detect(self, doc: Document) -> list[Span]:
         return self.analyze(doc.text)
@@ -783,7 +1010,9 @@ class PlaceContextRecognizer:
     """One to three capitalised words after a residence or travel cue of the language (``LOCATION.CITY``,
     score 0.7): "grew up in Oulu", "flew to STAXROITH", "originally from Marindia", "vive en Tudela",
     "woont in Assen". Words that are common or clinical ("moved to ICU", "lives in Assisted Living") and
-    ALL-CAPS words of four letters or fewer ("transferred to MICU") are not places."""
+    ALL-CAPS words of four letters or fewer ("transferred to MICU") are not places. In lines typed without
+    capital letters, one or two lower-case words after the cue that name a city, region or country of the
+    language's gazetteer ("returned to kiel", "originally from switzerland"), score 0.65."""
 
     def __init__(self, lang: str) -> None:
         self.lang = lang
@@ -791,6 +1020,27 @@ class PlaceContextRecognizer:
         self._rx = re.compile(
             rf"(?<![\w])(?i:{_PLACE_CUES[lang]})[ \t]{{1,2}}(?P<place>{_PLACE_WORD}(?:[ \t](?:{_PLACE_CONN}[ \t])?"
             rf"{_PLACE_WORD}){{0,2}})(?![\w\-])")
+        self._rx_lower = re.compile(
+            rf"(?<![\w])(?:{_PLACE_CUES[lang]})[ \t]{{1,2}}(?P<place>[^\W\d_A-Z]{_TOWN_CHAR}{{2,30}}"
+            rf"(?:[ \t]{_TOWN_CHAR}{{2,30}})?)(?![\w\-])")
+
+    def _lower(self, text: str) -> list[Span]:
+        """Lower-case gazetteer places after a cue, in lines without capital letters."""
+        from clinanon.detect.gazetteer import fold
+
+        out: list[Span] = []
+        lines = _caseless_lines(text)
+        if not lines:
+            return out
+        places = _lower_places(self.lang)
+        for m in (m for ls, le in lines for m in self._rx_lower.finditer(text, ls, le)):
+            place = m.group("place")
+            if fold(place) in places:
+                out.append(Span(*m.span("place"), "LOCATION.CITY", f"{self.name}:lower", 0.65))
+            elif " " in place and fold(place.split()[0]) in places:
+                a = m.start("place")
+                out.append(Span(a, a + len(place.split()[0]), "LOCATION.CITY", f"{self.name}:lower", 0.65))
+        return out
 
     def analyze(self, text: str) -> list[Span]:
         from clinanon.detect.rules.names import common_words
@@ -813,10 +1063,27 @@ class PlaceContextRecognizer:
             if len(words) == 1 and first.isupper() and len(first) <= 4:
                 continue
             out.append(Span(words[0][0], words[-1][1], "LOCATION.CITY", f"{self.name}:cue", 0.7))
-        return out
+        return out + self._lower(text)
 
     def detect(self, doc: Document) -> list[Span]:
         return self.analyze(doc.text)
+
+
+@cache
+def _lower_places(lang: str) -> frozenset[str]:
+    """Folded city, region and country names of ``lang`` of one or two words and four letters or more, without
+    the language's common words ("home", "bath")."""
+    from clinanon.detect.gazetteer import fold, load_rows
+    from clinanon.detect.rules.names import common_words
+
+    common = common_words(lang)
+    out = set()
+    for kind in ("city", "region", "country"):
+        for row in load_rows(lang, kind):
+            name = row[0]
+            if len(name) >= 4 and name.count(" ") <= 1 and name.casefold() not in common:
+                out.add(fold(name))
+    return frozenset(out - _PLACE_STOP)
 
 
 #: capitalised words after a place cue that are not places (care settings, institutions)

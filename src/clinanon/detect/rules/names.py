@@ -412,7 +412,9 @@ class NameNeighbourRecognizer:
                 words, kinds = words[:-1], kinds[:-1]
             if len(words) < 2:
                 continue
-            if "C" in kinds or "U" not in kinds or not ({"F", "S"} & set(kinds)):
+            shape = (kinds == ["U", "U"] and self.lang in _CUE_LANGS
+                     and _MIDDLE_INITIAL.search(m.group()) is not None)
+            if "C" in kinds or "U" not in kinds or not ({"F", "S"} & set(kinds) or shape):
                 continue  # all known: the gazetteer has them; a common word: not a name
             if any(k == "U" and text[a:b].isupper() for k, (a, b) in zip(kinds, words, strict=True)):
                 continue
@@ -420,32 +422,295 @@ class NameNeighbourRecognizer:
             while j > 0 and text[j - 1] in " \t":
                 j -= 1
             sentence_start = j == 0 or text[j - 1] in _SENTENCE_END
-            initial = _MIDDLE_INITIAL.search(m.group()) is not None
+            initial = shape or _MIDDLE_INITIAL.search(m.group()) is not None
             if kinds[0] == "F":
                 score = 0.75 if initial else 0.7
             elif (kinds[-1] == "S" or "F" in kinds) and not sentence_start:
                 score = 0.6
+            elif (shape and all(b - a >= 3 for a, b in words)
+                  and text[words[0][0]:words[0][1]].casefold() not in _SHAPE_NEG):
+                score = 0.65  # "Szabina J Gelencsér": two unknown words around a middle initial
             else:
                 continue
             out.append(Span(words[0][0], words[-1][1], "NAME", f"{self.name}:{''.join(kinds)}", score))
-        return out + self.lists(text)
+        out += self.lists(text)
+        if self.lang in _CUE_LANGS:
+            out += self.cues(text) + self.speakers(text) + self.caseless(text)
+        return out
 
     def lists(self, text: str) -> list[Span]:
         """Unknown Title-case words in a list of single capitalised words of which at least two are known
-        first names or surnames ("They had 6: Gaetane, Hannah, Anthony" -> "Gaetane"), score 0.6."""
+        first names or surnames ("They had 6: Gaetane, Hannah, Anthony" -> "Gaetane"), score 0.6. In the
+        languages of :data:`_PAIR_LANGS` a pair of one known and one unknown name is enough ("Usamov and
+        Bowers"; the unknown word needs four letters or more)."""
         out: list[Span] = []
+        pairs = self.lang in _PAIR_LANGS
         for m in _LIST.finditer(text):
             items = [(w.start() + m.start(), w.end() + m.start()) for w in _CAPW_RX.finditer(m.group())]
             kinds = [self._kind(text[a:b]) for a, b in items]
-            if sum(k in ("F", "S") for k in kinds) < 2 or "C" in kinds:
+            known = sum(k in ("F", "S") for k in kinds)
+            if "C" in kinds:
+                continue
+            if known < 2 and not (pairs and known == 1 and len(items) == 2
+                                  and all(b - a >= 4 for (a, b), k in zip(items, kinds, strict=True) if k == "U")):
                 continue
             for (a, b), k in zip(items, kinds, strict=True):
                 if k == "U" and not text[a:b].isupper():
                     out.append(Span(a, b, "NAME", f"{self.name}:list", 0.6))
         return out
 
+    def _name_words(self, text: str, words: list[tuple[int, int]], *, tail: bool = False) -> list[tuple[int, int]]:
+        """The name in ``words`` (Title-case words after or before a cue): leading common words, allowed words,
+        places and role words dropped, cut before the first other such word or unknown ALL-CAPS word (an
+        acronym); ``tail`` keeps the last words instead (a name right before its verb: none when the word
+        before the verb is such a word). Empty when no word of two
+        letters or more is left."""
+        if tail:
+            words = words[::-1]
+        kept: list[tuple[int, int]] = []
+        for a, b in words:
+            w = text[a:b]
+            kind = self._kind(w) if len(w) > 1 else "I"
+            bad = (kind == "C" or _service_word(w.casefold()) or (kind == "U" and w.isupper() and len(w) > 1))
+            if kind == "I" or w in _PARTICLE_SET:  # initials and particles only inside a name
+                if kept:
+                    kept.append((a, b))
+                continue
+            if bad:
+                if kept or tail:
+                    break
+                continue
+            kept.append((a, b))
+
+        def junk(k: tuple[int, int]) -> bool:  # an initial or a particle cannot end (or start) a name
+            return k[1] - k[0] == 1 or text[k[0]:k[1]] in _PARTICLE_SET
+
+        while kept and junk(kept[-1]):
+            kept.pop()
+        if tail:
+            kept = kept[::-1]
+        while kept and junk(kept[0]):
+            kept.pop(0)
+        return kept if any(b - a > 1 for a, b in kept) else []
+
+    def cues(self, text: str) -> list[Span]:
+        """Names after a person cue of the language (a role noun: "wife Vinka", "producer Liviana Palerma";
+        a greeting: "Dear Liisa"; an agent "by" after a verb of persons or a "By:" label: "seen by Asya Godina",
+        "Directed By: Johannes Varvio"; a speech verb: 'says Hartvigsson'), score 0.7 (after a capitalised role
+        word, which often heads a title, only with a known first name or surname); names before a verb that only
+        persons do ("Tomomi Nishiyama lives at", "Mehrudin shouted", "Alvir spent a year"), score 0.65; two or
+        three Title-case words before a possessive and a lower-case word ("Wisława Szczepańska's killers"),
+        score 0.6. Unknown ALL-CAPS words, common words, allowed words (eponyms: "Lou Gehrig's disease"), places,
+        role words, clinical services and payers ("seen by Cardiology", "covered by Medicare") are never part of
+        these names."""
+        out: list[Span] = []
+        rx = _cue_regexes(self.lang)
+        if rx is None:
+            return out
+        before, after = rx
+        for m in before.finditer(text):
+            base = m.start(1)
+            words = [(base + w.start(), base + w.end()) for w in _WORD.finditer(m.group(1))]
+            kept = self._name_words(text, words)
+            if not kept:
+                continue
+            cue = text[m.start():base].split()[0]
+            if cue[:1].isupper() and cue.casefold() in _CUE_STOP and not any(
+                    self._kind(text[a:b]) in ("F", "S") for a, b in kept):
+                continue  # a capitalised role word heads a title ("Patient Education", "Nurse Manager Rounds")
+            out.append(Span(kept[0][0], kept[-1][1], "NAME", f"{self.name}:cue", 0.7))
+        for m in after.finditer(text):
+            lo = max(0, m.start() - 80)
+            k = _BEFORE_VERB.search(text, lo, m.start())
+            if k is None:
+                continue
+            base = k.start(1)
+            words = [(base + w.start(), base + w.end()) for w in _WORD.finditer(k.group(1))]
+            kept = self._name_words(text, words, tail=True)
+            if kept:
+                out.append(Span(kept[0][0], kept[-1][1], "NAME", f"{self.name}:subject", 0.65))
+        if "'s " in text or "’s " in text:
+            for p in _POSSESSIVE_MARK.finditer(text):
+                if p.start() == 0 or not text[p.start() - 1].isalpha():
+                    continue
+                m = _POSSESSIVE.search(text, max(0, p.start() - 64), p.start())
+                if m is None:
+                    continue
+                words = [(m.start(1) + w.start(), m.start(1) + w.end()) for w in _WORD.finditer(m.group(1))]
+                kept = self._name_words(text, words, tail=True)
+                if (len(kept) >= 2 and kept[0][0] == words[0][0]
+                        and not self.allow.in_eponym_context(text, kept[0][0], kept[-1][1])):
+                    out.append(Span(kept[0][0], kept[-1][1], "NAME", f"{self.name}:possessive", 0.6))
+        return out
+
+    def speakers(self, text: str) -> list[Span]:
+        """Speaker labels of a dialogue ("Ubul: What a wife.\nNicole: Remember me?"): when two or more lines start
+        with a known first name and a colon, the unknown Title-case words that start other lines the same way
+        are names too (score 0.65)."""
+        if text.count(":") < 2:
+            return []
+        labels = [(m.start(1), m.end(1)) for m in _SPEAKER.finditer(text)]
+        if len(labels) < 3:
+            return []
+        kinds = [self._kind(text[a:b]) for a, b in labels]
+        if sum(k == "F" for k in kinds) < 2:
+            return []
+        return [Span(a, b, "NAME", f"{self.name}:speaker", 0.65) for (a, b), k in zip(labels, kinds, strict=True)
+                if k == "U" and not text[a:b].isupper()]
+
+    def caseless(self, text: str) -> list[Span]:
+        """Names in lines without any capital letter (texts typed in lower case): a known first name and a known
+        surname, with an optional middle initial between them ("patricia desrosiers", "codey m ross"), or an
+        unknown word of three letters or more, a middle initial and a known surname ("emidio p lombardo"), or a
+        known first name and an unknown word before a verb of persons ("eva kleist lives at"), score 0.6."""
+        out: list[Span] = []
+        verbs = _person_verb_words(self.lang)
+        for line in _LOWER_LINE.finditer(text):
+            words = [(w.start(), w.end()) for w in _LOWER_WORD.finditer(text, line.start(), line.end())]
+            kinds = [self._kind(text[a:b]) if b - a > 1 else "I" for a, b in words]
+            i = 0
+            while i + 1 < len(words):
+                k0 = kinds[i]
+                j = i + 1
+                initial = kinds[j] == "I" and j + 1 < len(words)
+                if initial:
+                    j += 1
+                gap_ok = all(_SP_ONLY.fullmatch(text[words[x][1]:words[x + 1][0]].replace(".", "", 1))
+                             for x in range(i, j))
+                k1 = kinds[j]
+                ok = gap_ok and ((k0 == "F" and k1 == "S") or (initial and k0 == "F" and k1 in ("S", "U"))
+                                 or (initial and k0 == "U" and k1 == "S" and words[i][1] - words[i][0] >= 3))
+                if ok and k1 == "U" and words[j][1] - words[j][0] < 3:
+                    ok = False
+                if (not ok and gap_ok and k0 == "F" and k1 == "U" and words[j][1] - words[j][0] >= 3
+                        and j + 1 < len(words) and text[words[j + 1][0]:words[j + 1][1]] in verbs):
+                    ok = True  # "eva kleist lives at"
+                if ok:
+                    out.append(Span(words[i][0], words[j][1], "NAME", f"{self.name}:caseless", 0.6))
+                    i = j + 1
+                else:
+                    i += 1
+        return out
+
     def detect(self, doc: Document) -> list[Span]:
         return self.analyze(doc.text)
+
+
+#: languages whose cue patterns (:meth:`NameNeighbourRecognizer.cues`) and one-known-name pairs are used
+_CUE_LANGS = frozenset({"en"})
+_PAIR_LANGS = frozenset({"en"})
+#: role nouns after which a capitalised word is a person's name ("wife Vinka", "producer Liviana Palerma")
+_ROLES: dict[str, tuple[str, ...]] = {
+    "en": ("patient", "husband", "wife", "son", "daughter", "mother", "father", "mom", "mum", "dad", "brother",
+           "sister", "grandson", "granddaughter", "grandmother", "grandfather", "grandma", "grandpa", "uncle",
+           "aunt", "nephew", "niece", "cousin", "stepson", "stepdaughter", "stepfather", "stepmother", "friend",
+           "boyfriend", "girlfriend", "fiance", "fiancé", "fiancee", "fiancée", "partner", "spouse", "neighbor",
+           "neighbour", "caregiver", "carer", "guardian", "roommate", "colleague", "coworker", "co-worker", "boss",
+           "landlord", "landlady", "pastor", "priest", "rabbi", "imam", "chaplain", "therapist", "counselor",
+           "counsellor", "interpreter", "translator", "attorney", "lawyer", "producer", "songwriter", "singer",
+           "writer", "author", "director", "player", "actor", "actress", "artist", "coach", "teacher", "student",
+           "nurse", "physician", "surgeon", "pharmacist", "dietitian", "physiotherapist", "midwife", "paramedic",
+           "sitter", "social worker", "case manager", "care manager", "home aide"),
+}
+#: verbs (past participles and the like) whose agent after "by" is a person ("seen by", "sung by")
+_BY_VERBS: dict[str, tuple[str, ...]] = {
+    "en": ("seen", "examined", "evaluated", "assessed", "referred", "reviewed", "dictated", "transcribed",
+           "signed", "cosigned", "co-signed", "written", "authored", "directed", "produced", "performed", "sung",
+           "recorded", "composed", "arranged", "accompanied", "brought", "visited", "called", "contacted",
+           "treated", "attended", "interviewed", "followed", "managed", "operated", "covered", "supervised",
+           "painted", "played", "founded", "edited", "translated", "adopted", "raised", "escorted", "driven",
+           "paged", "notified", "informed", "consulted", "admitted", "discharged", "prescribed", "ordered",
+           "approved", "verified", "witnessed", "prepared", "entered", "taken", "collected", "read", "dictated"),
+}
+_GREETING_CUES: dict[str, tuple[str, ...]] = {"en": ("Dear", "Dearest", "Hi", "Hello", "Hey", "DEAR")}
+#: speech verbs before a speaker's name ('"...," says Hartvigsson')
+_SAYS: dict[str, tuple[str, ...]] = {"en": ("says", "said", "asks", "asked", "adds", "added", "writes", "wrote",
+                                            "according to")}
+#: first words of a "Name I Name" shape that make it something else ("Hepatitis B Surface", "Troponin I Level")
+_SHAPE_NEG = frozenset(_INITIAL_NEG) | frozenset(_split(
+    "troponin hemoglobin haemoglobin immunoglobulin complement antigen coenzyme lipoprotein apolipoprotein "
+    "interleukin tumor tumour cluster lymphocyte cell cells natural killer serotype strain clade genotype "
+    "subtype blood rhesus"))
+#: verbs that only persons do, after a name at a sentence's start ("Tomomi Nishiyama lives at")
+_PERSON_VERBS: dict[str, tuple[str, ...]] = {
+    "en": ("lives", "lived", "resides", "resided", "shouted", "yelled", "screamed", "whispered", "spent",
+           "grew up", "was born", "were born", "married", "divorced", "passed away", "smokes", "retired",
+           "emigrated", "immigrated"),
+}
+#: Title-case words after a role noun or a greeting that are not a name ("Nurse Practitioner", "Dear Colleague")
+_CUE_STOP = frozenset(_split(
+    "practitioner practitioners manager managers worker workers assistant assistants aide aides educator "
+    "coordinator advocate navigator technician tech liaison representative rep supervisor services support "
+    "team program visit colleague colleagues friends all everyone sir madam madame customer member members "
+    "valued editor parents family families there everybody folks guys reader readers committee board "
+    "dept department ward unit floor home"
+)) | frozenset(w for ws in _ROLES.values() for w in ws)
+
+
+#: clinical services and payers that follow "seen by", "said", "per" ... and are not persons
+_SERVICES = frozenset(_split(
+    "cardiology neurology oncology dermatology nephrology urology gastroenterology gi pulmonology pulmonary "
+    "rheumatology endocrinology hematology psychiatry psychology pediatrics paediatrics orthopedics orthopaedics "
+    "ortho anesthesia anaesthesia anesthesiology radiology pathology ophthalmology otolaryngology ent obstetrics "
+    "gynecology ob gyn obgyn infectious hospitalist hospitalists hospice palliative physical occupational speech "
+    "nutrition dietary social pharmacy wound respiratory podiatry optometry audiology chaplaincy neurosurgery "
+    "interventional vascular transplant trauma geriatrics immunology allergy genetics hepatology toxicology "
+    "surgical medical critical intensive urgent primary psych rehab physiotherapy cardiothoracic neonatology "
+    "medicare medicaid tricare insurance staff security police ambulance paramedics ems"
+))
+_SERVICE_ENDINGS = ("ology", "ologist", "ologists", "iatry", "iatrist", "iatrics", "pedics", "paedics", "surgery",
+                    "therapy", "therapist")
+
+
+def _service_word(folded: str) -> bool:
+    """A role word, a clinical service or a payer ("Cardiology", "Physical", "Medicare"), never a name."""
+    return folded in _CUE_STOP or folded in _SERVICES or folded.endswith(_SERVICE_ENDINGS)
+
+
+@cache
+def _cue_regexes(lang: str) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
+    """(cue then name, person verb) regexes of ``lang``; None when the language has no cues."""
+    from clinanon.detect.rules.lexicon import trie_regex
+
+    if lang not in _ROLES:
+        return None
+
+    def forms(words: Iterable[str]) -> set[str]:
+        return {f for w in words for f in (w, w[:1].upper() + w[1:])}
+
+    roles = trie_regex(forms(_ROLES[lang])).replace("\\ ", "[ \t]")  # trie_regex escapes the space
+    by = trie_regex(forms(_BY_VERBS[lang]))
+    greet = trie_regex(_GREETING_CUES[lang])
+    says = trie_regex(_SAYS[lang]).replace("\\ ", "[ \t]")
+    name = rf"({_LEAD_INITIALS}{NAME_SEQ})"
+    before = re.compile(rf"(?<![\w\-])(?:{roles}|{greet}|{says}|(?:{by})[ \t]{{1,2}}by|[Bb][Yy]:)[ \t]{{1,6}}{name}"
+                        rf"(?![\w\-])")
+    verbs = trie_regex(_PERSON_VERBS[lang]).replace("\\ ", "[ \t]")
+    after = re.compile(rf"(?<=[ \t])(?:{verbs})(?![\w\-])")
+    return before, after
+
+
+#: one to four name words (initials and particles inside) right before a person verb (searched backwards)
+_BEFORE_VERB = re.compile(rf"({_U}(?<![\w\-'’.].){_CAPW_REST}"
+                          rf"(?:{_SP}(?:{_INIT}{_SP})?(?:{_PART}{_SP}){{0,3}}{CAPW}){{0,3}})[ \t]{{1,2}}\Z")
+#: two or three Title-case words (a middle initial between them) before "'s" and a lower-case word
+_POSSESSIVE = re.compile(rf"({_U}(?<![\w\-'’.].){_CAPW_REST}{_SP}(?:{_INIT}\.?{_SP})?{CAPW}(?:{_SP}{CAPW})?)\Z")
+_POSSESSIVE_MARK = re.compile(r"['’]s[ \t]{1,2}[a-z]")
+
+
+@cache
+def _person_verb_words(lang: str) -> frozenset[str]:
+    """The one-word verbs of :data:`_PERSON_VERBS` (and the first words of the longer ones) of ``lang``."""
+    return frozenset(v.split()[0] for v in _PERSON_VERBS.get(lang, ()) if " " not in v)
+
+
+#: a dialogue speaker label: a capitalised word at a line's start, then a colon
+_SPEAKER = re.compile(rf"(?m)^[ \t>]{{0,4}}({CAPW})[ \t]?:(?!//)")
+_LOWER = "a-zß-öø-ÿ" + "".join(c for c in map(chr, range(0x100, 0x250)) if c.islower())
+#: a line without capital letters (linear: the match can only start at a line's start)
+_LOWER_LINE = re.compile(rf"(?m)^[^\n{UPPER}]*$")
+_LOWER_WORD = re.compile(rf"(?<![\w\-'’])[{_LOWER}][{_LOWER}'’\-]{{0,30}}(?![\w\-])")
+_SP_ONLY = re.compile(r"[ \t]{1,2}")
 
 
 _LIST = re.compile(rf"{_U}(?<![\w\-'’].){_CAPW_REST}(?:,[ \t]{{1,2}}{CAPW}){{1,8}}(?:,?[ \t]{{1,2}}"

@@ -6,9 +6,12 @@ after a work cue.
   ``Telefónica S.A.``, ``Allstate Insurance Group``, ``Loveland Technologies``. Suffixes that are also common
   nouns of clinical text (``Group``, ``Bank``, ``Systems``, ``Partners``) count only when the words before
   them are not common words ("Blood Bank", "Support Group" are not companies).
-* ``employer``: one to four capitalised words after a work cue of the language: ``works at Citigroup``,
-  ``employed by Rapid Cycle Solutions``, ``trabaja en Renfe``, ``werkt bij Philips``, ``arbetar på Volvo``,
-  ``arbeitet bei Siemens``.
+* ``institution_of``: "University of Michigan", "Bank of America" (the part after "of" not a common word);
+* :class:`AmpersandRecognizer`: "Johnson & Johnson", "Marks & Spencer" (one side a known first name or surname);
+* ``address_of`` (English): capitalised words after "the address of" ("The address of Persint is ...");
+* ``employer``: one to four capitalised words after a work cue of the language (also "N years at"):
+  ``works at Citigroup``, ``employed by Rapid Cycle Solutions``, ``trabaja en Renfe``, ``werkt bij Philips``,
+  ``arbetar på Volvo``, ``arbeitet bei Siemens``.
 
 Spans are trimmed of common words at both ends (:func:`clinanon.detect.rules.names.common_words`). All
 quantifiers are bounded and words are separated by required spaces (linear matching).
@@ -23,9 +26,9 @@ from clinanon.detect.base import Detector
 from clinanon.detect.rules.dates import LANGUAGES, RulePattern, RuleRecognizer
 from clinanon.detect.rules.lexicon import trie_regex
 from clinanon.detect.rules.names import CAPW, common_words
-from clinanon.document import Span
+from clinanon.document import Document, Span
 
-__all__ = ["LABEL", "organization_patterns", "recognizers"]
+__all__ = ["LABEL", "AmpersandRecognizer", "organization_patterns", "recognizers"]
 
 LABEL = "LOCATION.ORGANIZATION"
 
@@ -43,7 +46,12 @@ _CORPORATE = ("Technologies", "Technology", "Solutions", "Software", "Systems", 
               "Networks", "Analytics", "Pharmaceuticals", "Pharma", "Therapeutics", "Biosciences", "Bioscience",
               "Ventures", "Logistics", "Foods", "Motors", "Airlines", "Bank", "Bancorp", "Markets", "Media",
               "Energy", "Telecom", "Communications", "Electronics", "Robotics", "Dynamics", "Semiconductor",
-              "Investments", "Brands", "Resources", "Publishing", "Entertainment")
+              "Investments", "Brands", "Resources", "Publishing", "Entertainment", "International",
+              "Worldwide", "Labs", "Laboratories", "Studios", "Agency", "Consultants", "Airways", "Trust", "Orchestra",
+              "Philharmonic")
+#: institutions named "X of Y" ("University of Michigan", "Bank of America"); Y must not be a common word
+_OF_HEADS = ("University", "College", "Institute", "Academy", "Bank", "Universidad", "Universiteit", "Universität",
+             "Universitet")
 _CONN = r"(?:&|and|und|en|och|y|of|de|del|für|voor|för)"
 _SEQ = rf"{CAPW}(?:[ \t]{{1,2}}(?:{_CONN}[ \t]{{1,2}})?{CAPW}){{0,3}}"
 
@@ -51,7 +59,7 @@ _EMPLOYER_CUES: dict[str, str] = {
     "en": r"(?:[Ww]ork(?:s|ed|ing)?|[Jj]ob|[Ii]ntern(?:ed|ing)?|[Ee]mployed|[Vv]olunteer(?:s|ed|ing)?)"
           r"[ \t](?:at|for|by|with)"
           r"|[Ee]mployee[ \t]of|[Ee]mployer(?:[ \t]is)?:?|[Rr]etired[ \t]from|[Cc]ontractor[ \t](?:for|at)"
-          r"|[Jj]oined",
+          r"|[Jj]oined|(?:[Yy]ears?|[Mm]onths?)[ \t](?:working[ \t])?at",
     "es": r"(?:[Tt]rabaja(?:ba)?|[Tt]rabajó|[Ee]mplead[oa]|[Cc]ontratad[oa])[ \t](?:en|para|por|de)"
           r"|[Ee]mpresa:?",
     "nl": r"(?:[Ww]erkt|[Ww]erkte|[Ww]erkzaam|[Ii]n[ \t]dienst)[ \t](?:bij|voor)|[Ww]erkgever:?",
@@ -60,12 +68,19 @@ _EMPLOYER_CUES: dict[str, str] = {
 }
 
 
+#: "the address of X": X is the organization (or person) whose address follows
+_ADDRESS_OF: dict[str, str] = {"en": r"[Aa]ddress(?:es)?[ \t]of(?:[ \t]the)?"}
+
+
 @cache
 def organization_patterns(lang: str) -> tuple[RulePattern, ...]:
     """The organization patterns of ``lang``, most specific first (the PHI group is the name)."""
     if lang not in _EMPLOYER_CUES:
         raise ValueError(f"unsupported language {lang!r}; expected one of: {', '.join(LANGUAGES)}")
     corporate = "|".join(sorted(_CORPORATE, key=len, reverse=True))
+    address_of = (RulePattern("address_of", first="letter", score=0.6,
+                              regex=rf"(?<![\w])(?:{_ADDRESS_OF[lang]})[ \t]{{1,2}}({_SEQ})(?![\w])", group=1),
+                  ) if lang in _ADDRESS_OF else ()
     return (
         # the triggers (the suffix / corporate word) let most texts skip these two patterns, which start with any
         # capitalised word
@@ -75,6 +90,9 @@ def organization_patterns(lang: str) -> tuple[RulePattern, ...]:
         RulePattern("corporate_word", first="letter", score=0.7,
                     regex=rf"(?<![\w.])({_SEQ}[ \t]{{1,2}}(?:{corporate}))(?![\w])", group=1,
                     trigger=rf"(?:{corporate})(?![\w])"),
+        RulePattern("institution_of", first="letter", score=0.75,
+                    regex=rf"(?<![\w])((?:{'|'.join(_OF_HEADS)})[ \t]of[ \t](?:the[ \t])?{_SEQ})(?![\w])", group=1),
+        *address_of,
         RulePattern("employer", first="letter", score=0.75,
                     regex=rf"(?<![\w])(?:{_EMPLOYER_CUES[lang]})[ \t]{{1,2}}(?:the[ \t])?({_SEQ}"
                           rf"(?:,?[ \t]{{1,2}}(?:{_LEGAL}))?)(?![\w])", group=1),
@@ -87,21 +105,30 @@ _WORD = re.compile(r"[^\s,]+")
 
 
 def _trim(text: str, spans: list[Span], lang: str) -> list[Span]:
-    """Spans without common words at their start (and, for employers, at their end); a corporate-word match
-    needs a word before the corporate word that is not a common word."""
+    """Spans without common words at their start (and, for employers, "address of X" and "X of Y" institutions,
+    at their end); a
+    corporate-word match needs a word before the corporate word that is not a common word; "X of Y" needs a Y
+    that is not a common word ("School of Medicine" is not kept)."""
     common = common_words(lang)
     out = []
     for s in spans:
         words = [(m.start(), m.end()) for m in _WORD.finditer(text, s.start, s.end)]
-        while words and text[words[0][0]:words[0][1]].casefold() in common:
+        institution = s.source.endswith(":institution_of")  # its head word ("University") is a common word
+        while words and not institution and text[words[0][0]:words[0][1]].casefold() in common:
             words.pop(0)
-        if s.source.endswith(":employer"):
+        if s.source.endswith((":employer", ":address_of")):
             while words and text[words[-1][0]:words[-1][1]].casefold() in common:
                 words.pop()
         if not words:
             continue
         kept = [text[a:b] for a, b in words]
-        if s.source.endswith(":corporate_word"):
+        if institution:  # "University of Michigan Health": trailing common words go; one other word must stay
+            while len(words) > 2 and text[words[-1][0]:words[-1][1]].casefold() in common:
+                words.pop()
+            kept = [text[a:b] for a, b in words]
+            if len(kept) < 3 or kept[-1].casefold() in common:
+                continue
+        elif s.source.endswith(":corporate_word"):
             if len(kept) < 2 or all(w.casefold() in common or w.casefold() in _CORPORATE_SET for w in kept[:-1]):
                 continue
         elif s.source.endswith(":legal_suffix") and (len(kept) < 2 or _LEGAL_RX.fullmatch(kept[0])):
@@ -111,10 +138,55 @@ def _trim(text: str, spans: list[Span], lang: str) -> list[Span]:
     return out
 
 
+def _known_name(word: str, lang: str) -> bool:
+    """``word`` is a first name or surname of the gazetteer of ``lang`` (common words excluded)."""
+    from clinanon.detect.gazetteer import fold
+    from clinanon.detect.rules.names import _name_sets
+
+    first, sur = _name_sets(lang)
+    w = fold(word)
+    return w in first or w in sur
+
+
+#: "Johnson & Johnson", "Marks & Spencer" (a capitalised word on each side of "&")
+_AMPERSAND = re.compile(r"&")
+_AMP_LEFT = re.compile(rf"(?<![\w.])({CAPW})[ \t]{{0,2}}\Z")
+_AMP_RIGHT = re.compile(rf"[ \t]{{0,2}}({CAPW})(?![\w])")
+
+
+class AmpersandRecognizer:
+    """Two capitalised words joined by ``&`` (``LOCATION.ORGANIZATION``, score 0.7) when neither is a common word
+    and one is a known first name or surname of the language: "Johnson & Johnson", "Marks & Spencer"; not
+    "Nose & Throat", "Sodium & Potassium". Texts without "&" cost one ``in`` test."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+        self.name = "org"
+
+    def analyze(self, text: str) -> list[Span]:
+        if "&" not in text:
+            return []
+        common = common_words(self.lang)
+        out = []
+        for m in _AMPERSAND.finditer(text):
+            left = _AMP_LEFT.search(text, max(0, m.start() - 40), m.start())
+            right = _AMP_RIGHT.match(text, m.end())
+            if left is None or right is None:
+                continue
+            pair = (left.group(1), right.group(1))
+            if any(w.casefold() in common for w in pair) or not any(_known_name(w, self.lang) for w in pair):
+                continue
+            out.append(Span(left.start(1), right.end(1), LABEL, f"{self.name}:ampersand", 0.7))
+        return out
+
+    def detect(self, doc: Document) -> list[Span]:
+        return self.analyze(doc.text)
+
+
 @cache
 def _build(lang: str) -> tuple[Detector, ...]:
     return (RuleRecognizer("org", LABEL, organization_patterns(lang),
-                           postprocess=lambda text, spans: _trim(text, spans, lang)),)
+                           postprocess=lambda text, spans: _trim(text, spans, lang)), AmpersandRecognizer(lang))
 
 
 def recognizers(lang: str) -> list[Detector]:
