@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import random
+import re
 import unicodedata
 from bisect import bisect_right
 
@@ -297,3 +298,154 @@ def test_name_neighbour_kinds_are_remembered() -> None:
     assert first == [r._kind_of(w) for w in ("María", "García", "Madrid", "Paciente", "Zxqwv")]
     assert [r._kind(w) for w in ("María", "García", "Madrid", "Paciente", "Zxqwv")] == first
     assert first[0] == "F" and first[-1] == "U"
+
+
+# --- round three: colon-anchored field labels, deep guards, first-character scans, prefix-friendly regexes -------
+
+_FIELD_WORDS = st.sampled_from(["Nombre", "nombre y apellidos", "Paciente", "Dr", "Dra.", "Médico", "doctora",
+                                "Localidad / Provincia", "Domicilio", "Name", "Patient", "Doctor", "City",
+                                "Street address", "cc", ":", "=", " : ", " ", "  ", "\n", "/", "x", "Ana",
+                                "del", "Informe", "NºCol", "a:b", "==", "::"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_FIELD_WORDS, max_size=16).map("".join), st.sampled_from(["es", "en", "de"]),
+       st.integers(0, 8), st.integers(0, 60))
+def test_colon_anchored_labels_equal_the_full_scan(text: str, lang: str, pos: int, length: int) -> None:
+    """Labels are searched only before each ``:`` / ``=``: the same matches as ``finditer`` over the text,
+    with any ``pos`` / ``endpos``."""
+    from clinanon.detect.rules.fields import _field_recognizer
+
+    r = _field_recognizer(lang, 0.5)
+    assert r._label_width is not None
+    for lo, hi in ((0, None), (pos, pos + length)):
+        end = len(text) if hi is None else hi
+        want = [(m.span(), m.lastindex) for m in r._labels.finditer(text, lo, end)]
+        assert [(m.span(), m.lastindex) for m in r._label_matches(text, lo, hi)] == want
+
+
+def test_label_width_falls_back_when_a_label_may_hold_a_colon() -> None:
+    from clinanon.detect.rules.fields import FieldRecognizer, FieldSpec, _label_width
+
+    assert _label_width([r"nombre|apellidos?"], re.IGNORECASE) == len("apellidos") + 4
+    for labels in ([r"a.b"], [r"x[^y]"], [r"x\W"], [r"ref[:#]"], [r"a[9-@]"], [r"\S+"], [r"ab+"]):
+        assert _label_width(labels, re.IGNORECASE) is None, labels
+    r = FieldRecognizer("f", [FieldSpec(r"id[^,]?", "ID")])
+    text = "id:: 4\nid= 5, ID;: 7"
+    assert r._label_width is None
+    assert [m.span() for m in r._label_matches(text)] == [m.span() for m in r._labels.finditer(text)]
+
+
+def test_deep_guards_are_cut_back_to_few_prefixes() -> None:
+    from clinanon.detect import engine
+
+    lit = [("lit", c, False) for c in "abcdef"]
+    many = {(a, b, c, d) for a in lit for b in lit for c in lit for d in lit[:2]}  # 432 four-character prefixes
+    guard = engine._bounded_guard(many, "letter")
+    assert guard is not None and re.match(guard, "abc") and not re.match(guard, "abk")  # cut to three
+    assert engine._bounded_guard({(("set", r"\d", False),)}, "digit") is None  # weak: the dispatch tests as much
+    assert engine._pattern_prefixes(r"de\s(?:nombre|la)", 0, "letter") is not None
+    deep = re.compile(engine._guard_source(engine._pattern_prefixes(r"de\s(?:nombre|la)", 0, "letter") or set()))
+    assert deep.match("de nombre") and deep.match("de la") and not deep.match("de su")
+
+
+_SHARED_WORDS = st.sampled_from(["de", "de nombre", "con los", "con las", "se llama", "Se llama", "a los", "desde",
+                                 "hasta", "años", "meses", "Edad", "Sexo", ":", " ", "\n", "12", "3", "2019",
+                                 "marzo", "de 2016", "Varón", "mujer", "Dr.", "Ana", "García",
+                                 "trabaja en", "Acme", "14:30", "h", "y", "la", "una", "tres", "cuarenta"])
+
+
+@functools.cache
+def _unguarded(lang: str) -> tuple[tuple[object, ...], tuple[object, ...]]:
+    from clinanon.detect.engine import RuleRecognizer
+    from clinanon.detect.rules.detector import FAMILIES, _scan_groups
+
+    shared = _scan_groups(lang, FAMILIES)[0]
+    plain = tuple(RuleRecognizer(r.name, r.label, r.patterns, min_score=r.min_score, postprocess=r.postprocess,
+                                 word_start=r.word_start, guards=False) for r in shared)
+    return shared, plain
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(_SHARED_WORDS, max_size=18).map(" ".join), st.just("es"))
+def test_deep_guards_change_no_span(text: str, lang: str) -> None:
+    """The five-character word guards (and the union guard cut back from them) change no span of the shared
+    scan: the same spans as the recognizers without any guard."""
+    from clinanon.detect.engine import analyze_many
+
+    shared, plain = _unguarded(lang)
+    assert analyze_many(list(shared), text) == [p.analyze(text) for p in plain]  # type: ignore[attr-defined]
+
+
+def test_case_variants_include_the_special_foldings() -> None:
+    from clinanon.detect.engine import _case_variants
+
+    assert _case_variants("k") == frozenset("kK\u212a")  # KELVIN SIGN
+    assert {"s", "S", "\u017f"} <= _case_variants("s")  # LONG S
+    assert _case_variants("d") == frozenset("dD")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("DdRrAaOoCcTtÖöVvEeLlKkMm .:/\n\u212a")), max_size=30))
+def test_first_char_scan_equals_finditer(text: str) -> None:
+    from clinanon.detect.engine import finditer_first_char, first_char_scan
+    from clinanon.detect.rules.fields import _field_recognizer
+
+    cases = [(r._titles.pattern, re.IGNORECASE) for r in (_field_recognizer(lang, 0.5) for lang in ("es", "sv", "de"))]
+    cases += [(r"(?<![\w./])(?:dr|doctor)\.?", re.IGNORECASE), (r"k[ae]+", re.IGNORECASE), (r"(?<!\w)Dr\.\s?M", 0),
+              (r"(?i:ö)verl|Dra", 0)]
+    for regex, flags in cases:
+        scan = first_char_scan(regex, flags)
+        assert scan is not None, regex
+        assert list(finditer_first_char(scan, text)) == [m.span() for m in re.finditer(regex, text, flags)]
+
+
+def test_first_char_scan_declines_what_it_cannot_bound() -> None:
+    from clinanon.detect.engine import first_char_scan
+
+    for regex in (r"\w+", r"(a)b", r".x", r"a?", r"[^a]b", r"(?i)ab"):
+        assert first_char_scan(regex) is None, regex
+
+
+_OLD_PHONE = (r"(?P<num>(?:\+(?=[\d ().\-\u00a0]{6})[ \u00a0]?(?:\(\d{1,4}\)[ \u00a0]?)?\(?\d++"
+              r"|\((?=[\d ().\-+\u00a0]{6})(?:\+?\d{1,4}\)[ \u00a0]?\(?)?\d++|\d(?=[\d ().\-\u00a0]{6})\d*+)")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("0123456789+()-. \u00a0xAEFZIBN/:@٣")), max_size=40))
+def test_regexes_rewritten_for_prefix_skipping_match_the_same(text: str) -> None:
+    """A leading character class instead of a look-around or a repeat: the same matches."""
+    from clinanon.detect.rules import contacts, identifiers
+
+    phone = contacts._PHONE_CANDIDATE.pattern
+    tail = phone[phone.index(r"\d*+)") + len(r"\d*+)"):]
+    old_phone = re.compile(_OLD_PHONE + tail)
+    for new, old in ((contacts._PHONE_CANDIDATE, old_phone),
+                     (contacts._IPV4, re.compile(r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}")),
+                     (identifiers._IBAN_CANDIDATE, re.compile(r"[A-Z]{2}[0-9]{2}(?:[ ]?[A-Z0-9]){8,32}")),
+                     (identifiers._IBAN_CANDIDATE_I, re.compile(r"[A-Za-z]{2}[0-9]{2}(?:[ ]?[A-Za-z0-9]){8,32}"))):
+        assert [(m.span(), m.groupdict()) for m in new.finditer(text)] == [
+            (m.span(), m.groupdict()) for m in old.finditer(text)]
+    from clinanon.detect.rules.fields import _GENERIC_LABEL
+
+    old_label = re.compile(r"(?<![\w/])" + _GENERIC_LABEL.pattern.replace(r"(?<![\w/].)", "", 1))
+    assert [m.span() for m in _GENERIC_LABEL.finditer(text)] == [m.span() for m in old_label.finditer(text)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("Nnº°#aZ9_ .-\u0301٣")), max_size=30), st.integers(0, 30),
+       st.integers(0, 30))
+def test_id_label_starts_equal_the_character_tests(text: str, lo: int, a: int) -> None:
+    from clinanon.detect.rules.identifiers import _LABEL_START
+
+    if not text:
+        return
+    a = min(a, len(text) - 1)
+
+    def old(p: int) -> bool:
+        c = text[p]
+        return (c.isalnum() or c == "#") and not (p > 0 and text[p - 1].isalnum()
+                                                  and not (c in "Nn" and text[p + 1:p + 2] in ("º", "°")))
+
+    got = [m.start() for m in _LABEL_START.finditer(text, min(lo, a), a + 2) if m.start() <= a]
+    assert got == [p for p in range(min(lo, a), a + 1) if old(p)]

@@ -52,7 +52,9 @@ __all__ = [
     "RulePattern",
     "RuleRecognizer",
     "analyze_many",
+    "finditer_first_char",
     "finditer_guarded",
+    "first_char_scan",
     "prefix_guard",
     "words_after",
     "words_before",
@@ -102,6 +104,70 @@ def finditer_guarded(rx: re.Pattern[str], guard: re.Pattern[str], text: str) -> 
             continue
         yield m
         pos = m.end()
+
+
+_ALL_CHARS_CASES: dict[str, frozenset[str]] = {}
+
+
+def _case_variants(chars: str) -> frozenset[str]:
+    """Every character that ``(?i:[chars])`` matches (found by scanning all code points once per ``chars``)."""
+    out = _ALL_CHARS_CASES.get(chars)
+    if out is None:
+        every = "".join(map(chr, range(0x110000)))
+        out = _ALL_CHARS_CASES[chars] = frozenset(re.findall(f"(?i:[{''.join(map(re.escape, chars))}])", every))
+    return out
+
+
+def first_char_scan(regex: str, flags: int = 0) -> re.Pattern[str] | None:
+    """A scanner for ``re.compile(regex, flags)`` that the regex engine runs fast, or ``None``.
+
+    A pattern that starts with a look-around or a case-insensitive letter makes the regex engine try it at every
+    position. The scanner consumes one character of a case-sensitive class (every character a match can start
+    with, case variants included), which lets the engine skip to the next such character, and then matches
+    ``regex`` at that character in a look-ahead inside a look-behind, capturing the match in group 1. Use it with
+    :func:`finditer_first_char`, which gives the matches of ``regex`` that ``finditer`` gives. ``None`` when the
+    first characters are not a small set of literals (or ``regex`` has groups, inline global flags or may be
+    empty).
+    """
+    prefixes = _prefix_set(regex, flags, 1)
+    try:
+        if prefixes is None or re.compile(regex, flags).groups:
+            return None
+    except re.error:
+        return None
+    chars: set[str] = set()
+    folded = []
+    for (kind, value, ic), *_rest in prefixes:
+        if kind != "lit":
+            return None
+        if ic:
+            folded.append(value)
+        else:
+            chars.add(value)
+    if folded:
+        chars |= _case_variants("".join(sorted(set(folded))))
+    if not chars or len(chars) > _MAX_CLASS:
+        return None
+    scoped = "".join(f for f, bit in (("i", re.IGNORECASE), ("m", re.MULTILINE), ("s", re.DOTALL),
+                                      ("x", re.VERBOSE)) if flags & bit)
+    body = f"(?{scoped}:{regex})" if scoped else f"(?:{regex})"
+    try:  # (fails for a regex with global inline flags, which cannot be scoped)
+        return re.compile(f"[{''.join(map(re.escape, sorted(chars)))}](?<=(?=({body}))[\\s\\S])",
+                          flags & ~(re.IGNORECASE | re.MULTILINE | re.DOTALL | re.VERBOSE))
+    except re.error:
+        return None
+
+
+def finditer_first_char(scan: re.Pattern[str], text: str, pos: int = 0) -> Iterator[tuple[int, int]]:
+    """The spans of ``re.compile(regex, flags).finditer(text, pos)`` for ``scan = first_char_scan(regex, flags)``:
+    each candidate's match is group 1, and candidates inside the previous match are skipped (``finditer``
+    resumes at a match's end). ``regex`` never matches the empty string (its first character is known)."""
+    end = pos
+    for m in scan.finditer(text, pos):
+        s, e = m.span(1)
+        if s >= end:
+            yield s, e
+            end = e
 
 
 @dataclass(frozen=True)
@@ -208,6 +274,12 @@ _MAX_PREFIXES = 256
 #: how many characters a guard tests, per dispatch key: three for words (``"de "`` fails a ``"des"`` guard: on
 #: MEDDOCAN dev three characters let 12 k of 114 k word starts through, two let 45 k), two for numbers
 _GUARD_DEPTH = {"letter": 3, "digit": 2, "": 2}
+#: how many characters a pattern's own guard tests when its prefixes stay few (at most ``_MAX_PREFIXES``): five
+#: for words (``"de "`` and ``"con "`` pass a three-character guard for ``"de nombre"`` / ``"con los"`` but
+#: not a five-character one; on MEDDOCAN dev about a third of the word starts that pass the three-character
+#: union guard are ``"de "``); a guard of a group of patterns is cut back towards ``_GUARD_DEPTH`` until its
+#: prefixes are few enough
+_DEEP_GUARD_DEPTH = {"letter": 5, "digit": 2, "": 2}
 _MAX_CLASS = 64
 _ZERO_WIDTH = (_sre_c.AT, _sre_c.ASSERT, _sre_c.ASSERT_NOT)
 _REPEATS = tuple(getattr(_sre_c, name) for name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
@@ -338,6 +410,34 @@ def _prefix_set(regex: str, flags: int = 0, k: int = 2) -> set[tuple[_Atom, ...]
     return {p for p, _ in prefixes}
 
 
+def _pattern_prefixes(regex: str, flags: int, key: str) -> set[tuple[_Atom, ...]] | None:
+    """The prefixes of a pattern for the dispatch ``key``: ``_DEEP_GUARD_DEPTH`` characters deep when they are
+    few enough, else ``_GUARD_DEPTH`` deep (``None`` when unbounded, see :func:`_prefix_set`)."""
+    base = _GUARD_DEPTH.get(key, 2)
+    deep = _DEEP_GUARD_DEPTH.get(key, base)
+    if deep > base:
+        prefixes = _prefix_set(regex, flags, deep)
+        if prefixes is not None:
+            return prefixes
+    return _prefix_set(regex, flags, base)
+
+
+def _bounded_guard(prefixes: set[tuple[_Atom, ...]] | None, key: str) -> str | None:
+    """The guard of a group of patterns with these (union of) prefixes: each prefix is cut to fewer characters
+    (still a necessary condition) until at most ``_MAX_PREFIXES`` remain, but never below ``_GUARD_DEPTH``;
+    ``None`` when there are too many, none, or they are weak."""
+    if not prefixes:
+        return None
+    depth = max(len(p) for p in prefixes)
+    base = _GUARD_DEPTH.get(key, 2)
+    while len(prefixes) > _MAX_PREFIXES and depth > base:
+        depth -= 1
+        prefixes = {p[:depth] for p in prefixes}
+    if len(prefixes) > _MAX_PREFIXES or _weak(prefixes):
+        return None
+    return _guard_source(prefixes)
+
+
 def _weak(prefixes: set[tuple[_Atom, ...]]) -> bool:
     """True when the prefixes are single character classes (a guard would test little more than the
     digit / letter dispatch already does)."""
@@ -435,8 +535,7 @@ class RuleRecognizer:
                 if not isinstance(p.group, int) or p.group > p.compiled.groups:
                     raise ValueError(f"pattern {p.name!r}: group {p.group!r} does not exist")
                 # parsed as it is combined: only the case flag is carried over (see _scoped)
-                prefixes = (_prefix_set(p.regex, p.flags & re.IGNORECASE, _GUARD_DEPTH.get(key, 2)) if guards
-                            else None)
+                prefixes = _pattern_prefixes(p.regex, p.flags & re.IGNORECASE, key) if guards else None
                 if prefixes is None:
                     union = None
                 elif union is not None:
@@ -449,8 +548,7 @@ class RuleRecognizer:
                 index += 1 + p.compiled.groups
             if parts:
                 alts[key] = "|".join(parts)
-                bucket_guard[key] = (_guard_source(union) if union and len(union) <= _MAX_PREFIXES and not _weak(union)
-                                     else None)
+                bucket_guard[key] = _bounded_guard(union, key)
                 self._buckets[key] = (f"{bucket_guard[key] or ''}(?:{alts[key]})", union or None)
         # Every match of these families starts a word: testing that first lets the engine skip the other
         # positions without entering the alternation; dispatching on digit / letter halves the rest, and the
@@ -583,7 +681,7 @@ class _Union:
                 pieces.append((k, group, groups))
                 parts.append(f"(?:(?=(?:{src})())|)")
             if parts:
-                guard = _guard_source(union) if union and len(union) <= _MAX_PREFIXES and not _weak(union) else ""
+                guard = _bounded_guard(union, key) or ""
                 branches.append(dispatch + guard + "".join(parts))
         cond = "(?!)"
         for _k, g, _groups in reversed(pieces):

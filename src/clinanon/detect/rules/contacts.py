@@ -87,11 +87,12 @@ _NOT_PHONE_WORDS = ("card", "cc", "visa", "mastercard", "amex", "tarjeta", "cré
 _EXT_WORDS = r"ext\.?|ext:|x|extensión|anexo|toestel|anknytning|durchwahl|dw\.?"
 
 # Digit groups separated by at most one separator (or "- "); possessive digit runs make the loop unambiguous, so the
-# regex is linear on any input. The first element is a branch of "+", "(" or a digit (fast skipping), each
-# followed by a look-ahead that rejects short numbers without building a match.
+# regex is linear on any input. The first element is a "+", "(" or a digit, consumed by one character class (so
+# that the regex engine skips to the next such character instead of trying every position), then a branch on
+# which one it was, each followed by a look-ahead that rejects short numbers without building a match.
 _PHONE_CANDIDATE = re.compile(
-    r"(?P<num>(?:\+(?=[\d ().\-\u00a0]{6})[ \u00a0]?(?:\(\d{1,4}\)[ \u00a0]?)?\(?\d++"
-    r"|\((?=[\d ().\-+\u00a0]{6})(?:\+?\d{1,4}\)[ \u00a0]?\(?)?\d++|\d(?=[\d ().\-\u00a0]{6})\d*+)"
+    r"(?P<num>[+(\d](?:(?<=\+)(?=[\d ().\-\u00a0]{6})[ \u00a0]?(?:\(\d{1,4}\)[ \u00a0]?)?\(?\d++"
+    r"|(?<=\()(?=[\d ().\-+\u00a0]{6})(?:\+?\d{1,4}\)[ \u00a0]?\(?)?\d++|(?<=\d)(?=[\d ().\-\u00a0]{6})\d*+)"
     r"\)?(?:(?:[ \u00a0.]|-[ \u00a0]?)?\(?\d++\)?){0,8})"
     rf"(?P<ext>[ \u00a0]?(?:{_EXT_WORDS})[ \u00a0]?\d{{1,6}}(?!\d))?"
     r"(?![\w/@]|:\d)"
@@ -391,7 +392,8 @@ class UrlRecognizer:
 
 # --- IP addresses ----------------------------------------------------------------------------------------------
 
-_IPV4 = re.compile(r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}")
+# (the first digit apart, so that the regex engine skips to the digits instead of trying every position)
+_IPV4 = re.compile(r"[0-9][0-9]{0,2}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}")
 _IPV6_HIT = re.compile(r":[0-9A-Fa-f]{0,4}:")
 _IPV6_CHARS = frozenset("0123456789abcdefABCDEF:.")
 _IP_CONTEXT = frozenset(("ip", "ipv4", "ipv6", "address", "dirección", "adres", "adresse", "adress", "host",

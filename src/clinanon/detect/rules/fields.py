@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
 from clinanon.detect.base import Detector
+from clinanon.detect.engine import finditer_first_char, first_char_scan
 from clinanon.detect.rules.dates import LANGUAGES, Context, RulePattern, RuleRecognizer
 from clinanon.document import Document, Span
 
@@ -224,8 +225,8 @@ def _name_extent(text: str, start: int, end: int) -> tuple[int, int] | None:
 _PLACE_PART = re.compile(r"[^,;/()]{1,120}")
 _CLAUSE_SPLIT = re.compile(r"[.,;:\n]\s")
 _COMMA_NUMBER = re.compile(r"\s{0,2},?\s{0,2}\d")
-_GENERIC_LABEL = re.compile(
-    r"(?<![\w/])(?-i:[A-ZÁÉÍÓÚÑÄÖÜÅÀÈÌÒÙÇ])[\wº°ª.-]{0,24}"
+_GENERIC_LABEL = re.compile(  # (the look-behind after the first letter: the regex engine skips to capitals)
+    r"(?-i:[A-ZÁÉÍÓÚÑÄÖÜÅÀÈÌÒÙÇ])(?<![\w/].)[\wº°ª.-]{0,24}"
     r"(?:\s{1,2}(?:de|del|of|van|för|der|des|von|la|el|do|da)\s{1,2}[\wº°ª.-]{1,20})?\s{0,2}:(?![\d/])")
 
 
@@ -239,6 +240,61 @@ def _line_end(text: str, start: int, limit: int = _MAX_LOOK) -> int:
 
 
 _CAMEL = re.compile(r"(?<=[a-záéíóúñäöüåàèìòùçß])(?=[A-ZÁÉÍÓÚÑÄÖÜÅÀÈÌÒÙÇ])")
+
+
+_COLON = re.compile(r"[:=]")
+
+
+def _may_consume(parsed: object, chars: str) -> bool:
+    """Whether a parsed regex may consume one of ``chars`` (ASCII punctuation, which no other character
+    case-folds to): conservative, any construct it does not know counts as yes."""
+    from clinanon.detect.engine import _sre_c
+
+    codes = [ord(c) for c in chars]
+    known = (_sre_c.CATEGORY_DIGIT, _sre_c.CATEGORY_SPACE, _sre_c.CATEGORY_WORD, _sre_c.CATEGORY_UNI_DIGIT,
+             _sre_c.CATEGORY_UNI_SPACE, _sre_c.CATEGORY_UNI_WORD)
+    for op, av in getattr(parsed, "data", parsed):  # type: ignore[union-attr]
+        if op is _sre_c.LITERAL:
+            if av in codes:
+                return True
+        elif op is _sre_c.IN:
+            for iop, iav in av:  # type: ignore[union-attr]
+                if iop is _sre_c.LITERAL and iav in codes:
+                    return True
+                if iop is _sre_c.RANGE and any(iav[0] <= c <= iav[1] for c in codes):  # type: ignore[index]
+                    return True
+                if iop is _sre_c.NEGATE or (iop is _sre_c.CATEGORY and iav not in known) or iop not in (
+                        _sre_c.LITERAL, _sre_c.RANGE, _sre_c.CATEGORY):
+                    return True
+        elif op is _sre_c.SUBPATTERN:
+            if _may_consume(av[3], chars):  # type: ignore[index]
+                return True
+        elif op is _sre_c.BRANCH:
+            if any(_may_consume(alt, chars) for alt in av[1]):  # type: ignore[index]
+                return True
+        elif op in (_sre_c.MAX_REPEAT, _sre_c.MIN_REPEAT):
+            if _may_consume(av[2], chars):  # type: ignore[index]
+                return True
+        elif op not in (_sre_c.AT, _sre_c.ASSERT, _sre_c.ASSERT_NOT):  # look-arounds consume nothing
+            return True
+    return False
+
+
+def _label_width(labels: Sequence[str], flags: int) -> int | None:
+    """The longest match of ``label\\s{0,3}[:=]`` for the given label regexes, or ``None`` when unbounded or
+    when a label may itself contain ``:`` / ``=`` (then a match need not end at the first one)."""
+    from clinanon.detect.engine import _sre_parse
+
+    width = 0
+    try:
+        for src in labels:
+            parsed = _sre_parse.parse(src, flags)
+            if _may_consume(parsed, ":="):
+                return None
+            width = max(width, parsed.getwidth()[1])
+    except Exception:  # pragma: no cover - the patterns compiled, so they parse
+        return None
+    return width + 4 if width < 1000 else None
 
 
 def _guard(regex: str) -> str:
@@ -268,8 +324,13 @@ class FieldRecognizer:
         alts = "|".join(f"({row.labels})" for row in self.table)
         label_rx = rf"(?<![/])(?:{alts})\s{{0,3}}[:=]"
         self._labels = re.compile(rf"\b(?=\w){_guard(label_rx)}{label_rx}", re.IGNORECASE)
+        # every label match ends at the first ``:`` / ``=`` after its start (no label contains one) and is at most
+        # this long: the labels are searched in the few characters before each ``:`` / ``=`` only
+        self._label_width = _label_width([row.labels for row in self.table], re.IGNORECASE)
         title_rx = rf"(?<![\w./])(?:{titles})(?:\.|:|\b)\s{{0,2}}(?=[^\W\d_])" if titles else None
         self._titles = re.compile(_guard(title_rx) + title_rx, re.IGNORECASE) if title_rx else None
+        # the same matches, found by skipping to the letters a title can start with
+        self._title_scan = first_char_scan(_guard(title_rx) + title_rx, re.IGNORECASE) if title_rx else None
         self.title_score = title_score
 
     def __repr__(self) -> str:
@@ -288,10 +349,33 @@ class FieldRecognizer:
         return not prev or prev[-1].casefold() not in {"del", "de", "la", "el", "of", "the", "van", "der", "des",
                                                        "informe", "datos", "historia", "report", "bericht"}
 
+    def _label_matches(self, text: str, pos: int = 0, endpos: int | None = None) -> Iterator[re.Match[str]]:
+        """The matches ``self._labels.finditer(text, pos, endpos)`` gives (same spans and groups), found faster.
+
+        A match ends right after the first ``:`` / ``=`` at or after its start (the labels contain neither) and is
+        at most ``_label_width`` characters long, so the matches that end after the ``:`` at ``c`` start after
+        the previous ``:`` and at most that far before ``c``: each such window is searched (up to ``c + 1``; the
+        pattern looks behind its start, never past its end), in text order, from the end of the last match.
+        """
+        end = len(text) if endpos is None else min(endpos, len(text))
+        width = self._label_width
+        if width is None:
+            yield from self._labels.finditer(text, pos, end)
+            return
+        search = self._labels.search
+        prev = pos - 1  # the last ``:`` / ``=`` seen (matches cannot start at or before it and end later)
+        for c in _COLON.finditer(text, pos, end):
+            ci = c.start()
+            m = search(text, max(pos, prev + 1, ci + 1 - width), ci + 1)
+            prev = ci
+            if m is not None:
+                yield m
+                pos = m.end()
+
     def analyze(self, text: str) -> list[Span]:
         out: list[Span] = []
         value_end = 0
-        for m in self._labels.finditer(text):
+        for m in self._label_matches(text):
             if m.start() < value_end or not self._is_label(text, m):
                 continue  # inside the previous field's value ("Responsable clínico: Dra: Ana"), or no label
             row = self.table[(m.lastindex or 1) - 1]
@@ -308,7 +392,7 @@ class FieldRecognizer:
             if nxt:
                 glued = _CAMEL.search(text, nxt.start(), nxt.end())
                 vend = glued.start() if glued else nxt.start()
-            for k in self._labels.finditer(text, search_from, vend):
+            for k in self._label_matches(text, search_from, vend):
                 if self._is_label(text, k):
                     vend = k.start()
                     break
@@ -350,13 +434,15 @@ class FieldRecognizer:
     def _title_spans(self, text: str) -> list[Span]:
         assert self._titles is not None
         out = []
-        for m in self._titles.finditer(text):
+        matches = (finditer_first_char(self._title_scan, text) if self._title_scan is not None
+                   else (m.span() for m in self._titles.finditer(text)))
+        for m_start, m_end in matches:
             # "Hospital Universitario Dr. Negrín", "Calle del Dr. Esquerdo": a place named after a doctor
-            before = _CLAUSE_SPLIT.split(text[max(0, m.start() - 50):m.start()])[-1].split()
+            before = _CLAUSE_SPLIT.split(text[max(0, m_start - 50):m_start])[-1].split()
             if any(w.casefold().strip("\"'«(") in _NAME_STOP for w in before[-4:]):
                 continue
-            end = _line_end(text, m.end(), 120)
-            ext = _name_extent(text, m.end(), end)
+            end = _line_end(text, m_end, 120)
+            ext = _name_extent(text, m_end, end)
             if ext and _COMMA_NUMBER.match(text[ext[1]:ext[1] + 6]):  # "Dr. Esquerdo, 46": a street
                 continue
             if ext and ext[1] - ext[0] >= 2 and self.title_score >= self.min_score:

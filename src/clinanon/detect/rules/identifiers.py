@@ -181,6 +181,11 @@ _SEP = (r"(?P<sep>[ \t]{0,3}(?:[:#=][ \t]{0,3}\n?[ \t]{0,3}|\.[ \t]{1,3}|-[ \t]{
 _DATE_VALUE = re.compile(r"\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}[./-]\d{1,2}[./-]\d{1,2}")
 
 
+#: where a label may start: an alphanumeric character or ``#`` that does not follow an alphanumeric one, or an
+#: ``N`` / ``n`` before ``º`` / ``°`` (a "Nº" label glued to the previous word); ``[^\W_]`` is ``str.isalnum``
+_LABEL_START = re.compile(r"(?<![^\W_])[^\W_]|(?<![^\W_])#|[Nn](?=[º°])")
+
+
 def _alternation(lang: str) -> str:
     return "|".join(f"(?P<{lb.name}>{lb.regex})" for lb in FIELD_LABELS[lang])
 
@@ -262,12 +267,11 @@ class FieldValueRecognizer:
             if a < last_end:
                 continue
             # the label starts at a word start at most `before` characters before the keyword
-            for p in range(max(0, a - self.before, last_end), a + 1):
+            for c in _LABEL_START.finditer(text, max(0, a - self.before, last_end), a + 2):  # a + 1: for "Nº"
+                p = c.start()
+                if p > a:
+                    break
                 if p in tried:
-                    continue
-                c = text[p]
-                if not (c.isalnum() or c == "#") or (p > 0 and text[p - 1].isalnum()
-                                                   and not (c in "Nn" and text[p + 1:p + 2] in ("º", "°"))):
                     continue
                 tried.add(p)
                 m = self._regex.match(text, p)
@@ -357,8 +361,9 @@ _NUM_CANDIDATE = re.compile(
 )
 _GROUP_BOUNDARY = re.compile(r"[ \-/.+](?=[0-9])")
 _LETTER_CANDIDATE = re.compile(r"[A-Z][ \-]?[0-9]{7,9}(?:[ \-]?[A-Za-z](?![\w]))?")
-_IBAN_CANDIDATE = re.compile(r"[A-Z]{2}[0-9]{2}(?:[ ]?[A-Z0-9]){8,32}")
-_IBAN_CANDIDATE_I = re.compile(r"[A-Za-z]{2}[0-9]{2}(?:[ ]?[A-Za-z0-9]){8,32}")
+# the first letter apart: a leading character class lets the regex engine skip to the candidates (a repeat does not)
+_IBAN_CANDIDATE = re.compile(r"[A-Z][A-Z][0-9]{2}(?:[ ]?[A-Z0-9]){8,32}")
+_IBAN_CANDIDATE_I = re.compile(r"[A-Za-z][A-Za-z][0-9]{2}(?:[ ]?[A-Za-z0-9]){8,32}")
 _IBAN_WORD = re.compile(r"(?i)iban")
 #: what every match of _IBAN_WORD contains (no other character folds to b, a or n)
 _BAN = re.compile(r"[bB][aA][nN]")
