@@ -53,6 +53,7 @@ from clinanon.transform.surrogate import SurrogateOperator
 from clinanon.transform.surrogate._data import given_names, surnames
 from clinanon.transform.surrogate._text import normalize
 from clinanon.transform.surrogate.dates import parse_date
+from clinanon.transform.surrogate.names import looks_like_name
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY_A = "6b" * 32
@@ -165,6 +166,11 @@ def consistency(docs: list[Document]) -> dict[str, Any]:
     }
 
 
+def _shifted_name(text: str) -> bool:
+    """A NAME span the surrogate operator shifts like an age (a relative annotated as "28 años": digits, not a name)."""
+    return any(c.isdigit() for c in text) and not looks_like_name(text, "es")
+
+
 def leaks(docs: list[Document], outs: list[SanitizedDocument]) -> dict[str, Any]:
     """Leak counts of the original (gold) spans of ``docs`` in ``outs`` (made from any spans)."""
     kept: collections.Counter[str] = collections.Counter()
@@ -200,8 +206,8 @@ def leaks(docs: list[Document], outs: list[SanitizedDocument]) -> dict[str, Any]
             hits = [q for q, text in regions if pat.search(text)]
             if not hits:
                 continue
-            series = parent(cat) in SHIFTED and all(parent(q.category) in ("DATE", "AGE", "NAME")
-                                                    and q is not r for q in hits)
+            shifted = parent(cat) in SHIFTED or (parent(cat) == "NAME" and _shifted_name(d.text[s.start:s.end]))
+            series = shifted and all(parent(q.category) in ("DATE", "AGE", "NAME") and q is not r for q in hits)
             (shift if series else reveal)[cat] += 1
     n = sum(replaced.values())
     return {
@@ -241,8 +247,9 @@ def leak_rows(docs: list[Document], outs: list[SanitizedDocument]) -> dict[str, 
                       "nothing replaces it, so it is not a surrogate leak. The 'gold_plus_propagation' row "
                       "replaces such mentions with the pipeline's propagation step.",
         },
-        "note": "'reveals' (an original inside a surrogate) and 'shift_collisions' (a date/age moved onto "
-                "another original of the document) must be 0 in document scope; in patient scope collisions "
+        "note": "'reveals' (an original inside a surrogate) and 'shift_collisions' (a date/age — or a NAME span "
+                "shifted as an age, such as a relative annotated as '28 años' — moved onto another original of the "
+                "document) must be 0 in document scope; in patient scope collisions "
                 "are not avoided by default (one offset for all of a patient's documents keeps every interval)",
     }
 

@@ -128,8 +128,11 @@ class OperatorContext:
 
     def for_category(self, category: str) -> OperatorContext:
         """The same document context (same ``state``, same sentence cache) for a span of another category."""
-        return OperatorContext(self.doc, category, self.lang, self.scheme, self.spans, self.categories,
-                               self.state, self._cache)
+        new = object.__new__(type(self))  # a field-for-field copy (the engine makes one per category)
+        fields = new.__dict__
+        fields.update(self.__dict__)
+        fields["category"] = category
+        return new
 
 
 @runtime_checkable

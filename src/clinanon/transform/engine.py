@@ -25,6 +25,7 @@ every character outside the replaced regions is copied unchanged, at an offset t
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from operator import attrgetter
 from typing import Any
 
 from clinanon.document import Document, Replacement, SanitizedDocument, Span
@@ -32,7 +33,7 @@ from clinanon.errors import ConfigError, SpanError
 from clinanon.taxonomy import CANONICAL_CATEGORIES, LabelScheme, get_scheme, list_schemes, parent
 from clinanon.transform.base import Edit, Operator, OperatorContext, operator_from_config
 
-__all__ = ["DEFAULT_KEY", "Anonymizer", "anonymize", "build_operators", "select_operator"]
+__all__ = ["DEFAULT_KEY", "Anonymizer", "SpanCategories", "anonymize", "build_operators", "select_operator"]
 
 #: the key of the default operator in an operator map
 DEFAULT_KEY = "*"
@@ -102,11 +103,13 @@ def _category(label: str, scheme: LabelScheme | None, doc_id: str, span: Span) -
     )
 
 
-def _merge(edits: list[tuple[Edit, Span, str, str]]) -> Iterator[tuple[int, int, str, Span, str, str]]:
-    """Merge overlapping edits (see the module docstring): ``(start, end, text, span, category, operator)``."""
+def _merge(edits: list[tuple[Edit, int, Span, str, str]]) -> Iterator[tuple[int, int, str, Span, str, str]]:
+    """Merge overlapping edits (see the module docstring): ``(start, end, text, span, category, operator)``.
+
+    Each edit carries the index of its span in the sorted span list, so ties sort in span order."""
     edits.sort(key=lambda t: (t[0].start, -t[0].end, t[1]))
     group: list[Any] | None = None
-    for e, span, category, op_name in edits:
+    for e, _, span, category, op_name in edits:
         if group is not None and e.start < group[1]:
             group[1] = max(group[1], e.end)
             continue
@@ -115,6 +118,47 @@ def _merge(edits: list[tuple[Edit, Span, str, str]]) -> Iterator[tuple[int, int,
         group = [e.start, e.end, e.text, span, category, op_name]
     if group is not None:
         yield tuple(group)  # type: ignore[misc]
+
+
+_SPAN_ORDER = attrgetter("start", "end", "label", "source", "score")  # the order of Span (fields compared in C)
+
+
+class SpanCategories(Mapping[Span, str]):
+    """The canonical category of each span of one document: a read-only ``Span -> category`` mapping, also
+    readable by index (``by_index[i]`` is the category of ``spans[i]``). The span-keyed dict is only built when
+    a span is looked up (operators that walk ``spans`` with ``by_index`` never hash a span)."""
+
+    __slots__ = ("_map", "by_index", "spans")
+
+    def __init__(self, spans: tuple[Span, ...], by_index: Sequence[str]) -> None:
+        if len(spans) != len(by_index):
+            raise ValueError("one category per span is needed")
+        self.spans = spans
+        self.by_index = tuple(by_index)
+        self._map: dict[Span, str] | None = None
+
+    def _dict(self) -> dict[Span, str]:
+        if self._map is None:
+            self._map = dict(zip(self.spans, self.by_index, strict=True))
+        return self._map
+
+    def __getitem__(self, span: Span) -> str:
+        return self._dict()[span]
+
+    def get(self, span: Span, default: Any = None) -> Any:  # type: ignore[override]
+        return self._dict().get(span, default)
+
+    def __contains__(self, span: object) -> bool:
+        return span in self._dict()
+
+    def __iter__(self) -> Iterator[Span]:
+        return iter(self._dict())
+
+    def __len__(self) -> int:
+        return len(self._dict())
+
+    def __repr__(self) -> str:
+        return f"SpanCategories(spans={len(self.spans)})"
 
 
 def anonymize(
@@ -146,47 +190,55 @@ def anonymize(
     else:
         _check_keys(operators)
     resolved = _resolve_scheme(scheme)
-    n = len(doc.text)
+    text = doc.text
+    n = len(text)
     if spans is not None and not all(isinstance(s, Span) for s in spans):
         raise SpanError(f"document {doc.id!r}: spans must be Span objects")
-    span_list = tuple(doc.spans if spans is None else sorted(spans))
+    span_list = tuple(doc.spans if spans is None else sorted(spans, key=_SPAN_ORDER))
     for s in span_list:
         if s.end > n:
             raise SpanError(f"document {doc.id!r}: span [{s.start}, {s.end}) ends past the text (length {n})")
-    categories = {s: _category(s.label, resolved, doc.id, s) for s in span_list}
+    by_label: dict[str, str] = {}
+    cats: list[str] = []
+    for s in span_list:
+        category = by_label.get(s.label)
+        if category is None:
+            category = by_label[s.label] = _category(s.label, resolved, doc.id, s)
+        cats.append(category)
+    categories = SpanCategories(span_list, cats)
     doc_lang = str(doc.meta.get("lang") or lang)
     base = OperatorContext(doc, lang=doc_lang, scheme=resolved, spans=span_list, categories=categories,
                            state={} if state is None else state)
-    contexts: dict[str, OperatorContext] = {}
-    edits: list[tuple[Edit, Span, str, str]] = []
-    for s in span_list:
-        category = categories[s]
-        op = select_operator(category, operators, default)
-        ctx = contexts.get(category)
-        if ctx is None:
-            ctx = contexts[category] = base.for_category(category)
+    chosen: dict[str, tuple[Operator, OperatorContext]] = {}
+    edits: list[tuple[Edit, int, Span, str, str]] = []
+    for i, s in enumerate(span_list):
+        category = cats[i]
+        pair = chosen.get(category)
+        if pair is None:
+            pair = chosen[category] = (select_operator(category, operators, default), base.for_category(category))
+        op, ctx = pair
         e = op.edit(s, ctx)
-        if not isinstance(e, Edit):
+        if type(e) is not Edit and not isinstance(e, Edit):
             raise SpanError(f"operator {op.name!r} returned a {type(e).__name__}, not an Edit")
-        if not e.covers(s) or e.end > n:
+        if e.start > s.start or s.end > e.end or e.end > n:
             raise SpanError(
                 f"document {doc.id!r}: operator {op.name!r} returned edit [{e.start}, {e.end}) that does not "
                 f"cover span [{s.start}, {s.end}) inside the text (length {n})"
             )
-        if e.text != doc.text[e.start:e.end]:  # identity edits (keep) are not changes
-            edits.append((e, s, category, op.name))
+        if e.text != text[e.start:e.end]:  # identity edits (keep) are not changes
+            edits.append((e, i, s, category, op.name))
 
     pieces: list[str] = []
     replacements: list[Replacement] = []
     pos = out = 0
-    for start, end, text, s, category, op_name in _merge(edits):
-        pieces.append(doc.text[pos:start])
+    for start, end, new, s, category, op_name in _merge(edits):
+        pieces.append(text[pos:start])
         out += start - pos
-        pieces.append(text)
-        replacements.append(Replacement(start, end, out, out + len(text), s.label, category, op_name))
-        out += len(text)
+        pieces.append(new)
+        replacements.append(Replacement(start, end, out, out + len(new), s.label, category, op_name))
+        out += len(new)
         pos = end
-    pieces.append(doc.text[pos:])
+    pieces.append(text[pos:])
     return SanitizedDocument(doc.id, "".join(pieces), n, tuple(replacements), doc.meta)
 
 

@@ -5,7 +5,7 @@
 >>> from clinanon.transform import Anonymizer
 >>> anon = Anonymizer({"*": SurrogateOperator(scope="patient")}, lang="es")  # doctest: +SKIP
 
-Modules: :mod:`.keys` (secret key, HMAC randomness), :mod:`.scope` (document / patient / corpus),
+Modules: :mod:`.keys` (secret key, keyed randomness), :mod:`.scope` (document / patient / corpus),
 :mod:`.names`, :mod:`.dates` (dates and ages), :mod:`.places`, :mod:`.identifiers`, :mod:`.contacts`,
 :mod:`.operator` (the registered operator), :mod:`.cli_support` (functions behind ``clinanon keygen``,
 ``clinanon ledger lookup`` and the ``--scope/--key-file/--insecure-random-key`` options).

@@ -32,21 +32,23 @@ def is_ascii_word(s: str) -> bool:
 
 def apply_case(template: str, new: str) -> str:
     """``new`` in the case pattern of ``template``: UPPER, lower or as-is (title-like words keep ``new``'s case)."""
-    letters = [c for c in template if c.isalpha()]
+    letters = template if template.isalpha() else "".join(filter(str.isalpha, template))
     if not letters:
         return new
-    if len(letters) > 1 and all(c.isupper() for c in letters):
+    if len(letters) > 1 and all(map(str.isupper, letters)):
         return new.upper()
-    if all(c.islower() for c in letters):
+    if all(map(str.islower, letters)):
         return new.lower()
     if letters[0].isupper() and new[:1].islower():
         return new[:1].upper() + new[1:]
     return new
 
 
+@lru_cache(maxsize=1 << 15)
 def apply_shape(template: str, new: str, lang: str | None = None) -> str:
     """:func:`apply_case`; accents are also removed when ``template`` lost accents its word normally has
-    (``"Garcia"`` for ``"García"``: the writer types without accents, so the surrogate does too)."""
+    (``"Garcia"`` for ``"García"``: the writer types without accents, so the surrogate does too). A pure
+    function (cached)."""
     out = apply_case(template, new)
     if lang is not None and template.isascii() and not out.isascii():
         from clinanon.transform.surrogate._data import drops_accents

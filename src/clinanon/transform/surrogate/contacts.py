@@ -16,16 +16,20 @@ from __future__ import annotations
 import ipaddress
 import re
 import string
+from functools import lru_cache
 
 from clinanon.transform.surrogate._data import faker_attr, given_names, surnames
 from clinanon.transform.surrogate._text import fold_accents, normalize
 from clinanon.transform.surrogate.identifiers import format_preserving
-from clinanon.transform.surrogate.keys import HmacRandom
+from clinanon.transform.surrogate.keys import KeyedStream
 from clinanon.transform.surrogate.scope import GenContext
 
 __all__ = ["surrogate_email", "surrogate_ip", "surrogate_phone", "surrogate_url"]
 
 _MAX_ATTEMPTS = 50
+_LOCAL_SEGMENT = re.compile(r"[A-Za-z\u00c0-\u024f]+|\d+|.")
+_EMAIL = re.compile(r"(\s*)([^@\s]+)@([^@\s]+?)(\W*)")
+_URL = re.compile(r"(\s*(?:[a-zA-Z][a-zA-Z0-9+.-]*://)?)([^/\s:?#]+)(.*)", re.DOTALL)
 _HOME_CODES = {"es": "34", "en": "1", "nl": "31", "sv": "46", "de": "49"}
 _NATIONAL_DIGITS = {"es": 9, "en": 10, "nl": 9, "sv": 9, "de": 10}
 _FREE_MAIL = frozenset({
@@ -48,6 +52,7 @@ def _country_code_len(digits: str) -> int:
     return 2 if len(digits) > 2 else 0
 
 
+@lru_cache(maxsize=4096)
 def _phone_keep(text: str, lang: str) -> int:
     """How many leading digits of ``text`` a phone surrogate keeps."""
     digits = "".join(c for c in text if c.isdigit())
@@ -73,8 +78,9 @@ def _phone_keep(text: str, lang: str) -> int:
 _REGION = {"es": "ES", "en": "US", "nl": "NL", "sv": "SE", "de": "DE"}
 
 
+@lru_cache(maxsize=4096)
 def _phone_valid(text: str, lang: str) -> bool | None:
-    """Whether ``phonenumbers`` (when installed) finds ``text`` a valid number of the note's country."""
+    """Whether ``phonenumbers`` (when installed) finds ``text`` a valid number of the note's country (cached)."""
     try:
         import phonenumbers
     except ImportError:  # pragma: no cover - optional
@@ -94,13 +100,13 @@ def surrogate_phone(text: str, ctx: GenContext) -> str:
     key = normalize(text)
     must_be_valid = _phone_valid(text, ctx.lang) is True
     out = text
-    for attempt in range(_MAX_ATTEMPTS):
-        rng = ctx.rand.rng("phone", key, attempt)
+    rng = ctx.rand.stream("phone", key)
+    for _ in range(_MAX_ATTEMPTS):
         seen = 0
         chars = []
         for ch in text:
             if ch.isdigit() and ch.isascii():
-                chars.append(ch if seen < keep else str(rng.randrange(10)))
+                chars.append(ch if seen < keep else str(rng.below(10)))
                 seen += 1
             else:
                 chars.append(ch)
@@ -110,28 +116,31 @@ def surrogate_phone(text: str, ctx: GenContext) -> str:
     return out
 
 
+@lru_cache(maxsize=8192)
 def _ascii_word(word: str) -> str:
     return re.sub(r"[^a-z]", "", fold_accents(word).lower()) or "x"
 
 
 def _email_local(local: str, ctx: GenContext, domain_key: str) -> str:
     out = []
-    for seg in re.findall(r"[A-Za-z\u00c0-\u024f]+|\d+|.", local):
+    for seg in _LOCAL_SEGMENT.findall(local):
         if seg[0].isdigit():
-            rng = ctx.rand.rng("email-digits", normalize(local), seg)
-            out.append(str(rng.randrange(1, 10)) + "".join(str(rng.randrange(10)) for _ in range(len(seg) - 1)))
+            rng = ctx.rand.stream("email-digits", normalize(local), seg)
+            out.append(str(rng.randrange(1, 10)) + "".join([str(rng.below(10)) for _ in range(len(seg) - 1)]))
         elif seg[0].isalpha() and len(seg) == 1:
             c = ctx.rand.choice(string.ascii_lowercase, "email-letter", normalize(seg))
             out.append(c.upper() if seg.isupper() else c)
         elif seg[0].isalpha():
-            pool = surnames(ctx.lang) if ctx.rand.index(3, "email-kind", normalize(seg)) else given_names(ctx.lang, "N")
-            word = _ascii_word(pool.pick(ctx.rand.unit("email-word", normalize(seg), domain_key)))
+            word_stream = ctx.rand.stream("email-word", normalize(seg), domain_key)
+            pool = surnames(ctx.lang) if word_stream.below(3) else given_names(ctx.lang, "N")
+            word = _ascii_word(pool.pick(word_stream.unit()))
             out.append(word.upper() if seg.isupper() and len(seg) > 1 else word)
         else:
             out.append(seg)
     return "".join(out)
 
 
+@lru_cache(maxsize=16)
 def _free_mail(lang: str) -> frozenset[str]:
     extra = faker_attr("internet", lang, "free_email_domains", ())
     return _FREE_MAIL | frozenset(str(d).lower() for d in extra)  # type: ignore[union-attr]
@@ -154,7 +163,7 @@ def _host(host: str, ctx: GenContext, purpose: str) -> str:
 
 def surrogate_email(text: str, ctx: GenContext) -> str:
     """A keyed e-mail address of the same shape (see the module docstring)."""
-    m = re.fullmatch(r"(\s*)([^@\s]+)@([^@\s]+?)(\W*)", text)
+    m = _EMAIL.fullmatch(text)
     if m is None:
         return format_preserving(text, ctx, "email")
     lead, local, domain, trail = m.groups()
@@ -171,7 +180,7 @@ def surrogate_email(text: str, ctx: GenContext) -> str:
 
 def surrogate_url(text: str, ctx: GenContext) -> str:
     """A keyed URL with the same scheme, top-level domain and path shape."""
-    m = re.fullmatch(r"(\s*(?:[a-zA-Z][a-zA-Z0-9+.-]*://)?)([^/\s:?#]+)(.*)", text, re.DOTALL)
+    m = _URL.fullmatch(text)
     if m is None or "." not in m.group(2):
         return format_preserving(text, ctx, "url")
     scheme, host, rest = m.groups()
@@ -180,7 +189,7 @@ def surrogate_url(text: str, ctx: GenContext) -> str:
     return out if normalize(out) != normalize(text) else format_preserving(text, ctx, "url")
 
 
-def _ipv4(text: str, rng: HmacRandom) -> str:
+def _ipv4(text: str, rng: KeyedStream) -> str:
     addr = ipaddress.IPv4Address(text)
     if addr.is_private:
         if text.startswith("10."):
@@ -202,8 +211,8 @@ def surrogate_ip(text: str, ctx: GenContext) -> str:
     """A keyed IP address of the same version and class (see the module docstring)."""
     core = text.strip()
     key = normalize(core)
-    for attempt in range(_MAX_ATTEMPTS):
-        rng = ctx.rand.rng("ip", key, attempt)
+    rng = ctx.rand.stream("ip", key)
+    for _ in range(_MAX_ATTEMPTS):
         try:
             ipaddress.IPv4Address(core)
             new = _ipv4(core, rng)

@@ -440,9 +440,8 @@ def _keyed_tiers(ctx: GenContext, component: str, lo: int, hi: int) -> list[list
             if upper <= top:
                 continue
             values = list(range(top + 1, upper + 1))
-            ctx.rand.rng("offset-tier", component, i).shuffle(values)
             budget = _TIER_BUDGET[min(i, len(_TIER_BUDGET) - 1)]
-            tiers.append(values[:budget] if budget else values)
+            tiers.append(ctx.rand.stream("offset-tier", component, i).sample(values, budget or len(values)))
             top = upper
         cached = ctx.memo[key] = tiers
     return cached  # type: ignore[no-any-return]
@@ -451,11 +450,13 @@ def _keyed_tiers(ctx: GenContext, component: str, lo: int, hi: int) -> list[list
 def scope_offsets(ctx: GenContext) -> Offsets:
     """The scope's own offsets: days (never 0), months and years in the same direction (keyed by scope only)."""
     s = ctx.settings
-    days = ctx.rand.signed_offset(*s.date_shift, "date-shift")
-    sign = 1 if days > 0 else -1
-    months = sign * abs(ctx.rand.signed_offset(*s.month_shift, "month-shift"))
-    years = sign * abs(ctx.rand.signed_offset(*s.year_shift, "year-shift"))
-    return Offsets(days, months, years)
+    stream = ctx.rand.stream("scope-offsets")
+    sign = 1 if stream.below(2) else -1
+    (dlo, dhi), (mlo, mhi), (ylo, yhi) = s.date_shift, s.month_shift, s.year_shift
+    days = dlo + stream.below(dhi - dlo + 1)
+    months = mlo + stream.below(mhi - mlo + 1)
+    years = ylo + stream.below(yhi - ylo + 1)
+    return Offsets(sign * days, sign * months, sign * years)
 
 
 _KIND_COMPONENT = {"full": "days", "day_month": "days", "month_year": "months", "month": "months", "year": "years"}
@@ -483,12 +484,20 @@ class _DateSearch:
         new = _surrogate_date_with(text, self.ctx.lang, off)
         return (new != text and self.ctx.leaks(new)) or (new == text and text not in self.groups["multi"])
 
-    def component_cost(self, component: str, value: int, base: Offsets) -> int:
-        """Colliding single-date spans of ``component`` when it takes ``value`` (the other components unused)."""
+    def component_cost(self, component: str, value: int, base: Offsets, limit: int | None = None) -> int:
+        """Colliding single-date spans of ``component`` when it takes ``value`` (the other components unused).
+
+        With ``limit``, counting may stop as soon as the count exceeds it (the result is then some number
+        above ``limit``, not the exact count)."""
         hit = self.cache.get((component, value))
         if hit is None:
             off = Offsets(**{**{"days": base.days, "months": base.months, "years": base.years}, component: value})
-            hit = sum(n for t, n in self.groups[component].items() if self.bad(t, off))
+            hit = 0
+            for t, n in self.groups[component].items():
+                if self.bad(t, off):
+                    hit += n
+                    if limit is not None and hit > limit:
+                        return hit  # a lower bound: not cached
             self.cache[(component, value)] = hit
         return hit
 
@@ -508,7 +517,7 @@ class _DateSearch:
         tiers = [[first], *([m for m in tier if m not in seen] for tier in _keyed_tiers(self.ctx, component, lo, hi))]
         for ti, tier in enumerate(tiers):
             for mag in tier:
-                cost = self.component_cost(component, sign * mag, base)
+                cost = self.component_cost(component, sign * mag, base, None if best is None else best[0])
                 if best is None or cost < best[0]:
                     best = (cost, max(ti - 1, 0), [sign * mag])
                 elif cost == best[0] and len(best[2]) < _COMBOS:
@@ -560,11 +569,15 @@ def _search_offsets(search: _DateSearch, first: Offsets) -> Offsets:
         tier = max(p[1] for p in picks.values())
         best_off = Offsets(*(picks[c][2][0] for c in ("days", "months", "years")))
         if search.groups["multi"]:
-            combos = [Offsets(d, m, y) for d in picks["days"][2] for m in picks["months"][2]
-                      for y in picks["years"][2]]
-            scored = [(search.multi_cost(o), o) for o in combos]
-            extra, best_off = min(scored, key=lambda x: x[0])
-            cost += extra
+            best_extra: int | None = None
+            for o in (Offsets(d, m, y) for d in picks["days"][2] for m in picks["months"][2]
+                      for y in picks["years"][2]):
+                extra = search.multi_cost(o)
+                if best_extra is None or extra < best_extra:  # the first combination with the fewest collisions
+                    best_extra, best_off = extra, o
+                    if extra == 0:
+                        break
+            cost += best_extra or 0
         ranked.append(((cost, tier, flip), best_off))
         if cost == 0 and tier == 0:
             break
@@ -617,6 +630,14 @@ def surrogate_date(text: str, ctx: GenContext) -> str:
 
 
 def _surrogate_date_with(text: str, lang: str, off: Offsets) -> str:
+    """``text`` with every date in it moved by ``off`` (a pure function: cached, so the collision check of
+    :func:`date_offsets` and the surrogate itself share the work)."""
+    return _shift_text(text, lang, off.days, off.months, off.years)
+
+
+@lru_cache(maxsize=1 << 15)
+def _shift_text(text: str, lang: str, days: int, months: int, years: int) -> str:
+    off = Offsets(days, months, years)
     whole = _shift_one(text, lang, off)
     if whole is not None:
         return whole
@@ -771,21 +792,22 @@ def age_offset(ctx: GenContext) -> int:
             bounds.append((bounds[-1][1] + 1, upper))
 
     def tier(a: int, b: int) -> list[int]:
-        return sorted((sign * k for k in range(a, b + 1) for sign in (1, -1)),
-                      key=lambda o: ctx.rand.digest("age-offset", o))
+        values = [sign * k for k in range(a, b + 1) for sign in (1, -1)]
+        ctx.rand.stream("age-offset", a, b).shuffle(values)
+        return values
 
     first_tier = tier(*bounds[0])
     chosen = first_tier[0]
     texts = [ctx.span_text(s) for s in ctx.spans_of("AGE")]
     texts += [t for t in (ctx.span_text(s) for s in ctx.spans_of("NAME"))
-              if any(c.isdigit() for c in t) and not any(c.isupper() for c in t)]
+              if any(map(str.isdigit, t)) and not any(map(str.isupper, t))]
     counts = collections.Counter(texts[:_MAX_DATES_CHECKED])
     if ctx.settings.avoid_collisions and counts:
         lang = ctx.lang if ctx.lang in DATE_LOCALES else "en"
 
         def cost(off: int) -> int:
             return sum(n for t, n in counts.items()
-                       if (new := _age_with(t, lang, ctx.settings.age_cap, off)) != t and ctx.leaks(new))
+                       if (new := _age_with(t, lang, ctx.settings.age_cap, off)) != t and ctx.leaks(new, already=t))
 
         best: tuple[int, int] | None = None
         tiers = itertools.chain(first_tier, itertools.chain.from_iterable(tier(a, b) for a, b in bounds[1:]))
@@ -807,7 +829,9 @@ def surrogate_age(text: str, ctx: GenContext) -> str:
     return _age_with(text, lang, ctx.settings.age_cap, age_offset(ctx))
 
 
+@lru_cache(maxsize=1 << 14)
 def _age_with(text: str, lang: str, cap: int | None, off: int) -> str:
+    """``text`` with its age moved by ``off`` or capped (a pure function: cached)."""
     am = parse_age(text, lang)
     if am is None:
         return text

@@ -22,10 +22,11 @@ from __future__ import annotations
 import datetime as dt
 import re
 import string
+from functools import lru_cache
 
 from clinanon.detect import checksums as cs
 from clinanon.transform.surrogate._text import normalize
-from clinanon.transform.surrogate.keys import HmacRandom
+from clinanon.transform.surrogate.keys import KeyedStream
 from clinanon.transform.surrogate.scope import GenContext
 
 __all__ = ["format_preserving", "id_kind", "surrogate_identifier"]
@@ -40,23 +41,41 @@ _SSN = re.compile(r"\d{3}-\d{2}-\d{4}")
 _PNR_SHAPE = re.compile(r"(?:(?:19|20)\d{2}(?:0[1-9]|1[0-2])\d{2}\s?-?\s?|\d{2}(?:0[1-9]|1[0-2])\d{2}\s?[-+]\s?)\d{4}")
 
 
-def _fp_chars(text: str, rng: HmacRandom) -> str:
-    out = []
-    prev_digit = False
-    for ch in text:
-        if ch.isdigit() and ch.isascii():
-            if not prev_digit and ch != "0":
-                out.append(str(rng.randrange(1, 10)))
-            else:
-                out.append(str(rng.randrange(10)))
-            prev_digit = True
+_UPPER = string.ascii_uppercase
+_LOWER = string.ascii_lowercase
+_DIGITS = string.digits
+
+
+_RUN_DIGITS = 18  # digits drawn at once (10**18 < 2**60: far below a stream draw's limit)
+
+
+def _fp_chars(text: str, stream: KeyedStream) -> str:
+    """``text`` with every ASCII digit replaced by a keyed digit (a run's first digit stays non-zero when it was)
+    and every letter by a keyed ASCII letter of the same case; digit runs are drawn as whole numbers."""
+    out: list[str] = []
+    below = stream.below
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if "0" <= ch <= "9":
+            j = i + 1
+            while j < n and "0" <= text[j] <= "9":
+                j += 1
+            first = True
+            for a in range(i, j, _RUN_DIGITS):
+                k = min(_RUN_DIGITS, j - a)
+                if first and text[a] != "0":
+                    out.append(str(10 ** (k - 1) + below(9 * 10 ** (k - 1))))
+                else:
+                    out.append(str(below(10 ** k)).zfill(k))
+                first = False
+            i = j
             continue
-        prev_digit = False
         if ch.isalpha():
-            c = rng.choice(string.ascii_uppercase)
-            out.append(c if ch.isupper() else c.lower())
+            out.append((_UPPER if ch.isupper() else _LOWER)[below(26)])
         else:
             out.append(ch)
+        i += 1
     return "".join(out)
 
 
@@ -66,8 +85,9 @@ def format_preserving(text: str, ctx: GenContext, purpose: str = "id") -> str:
         return text
     key = normalize(text)
     out = text
-    for attempt in range(_MAX_ATTEMPTS):
-        out = _fp_chars(text, ctx.rand.rng(purpose, key, attempt))
+    stream = ctx.rand.stream(purpose, key)
+    for _ in range(_MAX_ATTEMPTS):
+        out = _fp_chars(text, stream)
         if normalize(out) != key and not ctx.leaks(out):
             break
     return out
@@ -88,16 +108,18 @@ def _place(text: str, compact: str) -> str:
     return "".join(chars)
 
 
-def _digits(rng: HmacRandom, n: int, first_nonzero: bool = True) -> str:
+def _digits(rng: KeyedStream, n: int, first_nonzero: bool = True) -> str:
     if n <= 0:
         return ""
-    head = str(rng.randrange(1, 10)) if first_nonzero else str(rng.randrange(10))
-    return head + "".join(str(rng.randrange(10)) for _ in range(n - 1))
+    below = rng.below
+    head = _DIGITS[1 + below(9)] if first_nonzero else _DIGITS[below(10)]
+    return head + "".join([_DIGITS[below(10)] for _ in range(n - 1)])
 
 
+@lru_cache(maxsize=1 << 14)
 def id_kind(text: str, lang: str) -> str | None:
     """The checksummed kind of an identifier (``dni``, ``nie``, ``nass``, ``bsn``, ``personnummer``, ``kvnr``,
-    ``nhs``, ``ssn``, ``iban``, ``luhn``), or ``None``."""
+    ``nhs``, ``ssn``, ``iban``, ``luhn``), or ``None`` (a pure function: cached)."""
     t = text.strip()
     compact = cs.digits_only(t)
     if lang == "sv" and cs.is_valid_personnummer(t):  # the note's own national id first (1 in 97 also passes NASS)
@@ -127,7 +149,7 @@ def id_kind(text: str, lang: str) -> str | None:
     return None
 
 
-def _make(kind: str, text: str, rng: HmacRandom) -> str | None:
+def _make(kind: str, text: str, rng: KeyedStream) -> str | None:
     """A compact surrogate (alphanumerics only, same count as ``text``) of ``kind``, or None to re-draw."""
     pos = _alnum_positions(text)
     orig = "".join(text[i] for i in pos).upper()
@@ -185,8 +207,9 @@ def surrogate_identifier(text: str, ctx: GenContext) -> str:
     if kind is None:
         return format_preserving(text, ctx)
     key = normalize(text)
-    for attempt in range(_MAX_ATTEMPTS):
-        compact = _make(kind, text, ctx.rand.rng("id", kind, key, attempt))
+    stream = ctx.rand.stream("id", kind, key)
+    for _ in range(_MAX_ATTEMPTS):
+        compact = _make(kind, text, stream)
         if compact is None:
             continue
         try:

@@ -11,9 +11,17 @@ Key sources, in this order (:func:`load_key`):
 Without any of them :class:`MissingKeyError` says how to provide one. A key never appears in a ``repr``, a log
 line or an error message; :meth:`SurrogateKey.fingerprint` identifies a key without revealing it.
 
-:class:`KeyedRandom` is the randomness every generator uses: a pure function of (key, scope, parts). Its
-``random.Random`` view (:meth:`KeyedRandom.rng`) draws its bits from HMAC-SHA256 in counter mode, so the same
-inputs give the same choices on any machine, worker and Python version, and a different key gives unrelated ones.
+:class:`KeyedRandom` is the randomness every generator uses: a pure function of (key, scope, parts). Each item a
+generator replaces costs **one** keyed digest (:meth:`KeyedRandom.stream`): keyed BLAKE2b-256 of the encoded
+``(purpose, normalized original, ...)`` under the scope's stream key ``HMAC-SHA256(key, scope, "stream-key")``
+(derived once per scope object). Every draw for that item (digits of an identifier, re-draws after a collision,
+a shuffle) comes from a :class:`KeyedStream` read out of that digest: a mixed-radix reading of it, extended by
+keyed BLAKE2b blocks (the digest as key, a block counter as message) when its bits run out. So every output
+stays a pure function of key + scope + parts, is the same on any machine, worker and Python version (the stream
+uses integer arithmetic only, never ``random``'s derived methods, whose algorithms may change between Python
+versions), and a different key gives unrelated choices. :meth:`KeyedRandom.rng` (a ``random.Random`` fed by
+HMAC in counter mode) is kept for callers that need the whole ``random.Random`` API; its derived methods
+(``shuffle``, ``choice``...) follow the running Python's algorithms.
 """
 
 from __future__ import annotations
@@ -29,9 +37,8 @@ import stat
 import struct
 import warnings
 from collections.abc import Sequence
-from functools import lru_cache
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from clinanon.errors import ConfigError
 
@@ -40,6 +47,7 @@ __all__ = [
     "MIN_KEY_BYTES",
     "HmacRandom",
     "KeyedRandom",
+    "KeyedStream",
     "MissingKeyError",
     "SurrogateKey",
     "generate_key",
@@ -55,6 +63,10 @@ KEY_ENV = "CLINANON_SURROGATE_KEY"
 MIN_KEY_BYTES = 16
 _T = TypeVar("_T")
 _LEN = struct.Struct(">I")
+_BLOCK = 64  # SHA-256 block size (HMAC key padding)
+_IPAD = bytes(x ^ 0x36 for x in range(256))
+_OPAD = bytes(x ^ 0x5C for x in range(256))
+_CAP_256 = 1 << 256
 
 
 class MissingKeyError(ConfigError):
@@ -64,12 +76,13 @@ class MissingKeyError(ConfigError):
 class SurrogateKey:
     """Secret key material. ``repr``/``str`` never show it; compare keys with :meth:`fingerprint`."""
 
-    __slots__ = ("_bytes", "source")
+    __slots__ = ("_bytes", "_states", "source")
 
     def __init__(self, material: bytes, source: str = "memory") -> None:
         if not isinstance(material, bytes | bytearray) or len(material) < MIN_KEY_BYTES:
             raise ConfigError(f"a surrogate key needs at least {MIN_KEY_BYTES} bytes of key material")
         self._bytes = bytes(material)
+        self._states: tuple[Any, Any] | None = None
         #: where the key came from ("file", "env", "random", "memory"), for messages
         self.source = source
 
@@ -91,6 +104,12 @@ class SurrogateKey:
     def material(self) -> bytes:
         """The raw key bytes (for HMAC only; never print or log them)."""
         return self._bytes
+
+    def hmac_states(self) -> tuple[Any, Any]:
+        """The inner and outer SHA-256 states of HMAC-SHA256 with this key (computed once; copy before use)."""
+        if self._states is None:
+            self._states = _key_states(self._bytes)
+        return self._states
 
     def fingerprint(self) -> str:
         """12 hex characters of an HMAC of a constant: identifies a key, reveals nothing about it."""
@@ -205,13 +224,22 @@ def load_key(
 
 def _encode(parts: Sequence[str | int | bytes]) -> bytes:
     """Unambiguous encoding: each part length-prefixed (so ("ab", "c") != ("a", "bc"))."""
-    return b"".join(map(_encode_part, parts))
+    out: list[bytes] = []
+    for p in parts:
+        b = p.encode("utf-8") if type(p) is str else (p if isinstance(p, bytes) else str(p).encode("utf-8"))
+        out.append(_LEN.pack(len(b)))
+        out.append(b)
+    return b"".join(out)
 
 
-@lru_cache(maxsize=1 << 15)
-def _encode_part(p: str | int | bytes) -> bytes:
-    b = p if isinstance(p, bytes) else str(p).encode("utf-8")
-    return _LEN.pack(len(b)) + b
+def _encode_stream(parts: Sequence[str | int | bytes]) -> bytes:
+    """Unambiguous, fast encoding of stream parts: ``b"s"`` + the parts joined with NUL when no str/int part
+    holds a NUL (the usual case), else ``b"l"`` + :func:`_encode` (length-prefixed)."""
+    if bytes not in map(type, parts):
+        joined = "\0".join(map(str, parts))
+        if joined.count("\0") == len(parts) - 1:
+            return b"s" + joined.encode("utf-8")
+    return b"l" + _encode(parts)
 
 
 class HmacRandom(random.Random):
@@ -260,27 +288,115 @@ class HmacRandom(random.Random):
         self._mac = hmac.new(self._seed_bytes, digestmod=hashlib.sha256)
 
 
+class KeyedStream:
+    """Draws for one item, read from a keyed 256-bit seed (a digest of :meth:`KeyedRandom.stream`).
+
+    The seed is read as one big integer in mixed radix: ``below(n)`` takes ``value % n`` and keeps
+    ``value // n``; when fewer than ``64`` bits of headroom are left for the next draw, the next block
+    ``HMAC-SHA256(seed, counter)`` replaces it (each draw's bias stays below ``2**-64``). Integer arithmetic only,
+    so the draws are the same on every machine and Python version. Not for secrets: for keyed, reproducible
+    choices (the seed is secret because the key is).
+    """
+
+    __slots__ = ("_block", "_cap", "_seed", "_value")
+
+    def __init__(self, seed: bytes) -> None:
+        n = len(seed)
+        if not 16 <= n <= 64:
+            raise ValueError("a stream seed needs 16 to 64 bytes")
+        self._seed = seed if type(seed) is bytes else bytes(seed)
+        self._block = 0
+        self._value = int.from_bytes(seed, "big")
+        self._cap = _CAP_256 if n == 32 else 1 << (8 * n)
+
+    def __repr__(self) -> str:
+        return f"KeyedStream(block={self._block})"
+
+    def _refill(self) -> None:
+        self._block += 1
+        block = hashlib.blake2b(self._block.to_bytes(8, "big"), key=self._seed, digest_size=32).digest()
+        self._value = int.from_bytes(block, "big")
+        self._cap = _CAP_256
+
+    def below(self, n: int) -> int:
+        """A keyed integer in ``range(n)`` (``1 <= n < 2**128``)."""
+        if not 0 < n < 1 << 128:
+            raise ValueError("below needs 0 < n < 2**128")
+        if self._cap < n << 64:
+            self._refill()
+        self._value, r = divmod(self._value, n)
+        self._cap //= n
+        return r
+
+    def randrange(self, start: int, stop: int | None = None) -> int:
+        """A keyed integer in ``range(start, stop)`` (or ``range(start)``), like ``random.randrange`` (step 1)."""
+        if stop is None:
+            start, stop = 0, start
+        return start + self.below(stop - start)
+
+    def choice(self, seq: Sequence[_T]) -> _T:
+        """A keyed element of a non-empty sequence."""
+        return seq[self.below(len(seq))]
+
+    def unit(self) -> float:
+        """A number in ``[0, 1)`` (53 bits)."""
+        return self.below(1 << 53) / 9007199254740992.0
+
+    def shuffle(self, items: list[Any]) -> None:
+        """Shuffle ``items`` in place (Fisher-Yates with keyed draws)."""
+        for i in range(len(items) - 1, 0, -1):
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+    def sample(self, items: Sequence[_T], k: int) -> list[_T]:
+        """The first ``k`` elements of a keyed random permutation of ``items`` (partial Fisher-Yates: ``k``
+        draws); ``sample(items, len(items))`` is a whole keyed permutation."""
+        pool = list(items)
+        n = len(pool)
+        k = min(k, n)
+        for i in range(k):
+            j = i + self.below(n - i)
+            pool[i], pool[j] = pool[j], pool[i]
+        return pool[:k]
+
+
+def _key_states(material: bytes) -> tuple[Any, Any]:
+    """The inner and outer SHA-256 states of HMAC-SHA256 keyed with ``material`` (callers copy them)."""
+    key = hashlib.sha256(material).digest() if len(material) > _BLOCK else material
+    key = key.ljust(_BLOCK, b"\0")
+    return hashlib.sha256(key.translate(_IPAD)), hashlib.sha256(key.translate(_OPAD))
+
+
 class KeyedRandom:
     """Keyed choices for one consistency scope: every method is a pure function of (key, scope, parts).
 
-    ``scope`` is a string such as ``"patient:123"``, ``"document:d1"`` or ``"corpus"``.
+    ``scope`` is a string such as ``"patient:123"``, ``"document:d1"`` or ``"corpus"``. :meth:`digest` is
+    ``HMAC-SHA256(key, enc(scope) + enc(parts))`` (``enc``: each part length-prefixed); the HMAC's inner and outer
+    hash states are prepared once per instance, so a digest costs two SHA-256 blocks. Generators take **one**
+    digest per item (:meth:`stream`) and draw everything else for it from that stream.
     """
 
-    __slots__ = ("_base", "_key", "scope")
+    __slots__ = ("_inner", "_key", "_outer", "_stream_key", "scope")
 
     def __init__(self, key: SurrogateKey, scope: str) -> None:
         self._key = key
         self.scope = scope
-        self._base = hmac.new(key.material, _encode((scope,)), hashlib.sha256)
+        inner, outer = key.hmac_states()
+        self._outer = outer
+        self._inner = inner.copy()
+        self._inner.update(_encode((scope,)))
+        self._stream_key: bytes | None = None
 
     def __repr__(self) -> str:
         return f"KeyedRandom(scope=<{len(self.scope)} chars>, key={self._key.fingerprint()})"
 
     def digest(self, *parts: str | int | bytes) -> bytes:
         """HMAC-SHA256(key, scope, parts)."""
-        mac = self._base.copy()
-        mac.update(_encode(parts))
-        return mac.digest()
+        inner = self._inner.copy()
+        inner.update(_encode(parts))
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        return outer.digest()  # type: ignore[no-any-return]
 
     def integer(self, *parts: str | int | bytes) -> int:
         """A 256-bit integer derived from the parts."""
@@ -300,8 +416,16 @@ class KeyedRandom:
         """A number in ``[0, 1)``."""
         return (self.integer(*parts) >> 203) / float(1 << 53)
 
+    def stream(self, *parts: str | int | bytes) -> KeyedStream:
+        """All the draws for one item: a :class:`KeyedStream` seeded with BLAKE2b-256 of the encoded parts, keyed
+        with the scope's stream key ``digest("stream-key")``."""
+        key = self._stream_key
+        if key is None:
+            key = self._stream_key = self.digest("stream-key")
+        return KeyedStream(hashlib.blake2b(_encode_stream(parts), key=key, digest_size=32).digest())
+
     def rng(self, *parts: str | int | bytes) -> HmacRandom:
-        """A ``random.Random`` seeded with the keyed digest of the parts."""
+        """A ``random.Random`` seeded with the keyed digest of the parts (slower than :meth:`stream`)."""
         return HmacRandom(self.digest("rng", *parts))
 
     def signed_offset(self, lo: int, hi: int, *parts: str | int | bytes) -> int:

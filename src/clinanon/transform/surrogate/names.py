@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 import string
 from dataclasses import dataclass
+from functools import lru_cache
 
 from clinanon.transform.surrogate._data import (
     first_name_gender,
@@ -85,8 +86,9 @@ def _is_surname(word: str, lang: str) -> bool:
     return normalize(word) in known_surnames(lang)
 
 
+@lru_cache(maxsize=1 << 14)
 def parse_name(text: str, lang: str) -> ParsedName:
-    """Split a name into roles (see the module docstring) and find its gender."""
+    """Split a name into roles (see the module docstring) and find its gender (a pure function: cached)."""
     toks = _TOKEN.findall(text)
     word_idx = [i for i, t in enumerate(toks) if _is_word(t)]
     roles: dict[int, str] = {}
@@ -140,6 +142,7 @@ def parse_name(text: str, lang: str) -> ParsedName:
     return ParsedName(parts, gender)
 
 
+@lru_cache(maxsize=1 << 14)
 def looks_like_name(text: str, lang: str) -> bool:
     """True when the span looks like a person's name: a capitalised word, or a lower-case known first name.
 
@@ -154,11 +157,19 @@ def looks_like_name(text: str, lang: str) -> bool:
     return any(_is_first(w, lang) for w in words if len(w) > 2)
 
 
+@lru_cache(maxsize=256)
+def _eligible_letters(lang: str, src: str) -> tuple[str, ...]:
+    return tuple(c for c in initial_letters(lang) if c != src) or tuple(string.ascii_uppercase)
+
+
 def _target_letter(ctx: GenContext, letter: str) -> str:
     """The initial every given name starting with ``letter`` maps to in this scope (keyed; never ``letter``)."""
     src = normalize(letter)[:1].upper()
-    eligible = [c for c in initial_letters(ctx.lang) if c != src] or list(string.ascii_uppercase)
-    return ctx.rand.choice(eligible, "initial-letter", src)
+    memo_key = f"initial-letter:{src}"
+    target = ctx.memo.get(memo_key)
+    if target is None:
+        target = ctx.memo[memo_key] = ctx.rand.choice(_eligible_letters(ctx.lang, src), "initial-letter", src)
+    return target  # type: ignore[no-any-return]
 
 
 def _draw(ctx: GenContext, role: str, original: str, gender: str | None) -> str:
@@ -168,22 +179,26 @@ def _draw(ctx: GenContext, role: str, original: str, gender: str | None) -> str:
     initial, so an initial (``"J."``) and the full name (``"Juan"``) get the same surrogate initial.
     """
     key = normalize(original)
-    avoid = ctx.avoid_words()
-    if role == "given":
-        g = gender or "N"
-        pool = given_names_by_letter(ctx.lang, g).get(_target_letter(ctx, original))
-        if pool is None or len(pool) == 0:
-            pool = given_names(ctx.lang, g)
-        parts: tuple[str, ...] = ("given", g, key)
-    else:
-        pool = surnames(ctx.lang)
-        parts = ("surname", key)
-    choice = original
-    for attempt in range(_MAX_ATTEMPTS):
-        choice = pool.pick(ctx.rand.unit(*parts, attempt))
-        ck = normalize(choice)
-        if ck != key and ck not in avoid:
-            break
+    g = (gender or "N") if role == "given" else ""
+    memo_key = f"draw:{g}:{key}"  # the same part in another name of the document: same choice (cached)
+    choice = ctx.memo.get(memo_key)
+    if choice is None:
+        avoid = ctx.avoid_words()
+        if g:
+            pool = given_names_by_letter(ctx.lang, g).get(_target_letter(ctx, original))
+            if pool is None or not pool.items:
+                pool = given_names(ctx.lang, g)
+            stream = ctx.rand.stream("given", g, key)
+        else:
+            pool = surnames(ctx.lang)
+            stream = ctx.rand.stream("surname", key)
+        choice = original
+        for _ in range(_MAX_ATTEMPTS):
+            choice = pool.pick(stream.unit())
+            ck = normalize(choice)
+            if ck != key and ck not in avoid:
+                break
+        ctx.memo[memo_key] = choice
     return apply_shape(original, choice, ctx.lang)
 
 

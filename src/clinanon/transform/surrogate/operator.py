@@ -1,8 +1,10 @@
 """``surrogate``: replace each PHI span with a realistic, consistent substitute of the same kind.
 
-Every choice is a keyed function (HMAC-SHA256) of (secret key, scope, normalized original) — see
+Every choice is a keyed function of (secret key, scope, normalized original) — one keyed digest per item (keyed
+BLAKE2b under an HMAC-SHA256 scope key), every further draw for the item read from it; see
 :mod:`~clinanon.transform.surrogate.keys` and :mod:`~clinanon.transform.surrogate.scope` — so the same input and
-key give the same output on any machine or worker, with no shared state; ``ctx.state`` is only a cache.
+key give the same output on any machine or worker, with no shared state; ``ctx.state`` is only a cache (per
+document: derived tables, and each (category, original) pair's surrogate, computed once).
 
 Generators by canonical category (the note's language, or ``locale``, picks lists and formats):
 
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import logging
 import os
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -66,9 +69,14 @@ def _contact(text: str, ctx: GenContext, sub: str) -> str:
     return surrogate_phone(text, ctx)
 
 
+@lru_cache(maxsize=256)
+def _type(category: str) -> str:
+    return parent(category)
+
+
 def generate(category: str, text: str, ctx: GenContext) -> str | None:
     """The surrogate of ``text`` for a canonical ``category``; ``None`` when the span is not replaceable."""
-    typ = parent(category)
+    typ = _type(category)
     sub = category.partition(".")[2]
     if typ == "NAME":
         if sub == "USERNAME":
@@ -118,6 +126,25 @@ def _range(v: tuple[int, int], name: str) -> tuple[int, int]:
     if lo < 1 or hi < lo:
         raise ValueError(f"{name} needs 1 <= min <= max (a shift is never 0)")
     return (lo, hi)
+
+
+class _DocState:
+    """What the operator keeps for the document being anonymized (in ``ctx.state[operator name]``)."""
+
+    __slots__ = ("doc", "gctx", "results", "scope", "spans", "stats")
+
+    def __init__(self, doc: object, spans: object, gctx: GenContext, scope: ResolvedScope,
+                 stats: dict[str, int]) -> None:
+        self.doc = doc
+        self.spans = spans
+        self.gctx = gctx
+        self.scope = scope
+        self.stats = stats
+        #: surrogates by (category, original) in this document
+        self.results: dict[tuple[str, str], str | None] = {}
+
+    def __repr__(self) -> str:
+        return f"_DocState(spans={len(self.spans)})"  # type: ignore[arg-type]
 
 
 @register_operator("surrogate")
@@ -201,50 +228,70 @@ class SurrogateOperator(OperatorBase):
         """Counters of this process: ``patient_fallbacks`` (documents), ``kept``, ``replaced``."""
         return dict(self._stats)
 
-    def _count(self, name: str, n: int = 1) -> None:
-        self._stats[name] = self._stats.get(name, 0) + n
-
     # --- per-document context -------------------------------------------------------------------------------
+    def _doc_state(self, ctx: OperatorContext) -> _DocState:
+        state = ctx.state.get(self.name)
+        if type(state) is _DocState and state.doc is ctx.doc and state.spans is ctx.spans:
+            return state
+        private = self.__pydantic_private__ or {}  # one lookup instead of pydantic's __getattr__ per attribute
+        stats: dict[str, int] = private["_stats"]
+        scope = resolve_scope(ctx.doc, self.scope, patient_field=self.patient_field,
+                              missing_patient=self.missing_patient)
+        if scope.fallback:
+            if not stats.get("patient_fallbacks"):
+                log.warning("surrogate scope 'patient': document %r has no %r metadata; using its document "
+                            "scope (counted in the operator's stats)", ctx.doc.id, self.patient_field)
+            stats["patient_fallbacks"] = stats.get("patient_fallbacks", 0) + 1
+        stats.setdefault("kept", 0)
+        stats.setdefault("replaced", 0)
+        lang = self.locale or ctx.lang
+        gctx = GenContext(KeyedRandom(private["_key"], scope.label), lang, private["_settings"], ctx.doc, ctx.spans,
+                          ctx.categories)
+        state = ctx.state[self.name] = _DocState(ctx.doc, ctx.spans, gctx, scope, stats)
+        return state
+
     def _doc_context(self, ctx: OperatorContext) -> tuple[GenContext, ResolvedScope]:
-        cache = ctx.state.setdefault(self.name, {})
-        if cache.get("doc") is not ctx.doc or cache.get("spans") is not ctx.spans:
-            scope = resolve_scope(ctx.doc, self.scope, patient_field=self.patient_field,
-                                  missing_patient=self.missing_patient)
-            if scope.fallback:
-                if not self._stats.get("patient_fallbacks"):
-                    log.warning("surrogate scope 'patient': document %r has no %r metadata; using its document "
-                                "scope (counted in the operator's stats)", ctx.doc.id, self.patient_field)
-                self._count("patient_fallbacks")
-            lang = self.locale or ctx.lang
-            gctx = GenContext(KeyedRandom(self._key, scope.label), lang, self._settings, ctx.doc, ctx.spans,
-                              ctx.categories)
-            cache.clear()
-            cache.update(doc=ctx.doc, spans=ctx.spans, gctx=gctx, scope=scope, stats=self._stats)
-        return cache["gctx"], cache["scope"]
+        state = self._doc_state(ctx)
+        return state.gctx, state.scope
+
+    def _surrogate(self, span: Span, ctx: OperatorContext, state: _DocState, original: str) -> str | None:
+        category = ctx.category
+        results = state.results
+        memo_key = (category, original)
+        if memo_key in results:
+            return results[memo_key]
+        gctx = state.gctx
+        gctx.span, gctx.category = span, category  # one context object per document, updated per span
+        typ = _type(category)
+        if typ == "SEX":
+            new = None if self.keep_sex else _sex(original, gctx)
+        else:
+            new = generate(category, original, gctx)
+            if new is None or new == original:
+                new = None
+            elif normalize(new) == normalize(original):  # differs only in case/accents: not a surrogate
+                new = format_preserving(original, gctx, "fallback")
+        if typ != "LOCATION" or not any(map(str.isdigit, original)):
+            results[memo_key] = new
+        return new
 
     def surrogate_for(self, span: Span, ctx: OperatorContext) -> str | None:
-        """The surrogate text of ``span``, or ``None`` when the span is kept/tagged (see the module docstring)."""
-        gctx, _ = self._doc_context(ctx)
-        gctx.span, gctx.category = span, ctx.category  # one context object per document, updated per span
-        original = ctx.doc.text[span.start:span.end]
-        if parent(ctx.category) == "SEX":
-            return None if self.keep_sex else _sex(original, gctx)
-        new = generate(ctx.category, original, gctx)
-        if new is None or new == original:
-            return None
-        if normalize(new) == normalize(original):  # differs only in case/accents: not a surrogate
-            new = format_preserving(original, gctx, "fallback")
-        return new
+        """The surrogate text of ``span``, or ``None`` when the span is kept/tagged (see the module docstring).
+
+        Within a document, a repeated (category, original) pair is generated once (generators are pure functions
+        of the document and the span text, except postcodes, which follow the nearest city)."""
+        return self._surrogate(span, ctx, self._doc_state(ctx), ctx.doc.text[span.start:span.end])
 
     def edit(self, span: Span, ctx: OperatorContext) -> Edit:
         """An edit of exactly the span: its surrogate, the original (kept) or ``[CATEGORY]`` (tagged)."""
-        new = self.surrogate_for(span, ctx)
+        state = self._doc_state(ctx)
         original = ctx.doc.text[span.start:span.end]
-        stats = ctx.state[self.name]["stats"]
+        new = self._surrogate(span, ctx, state, original)
+        stats = state.stats
         if new is None:
-            stats["kept"] = stats.get("kept", 0) + 1
+            stats["kept"] += 1
             return Edit(span.start, span.end, f"[{ctx.category}]" if self.unhandled == "tag" else original)
-        stats["replaced"] = stats.get("replaced", 0) + 1
+        stats["replaced"] += 1
         if self.ledger is not None:
             self._record(span, ctx, original, new)
         return Edit(span.start, span.end, new)

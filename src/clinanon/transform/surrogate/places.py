@@ -41,6 +41,7 @@ from clinanon.transform.surrogate._data import (
 )
 from clinanon.transform.surrogate._text import apply_shape, normalize
 from clinanon.transform.surrogate.identifiers import format_preserving
+from clinanon.transform.surrogate.keys import KeyedStream
 from clinanon.transform.surrogate.scope import GenContext
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
 ]
 
 _MAX_ATTEMPTS = 40
+_FIVE_DIGITS = re.compile(r"\d{5}")
 
 #: Spanish province (normalized name, also co-official and older names) -> the first two digits of its postcodes
 ES_PROVINCE_CODES: dict[str, str] = {normalize(k): v for k, v in {
@@ -79,15 +81,22 @@ for _name, _code in ES_PROVINCE_CODES.items():
 
 
 def _pick(ctx: GenContext, pool: Sequence[str], purpose: str, key: str, avoid: frozenset[str] = frozenset()) -> str:
-    """A keyed element of ``pool`` whose normalized form is neither ``key`` nor in ``avoid``."""
+    """A keyed element of ``pool`` whose normalized form is neither ``key`` nor in ``avoid`` and that reproduces no
+    original of the document (re-drawn from the item's keyed stream, at most ``_MAX_ATTEMPTS`` times)."""
     if not pool:
         return ""
+    memo_key = f"pick:{purpose}:{key}"  # each call site passes the same pool and avoid set for a key
+    choice = ctx.memo.get(memo_key)
+    if choice is not None:
+        return choice  # type: ignore[no-any-return]
+    stream = ctx.rand.stream(purpose, key)
     choice = pool[0]
-    for attempt in range(_MAX_ATTEMPTS):
-        choice = ctx.rand.choice(pool, purpose, key, attempt)
+    for _ in range(_MAX_ATTEMPTS):
+        choice = stream.choice(pool)
         ck = normalize(choice)
         if ck != key and ck not in avoid and not ctx.leaks(choice):
             break
+    ctx.memo[memo_key] = choice
     return choice
 
 
@@ -97,6 +106,12 @@ def _lookup(text: str, lang: str) -> Place | None:
         return None
     home = HOME_COUNTRY.get(lang, "")
     return sorted(cands, key=lambda p: (p.country != home, p.kind != "city"))[0]
+
+
+@lru_cache(maxsize=8192)
+def _city_choices(key: str, lang: str) -> tuple[tuple[str, ...], dict[str, Place]]:
+    """:func:`_city_names` of the place a normalized name denotes (cached by name)."""
+    return _city_names(_lookup(key, lang), lang)
 
 
 @lru_cache(maxsize=4096)
@@ -141,8 +156,7 @@ def _location_avoid(ctx: GenContext) -> frozenset[str]:
 def surrogate_city_place(text: str, ctx: GenContext) -> Place | None:
     """The surrogate :class:`Place` of a city/region name (``None`` when no list has one)."""
     key = normalize(text)
-    place = _lookup(text, ctx.lang)
-    names, by = _city_names(place, ctx.lang)
+    names, by = _city_choices(key, ctx.lang)
     if not names:
         return None
     return by.get(_pick(ctx, names, "city", key, _location_avoid(ctx)))
@@ -181,10 +195,13 @@ def surrogate_country(text: str, ctx: GenContext) -> str:
     key = normalize(text)
     c = P.country_by_name.get(key)
     continent = c[2] if c else next((x[2] for x in P.countries if x[1] == HOME_COUNTRY.get(ctx.lang)), "")
-    pool = [x for x in _countries_of(ctx.lang, continent) if normalize(x) != key]
-    if not pool:
+    pool = _countries_of(ctx.lang, continent)
+    if not any(normalize(x) != key for x in pool):
         return format_preserving(text, ctx, "country")
     return apply_shape(text.strip(), _pick(ctx, pool, "country", key, ctx.avoid_words()), ctx.lang)
+
+
+_CITY_CATEGORIES = frozenset({"LOCATION.CITY", "LOCATION.STATE"})
 
 
 def _nearest_city_span(ctx: GenContext) -> Span | None:
@@ -192,15 +209,12 @@ def _nearest_city_span(ctx: GenContext) -> Span | None:
     if ctx.span is None or ctx.doc is None:
         return None
     best: tuple[int, Span] | None = None
-    for s in ctx.spans:
-        cat = ctx.categories.get(s, s.label)
-        if s == ctx.span or cat not in ("LOCATION.CITY", "LOCATION.STATE"):
-            continue
-        t = ctx.span_text(s)
-        if any(c.isdigit() for c in t):
-            continue
-        dist = ctx.span.start - s.end if s.end <= ctx.span.start else s.start - ctx.span.end
-        if 0 <= dist <= 80 and (best is None or dist < best[0]):
+    here = ctx.span
+    for start, end, s in ctx.nearest_spans(_CITY_CATEGORIES):
+        if start > here.end + 80:
+            break
+        dist = here.start - end if end <= here.start else start - here.end
+        if 0 <= dist <= 80 and (best is None or dist < best[0]) and s != here:
             best = (dist, s)
     return best[1] if best else None
 
@@ -219,7 +233,7 @@ def surrogate_zip(text: str, ctx: GenContext) -> str:
     """A postcode coherent with the surrogate city (see the module docstring)."""
     stripped = text.strip()
     key = normalize(stripped)
-    if ctx.lang == "es" and re.fullmatch(r"\d{5}", stripped):
+    if ctx.lang == "es" and _FIVE_DIGITS.fullmatch(stripped):
         city_span = _nearest_city_span(ctx)
         if city_span is not None:
             place = surrogate_city_place(ctx.span_text(city_span).strip(), ctx)
@@ -228,8 +242,9 @@ def surrogate_zip(text: str, ctx: GenContext) -> str:
             place = surrogate_city_place(province, ctx) if province else None
         code = _province_code(place) or f"{ctx.rand.index(52, 'zip-province', key) + 1:02d}"
         new = stripped
-        for attempt in range(_MAX_ATTEMPTS):
-            new = f"{code}0{ctx.rand.index(50, 'zip', key, attempt) + 1:02d}"
+        stream = ctx.rand.stream("zip", key)
+        for _ in range(_MAX_ATTEMPTS):
+            new = f"{code}0{stream.below(50) + 1:02d}"
             if new != stripped and not ctx.leaks(new):
                 break
         return text.replace(stripped, new, 1)
@@ -275,21 +290,28 @@ def _stems(lang: str) -> Sequence[str]:
     return surnames(lang).items
 
 
+@lru_cache(maxsize=4096)
+def _street_tokens(text: str) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
+    """Tokens of an address, the normalized words joined (its key) and its digit runs (cached)."""
+    toks = tuple(_TOKEN.findall(text))
+    return toks, " ".join(normalize(t) for t in toks if t[:1].isalpha()), tuple(t for t in toks if t.isdigit())
+
+
 def surrogate_street(text: str, ctx: GenContext) -> str:
     """A street address of the same type and shape (see the module docstring)."""
-    toks = _TOKEN.findall(text)
-    name_key = " ".join(normalize(t) for t in toks if t[:1].isalpha())
-    avoid = ctx.original_words("NAME") | ctx.original_words("LOCATION")
+    toks, name_key, digit_runs = _street_tokens(text)
+    avoid = ctx.place_words()
     out: list[str] = []
-    n_num = 0
+    numbers: KeyedStream | None = None  # one stream for all the numbers of the address
     for i, t in enumerate(toks):
         if t.isdigit():
-            rng = ctx.rand.rng("street-number", name_key, t, n_num)
-            n_num += 1
+            if numbers is None:
+                numbers = ctx.rand.stream("street-number", name_key, *digit_runs)
+            stream = numbers
             new = t
             for _ in range(_MAX_ATTEMPTS):
-                first = str(rng.randrange(1, 10)) if t[0] != "0" or len(t) == 1 else "0"
-                new = first + "".join(str(rng.randrange(10)) for _ in range(len(t) - 1))
+                first = str(stream.randrange(1, 10)) if t[0] != "0" or len(t) == 1 else "0"
+                new = first + "".join([str(stream.below(10)) for _ in range(len(t) - 1)])
                 if new != t and new not in ctx.avoid_words():
                     break
             out.append(new)
@@ -302,8 +324,10 @@ def surrogate_street(text: str, ctx: GenContext) -> str:
         if k in _STREET_TYPES or k in _STREET_KEEP or len(t) == 1 or prev.isdigit() or (len(t) <= 2 and t.isupper()):
             out.append(t)
             continue
-        suffix = next((s for s in _COMPOUND if k.endswith(normalize(s)) and len(k) > len(s) + 2), None)
-        if suffix is not None and ctx.lang in ("nl", "de", "sv"):
+        suffix = None
+        if ctx.lang in ("nl", "de", "sv"):
+            suffix = next((s for s in _COMPOUND if k.endswith(normalize(s)) and len(k) > len(s) + 2), None)
+        if suffix is not None:
             stem = _pick(ctx, list(_stems(ctx.lang)), "street-stem", k, avoid)
             cut = len(t) - len(suffix)
             new = stem + t[cut:]
@@ -327,30 +351,39 @@ def _ends_with(text: str, phrase: str) -> bool:
     return t == p or t.endswith(" " + p)
 
 
-def _person_or_city(ctx: GenContext, key: str, purpose: str, attempt: int = 0) -> str:
-    """A keyed 'name part' for a rebuilt institution name: a city or a given name + surname."""
-    if ctx.rand.index(2, purpose, "form", key, attempt) == 0:
-        p = surrogate_city_place(f"{key}#{attempt}" if attempt else (key or "x"), ctx)
-        if p is not None:
-            return p.name
-    given = given_names(ctx.lang, "M" if ctx.rand.index(2, purpose, "g", key, attempt) else "F")
-    first = given.pick(ctx.rand.unit(purpose, "given", key, attempt))
-    last = surnames(ctx.lang).pick(ctx.rand.unit(purpose, "surname", key, attempt))
+def _person_or_city(ctx: GenContext, stream: KeyedStream) -> str:
+    """A keyed 'name part' for a rebuilt institution name: a city of the home country or a given name + surname
+    (drawn from the item's stream; a city is never a word of a name or place of the document)."""
+    if stream.below(2) == 0:
+        names, _ = _city_names(None, ctx.lang)
+        if names:
+            avoid = ctx.avoid_words()
+            city = names[0]
+            for _ in range(_MAX_ATTEMPTS):
+                city = stream.choice(names)
+                if normalize(city) not in avoid:
+                    break
+            return city
+    given = given_names(ctx.lang, "M" if stream.below(2) else "F")
+    first = given.pick(stream.unit())
+    last = surnames(ctx.lang).pick(stream.unit())
     return f"{first} {last}"
 
 
 def _rebuild(ctx: GenContext, key: str, purpose: str, make: Callable[[str], str]) -> str:
     """``make(core)`` for the first keyed core (city or person) whose result reproduces no original."""
     new = ""
-    for attempt in range(_MAX_ATTEMPTS):
-        new = make(_person_or_city(ctx, key, purpose, attempt))
+    stream = ctx.rand.stream(purpose, "core", key)
+    for _ in range(_MAX_ATTEMPTS):
+        new = make(_person_or_city(ctx, stream))
         if normalize(new) != key and not ctx.leaks(new):
             break
     return new
 
 
+@lru_cache(maxsize=4096)
 def _hospital_kind(name: str, lang: str) -> tuple[str | None, str | None]:
-    """The longest head phrase a hospital name starts with, else the longest tail phrase it ends with."""
+    """The longest head phrase a hospital name starts with, else the longest tail phrase it ends with (cached)."""
     P = places(lang)
     head = next((h for h in P.hospital_heads if _starts_with(name, h)), None)
     tail = None if head else next((h for h in P.hospital_tails if _ends_with(name, h)), None)
@@ -365,9 +398,13 @@ def _hospitals_by_kind(lang: str) -> dict[tuple[str | None, str | None], tuple[s
     return {k: tuple(sorted(v)) for k, v in out.items()}
 
 
+@lru_cache(maxsize=8)
+def _hospital_names(lang: str) -> tuple[str, ...]:
+    return tuple(sorted(h[0] for h in places(lang).hospitals))
+
+
 def surrogate_hospital(text: str, ctx: GenContext) -> str:
     """Another hospital of the same kind (see the module docstring)."""
-    P = places(ctx.lang)
     stripped = text.strip()
     key = normalize(stripped)
     avoid = ctx.original_strings()
@@ -386,8 +423,8 @@ def surrogate_hospital(text: str, ctx: GenContext) -> str:
                 stripped[:len(phrase)] if head else stripped[-len(phrase):])
             new = _rebuild(ctx, key, "hospital", lambda core: f"{canon} {core}" if head else f"{core} {canon}")
     else:
-        pool = sorted(h[0] for h in P.hospitals if normalize(h[0]) != key and not ctx.leaks(h[0]))
-        if not pool:
+        pool = _hospital_names(ctx.lang)
+        if not pool or all(normalize(h) == key for h in pool):
             return format_preserving(text, ctx, "hospital")
         new = _pick(ctx, pool, "hospital", key, avoid)
     return text.replace(stripped, apply_shape(stripped, new) if stripped.isupper() else new, 1)

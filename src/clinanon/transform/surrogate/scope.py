@@ -16,8 +16,9 @@ within a scope and (almost surely) different ones across scopes.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal
 
 from clinanon.document import Document, Span
@@ -42,7 +43,7 @@ class ResolvedScope:
 
     @property
     def label(self) -> str:
-        """The string mixed into every HMAC (``"patient:123"``)."""
+        """The string mixed into every keyed digest (``"patient:123"``)."""
         return f"{self.kind}:{self.id}" if self.kind != "corpus" else "corpus"
 
     def __repr__(self) -> str:  # ids may be pseudonymous but are not shown in full
@@ -82,13 +83,78 @@ class Settings:
 
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+_WORD_RUN = re.compile(r"\w+")
+_NOT_LEAKS = frozenset({"SEX", "OTHER"})  # types whose originals may appear in surrogates (kept or generic words)
+
+
+class _DocTables:
+    """Everything a generator derives from the document's spans, computed in one pass per document."""
+
+    __slots__ = ("by_type", "cats", "leak_forms", "leak_other", "leak_words", "norms", "strings", "words")
+
+    def __init__(self, ctx: GenContext) -> None:
+        spans = ctx.spans
+        text = ctx.doc.text if ctx.doc is not None else None
+        by_index = getattr(ctx.categories, "by_index", None)  # the engine's SpanCategories: no span hashing
+        if by_index is not None and getattr(ctx.categories, "spans", None) is spans:
+            self.cats: tuple[str, ...] = by_index
+        else:
+            get = ctx.categories.get
+            self.cats = tuple(get(s, s.label) for s in spans)
+        norms = [normalize(text[s.start:s.end]) for s in spans] if text is not None else [""] * len(spans)
+        types = list(map(_type, self.cats))
+        by_type: dict[str, list[int]] = {}
+        for i, typ in enumerate(types):
+            group = by_type.get(typ)
+            if group is None:
+                by_type[typ] = [i]
+            else:
+                group.append(i)
+        forms = {f for f, typ in zip(norms, types, strict=True) if len(f) >= 2 and typ not in _NOT_LEAKS}
+        by_word: dict[str, list[str]] = {}
+        other: list[str] = []
+        for f in forms:
+            first = f.split(" ", 1)[0]  # normalized: words are separated by one space
+            if not first.isalnum():
+                m = _WORD_RUN.match(f)
+                if m is None:
+                    other.append(f)
+                    continue
+                first = m.group()
+            group = by_word.get(first)
+            if group is None:
+                by_word[first] = [f]
+            else:
+                group.append(f)
+        self.norms = tuple(norms)
+        self.by_type = by_type
+        self.strings = frozenset(norms)
+        self.words: dict[str, frozenset[str]] = {}
+        self.leak_words = {k: tuple(v) for k, v in by_word.items()}
+        self.leak_other = tuple(sorted(other))
+        self.leak_forms = frozenset(forms)
+
+    def words_of(self, type_: str) -> frozenset[str]:
+        cached = self.words.get(type_)
+        if cached is None:
+            norms = self.norms
+            joined = " ".join([norms[i] for i in self.by_type.get(type_, ())])
+            cached = self.words[type_] = frozenset(_WORD.findall(joined))
+        return cached
+
+
+@lru_cache(maxsize=256)
+def _type(category: str) -> str:
+    return parent(category)
 
 
 @dataclass
 class GenContext:
     """What a generator sees: keyed randomness for the scope, language, settings, and the document's spans.
 
-    ``memo`` is a per-document cache (derived data only: the same document always yields the same memo).
+    ``memo`` is a per-document cache (derived data only: the same document always yields the same memo). The
+    tables derived from the spans (categories by index, normalized texts, words, leak forms) are computed once,
+    on first use; ``doc``, ``spans`` and ``categories`` must not change after that.
     """
 
     rand: KeyedRandom
@@ -100,6 +166,7 @@ class GenContext:
     span: Span | None = None
     category: str = "OTHER"
     memo: dict[str, Any] = field(default_factory=dict)
+    _tables: _DocTables | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def simple(cls, key: SurrogateKey, scope: str = "corpus", lang: str = "es",
@@ -110,55 +177,118 @@ class GenContext:
     def __repr__(self) -> str:
         return f"GenContext(lang={self.lang!r}, category={self.category!r}, spans={len(self.spans)})"
 
+    def _doc_tables(self) -> _DocTables:
+        tables = self._tables
+        if tables is None:
+            tables = self._tables = _DocTables(self)
+        return tables
+
     def span_text(self, span: Span) -> str:
         return self.doc.text[span.start:span.end] if self.doc is not None else ""
 
+    def span_categories(self) -> tuple[str, ...]:
+        """The canonical category of each of :attr:`spans`, by index (computed once per document)."""
+        return self._doc_tables().cats
+
     def spans_of(self, type_: str) -> list[Span]:
         """This document's spans whose canonical category has type ``type_`` (``"NAME"``), in order (cached)."""
-        by_type = self.memo.get("by_type")
-        if by_type is None:
-            by_type = {}
-            for s in self.spans:
-                by_type.setdefault(parent(self.categories.get(s, s.label)), []).append(s)
-            self.memo["by_type"] = by_type
-        return by_type.get(type_, [])  # type: ignore[no-any-return]
+        spans = self.spans
+        return [spans[i] for i in self._doc_tables().by_type.get(type_, ())]
 
     def original_words(self, type_: str) -> frozenset[str]:
         """Normalized words of this document's spans of type ``type_`` (cached): surrogates avoid them."""
-        key = f"words:{type_}"
-        cached = self.memo.get(key)
+        return self._doc_tables().words_of(type_)
+
+    def place_words(self) -> frozenset[str]:
+        """:meth:`original_words` of ``NAME`` and ``LOCATION`` together (cached)."""
+        cached = self.memo.get("place_words")
         if cached is None:
-            words = set()
-            for s in self.spans_of(type_):
-                words.update(normalize(w) for w in _WORD.findall(self.span_text(s)))
-            cached = self.memo[key] = frozenset(words)
+            cached = self.memo["place_words"] = self.original_words("NAME") | self.original_words("LOCATION")
         return cached  # type: ignore[no-any-return]
 
     def original_strings(self) -> frozenset[str]:
         """Normalized texts of all of this document's spans (cached)."""
-        cached = self.memo.get("strings")
-        if cached is None:
-            cached = self.memo["strings"] = frozenset(normalize(self.span_text(s)) for s in self.spans)
-        return cached  # type: ignore[no-any-return]
+        return self._doc_tables().strings
 
     def avoid_words(self) -> frozenset[str]:
         """What a one-word surrogate part must not be: words of names/places and every whole original (cached)."""
         cached = self.memo.get("avoid_words")
         if cached is None:
-            cached = self.original_words("NAME") | self.original_words("LOCATION") | self.original_strings()
+            cached = self.place_words() | self.original_strings()
             self.memo["avoid_words"] = cached
         return cached  # type: ignore[no-any-return]
 
-    def leaks(self, candidate: str) -> bool:
+    def leaks(self, candidate: str, already: str | None = None) -> bool:
         """True when an original of this document (not ``SEX``/``OTHER``, at least 2 characters) occurs as a whole
-        word sequence in ``candidate`` (case- and accent-insensitively): such a candidate must be re-drawn."""
-        pattern = self.memo.get("leak_re", False)
-        if pattern is False:
-            forms = sorted({normalize(self.span_text(s)) for s in self.spans
-                            if parent(self.categories.get(s, s.label)) not in ("SEX", "OTHER")}, key=len,
-                           reverse=True)
-            forms = [f for f in forms if len(f) >= 2]
-            pattern = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(f) for f in forms) + r")(?!\w)") if forms \
-                else None
-            self.memo["leak_re"] = pattern
-        return pattern is not None and pattern.search(normalize(candidate)) is not None  # type: ignore[union-attr]
+        word sequence in ``candidate`` (case- and accent-insensitively): such a candidate must be re-drawn.
+
+        With ``already`` (the text the candidate replaces), originals that also occur in ``already`` do not count:
+        they are what the change kept (the unit word ``"meses"`` of ``"3 meses"`` -> ``"5 meses"``, when a bare
+        ``"meses"`` is an original too), the same for every candidate, so they cannot tell candidates apart.
+
+        "Whole word sequence": the characters just before and after the occurrence (if any) are not word
+        characters (``\\w``). An original that starts with a word character can only occur where a word of the
+        candidate equals its first word, so only those places are checked (a few dictionary lookups per call).
+        """
+        tables = self._tables or self._doc_tables()
+        if not tables.leak_words and not tables.leak_other:
+            return False
+        text = normalize(candidate)
+        if already is None:
+            if text.isalnum():  # one word: only an original equal to it can occur in it as a whole word sequence
+                return text in tables.leak_forms
+            n = len(text)
+            by_word = tables.leak_words
+            for m in _WORD_RUN.finditer(text):  # the loop of _forms_in, inlined: this is the hot path
+                forms = by_word.get(m.group())
+                if forms is not None:
+                    i = m.start()
+                    for f in forms:
+                        j = i + len(f)
+                        if text.startswith(f, i) and (j == n or not _is_word_char(text[j])):
+                            return True
+            return bool(tables.leak_other) and next(_other_forms_in(text, tables), None) is not None
+        kept = set(_forms_in(normalize(already), tables))
+        return any(f not in kept for f in _forms_in(text, tables))
+
+    def nearest_spans(self, categories: frozenset[str]) -> list[tuple[int, int, Span]]:
+        """``(start, end, span)`` of this document's spans of the given categories without digits (cached)."""
+        key = "nearest:" + "|".join(sorted(categories))
+        cached = self.memo.get(key)
+        if cached is None:
+            cached = [(s.start, s.end, s) for s, cat in zip(self.spans, self.span_categories(), strict=True)
+                      if cat in categories and not any(c.isdigit() for c in self.span_text(s))]
+            self.memo[key] = cached
+        return cached  # type: ignore[no-any-return]
+
+
+def _is_word_char(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
+def _forms_in(text: str, tables: _DocTables) -> Iterator[str]:
+    """The leak forms (normalized originals) occurring in normalized ``text`` as whole word sequences (lazily)."""
+    n = len(text)
+    by_word = tables.leak_words
+    for m in _WORD_RUN.finditer(text):
+        forms = by_word.get(m.group())
+        if forms is not None:
+            i = m.start()
+            for f in forms:
+                j = i + len(f)
+                if text.startswith(f, i) and (j == n or not _is_word_char(text[j])):
+                    yield f
+    yield from _other_forms_in(text, tables)
+
+
+def _other_forms_in(text: str, tables: _DocTables) -> Iterator[str]:
+    """The leak forms that do not start with a word character occurring in ``text`` (whole word sequences)."""
+    n = len(text)
+    for f in tables.leak_other:
+        i = text.find(f)
+        while i >= 0:
+            j = i + len(f)
+            if (i == 0 or not _is_word_char(text[i - 1])) and (j == n or not _is_word_char(text[j])):
+                yield f
+                break
+            i = text.find(f, i + 1)
