@@ -449,3 +449,129 @@ def test_id_label_starts_equal_the_character_tests(text: str, lo: int, a: int) -
 
     got = [m.start() for m in _LABEL_START.finditer(text, min(lo, a), a + 2) if m.start() <= a]
     assert got == [p for p in range(min(lo, a), a + 1) if old(p)]
+
+
+_WORD_START_CHARS = list("vViIeEnNrRsSdDtTaAoOfFlLPCUMBmb ,.:;\n\t-'’0123456789\u212a\u0130\u0131é")
+
+
+@functools.cache
+def _word_start_cases() -> list[tuple[re.Pattern[str], re.Pattern[str] | None]]:
+    from clinanon.detect.engine import word_start_scan
+    from clinanon.detect.rules import addresses
+
+    rxs = [addresses.PlaceContextRecognizer(lang)._rx for lang in ("es", "en", "de")]
+    rxs += [addresses._MILITARY, re.compile(r"(?<!\w)(?:ab|Kc|in)\w?", re.IGNORECASE)]
+    return [(rx, word_start_scan(rx.pattern, rx.flags)) for rx in rxs]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([*_WORD_START_CHARS, "vive en ", "Vive en ", "lives in ", "grew up in ", "Tudela",
+                                 "Oulu", "de la ", "PSC 123, Box 4567", "APO AE 09123", "born in", "xlives in "]),
+                max_size=25).map("".join))
+def test_word_start_scan_equals_finditer(text: str) -> None:
+    """finditer_word_start gives finditer's matches (spans and groups) for word-start regexes."""
+    from clinanon.detect.engine import finditer_word_start
+
+    for rx, scan in _word_start_cases():
+        assert scan is not None, rx.pattern
+        got = [(m.span(), m.groups()) for m in finditer_word_start(scan, rx, text)]
+        assert got == [(m.span(), m.groups()) for m in rx.finditer(text)]
+
+
+def test_word_start_scan_declines_what_it_cannot_bound() -> None:
+    from clinanon.detect.engine import word_start_scan
+
+    for regex in (r"abc", r"(?<![\w])\w+", r"(?<!\w)(?i:é)x", r"(?<!\w)[#a]b", r"(?<!\w)a?", r"(?<![\w.])ab"):
+        assert word_start_scan(regex) is None, regex
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([*"AaBbÑñ-'’,. \t\n0123456789", "Ana", "Luis", " and ", " y ", ", ", "O'Neil",
+                                 "Mary-Ann", "x" * 31]),
+                max_size=25).map("".join))
+def test_factored_name_list_equals_the_two_branches(text: str) -> None:
+    """_LIST with the first word taken out of its two branches: the same matches."""
+    from clinanon.detect.rules import names
+
+    first = rf"{names._U}(?<![\w\-'’].){names._CAPW_REST}"
+    old = re.compile(rf"{first}(?:,[ \t]{{1,2}}{names.CAPW}){{1,8}}(?:,?[ \t]{{1,2}}"
+                     rf"(?:and|or|y|en|och|und|e)[ \t]{{1,2}}{names.CAPW})?(?![\w\-])"
+                     rf"|{first}[ \t]{{1,2}}(?:and|y|en|och|und)[ \t]{{1,2}}{names.CAPW}(?![\w\-])")
+    assert [m.span() for m in names._LIST.finditer(text)] == [m.span() for m in old.finditer(text)]
+
+
+_OLD_PC_CORE = {"es": r"[0-9]{5}", "de": r"[0-9]{5}|[1-9][0-9]{3}", "sv": r"[1-9][0-9]{2}[ \t][0-9]{2}|[1-9][0-9]{4}",
+                "en": r"[0-9]{5}(?:-[0-9]{4})?"}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("0123456789 \t-aZ")), max_size=30))
+def test_postcode_cores_match_as_written_before(text: str) -> None:
+    from clinanon.detect.rules.addresses import _PC_CORE
+
+    for lang, old in _OLD_PC_CORE.items():
+        new = re.compile(rf"(?:{_PC_CORE[lang]})(?![\w])")
+        assert [m.span() for m in new.finditer(text)] == [m.span() for m in re.finditer(rf"(?:{old})(?![\w])", text)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from([*"nNº°#:= .-\n0123456789AbZ", "NHC", "nhc", "DNI", "historia clínica", "Nº SS",
+                                 "pasaporte", "MRN", "ID", "Col."]),
+                max_size=20).map("".join))
+def test_guarded_id_labels_match_as_unguarded(text: str) -> None:
+    """The id-label regexes with the labels' prefix guard: the same matches as without it."""
+    from clinanon.detect.rules.identifiers import id_label_regex
+
+    for lang in ("es", "en"):
+        plain_labels, value_rx, plain_value_rx = _id_label_cases(lang)
+        assert [m.span() for m in id_label_regex(lang).finditer(text)] == [
+            m.span() for m in plain_labels.finditer(text)]
+        for p in range(len(text)):
+            a, b = value_rx.match(text, p), plain_value_rx.match(text, p)
+            assert (a and (a.span(), a.groupdict())) == (b and (b.span(), b.groupdict()))
+
+
+@functools.cache
+def _id_label_cases(lang: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The label regex without its guard, and the field-value regex with and without it."""
+    from clinanon.detect.engine import prefix_guard
+    from clinanon.detect.rules.identifiers import FieldValueRecognizer, _alternation
+
+    guard = prefix_guard(_alternation(lang), re.IGNORECASE, 3)
+    assert guard
+    value_rx = FieldValueRecognizer(lang)._regex
+    return (re.compile(rf"(?<!\w)(?:{_alternation(lang)})(?!\w)", re.IGNORECASE), value_rx,
+            re.compile(value_rx.pattern.replace(guard, "", 1), re.IGNORECASE))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from([*"aBx .\n", "Bank", "Bancorp", "Group", "Groups", "Labs", "Laboratories", "Trust",
+                                 "Media", "Pharma", "Pharmaceuticals"]),
+                max_size=12).map("".join))
+def test_corporate_trigger_trie_finds_what_the_alternation_finds(text: str) -> None:
+    from clinanon.detect.rules.organizations import _CORPORATE, organization_patterns
+
+    pattern = next(p for p in organization_patterns("en") if p.name == "corporate_word")
+    plain = re.compile(rf"(?:{'|'.join(sorted(_CORPORATE, key=len, reverse=True))})(?![\w])")
+    assert (re.search(str(pattern.trigger), text) is None) == (plain.search(text) is None)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sets(st.tuples(st.sampled_from(["a", "d", "k", "s", "I", "ß", "1"]), st.booleans(),
+                         st.sampled_from(["e", "K", "i", " "]), st.booleans()), min_size=1, max_size=6),
+       st.text(alphabet=st.sampled_from(list("adkKsSſIiİıeE ß1\u212a")), min_size=2, max_size=4))
+def test_trie_source_matches_what_its_prefixes_match(prefixes: set, text: str) -> None:
+    """The guard trie (case variants spelled out as case-sensitive classes) matches at the start of ``text``
+    iff ``text`` starts with one of the prefixes, each literal compared with its own case-insensitivity."""
+    from clinanon.detect.engine import _trie_source
+
+    atoms = {(("lit", a, ia), ("lit", b, ib)) for a, ia, b, ib in prefixes}
+    atoms.add((("set", r"\d", False),))
+
+    def holds(atom: tuple[str, str, bool], ch: str) -> bool:
+        kind, value, ic = atom
+        body = re.escape(value) if kind == "lit" else value
+        return re.fullmatch(f"(?{'i' if ic else '-i'}:[{body}])", ch) is not None
+
+    expected = any(len(text) >= len(p) and all(holds(a, text[i]) for i, a in enumerate(p)) for p in atoms)
+    assert (re.match(_trie_source(atoms), text) is not None) == expected

@@ -32,6 +32,8 @@ groups are renumbered in the combined regex).
 
 from __future__ import annotations
 
+import _sre
+import functools
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -43,9 +45,11 @@ from clinanon.document import Document, Span
 try:  # Python >= 3.11
     import re._constants as _sre_c
     import re._parser as _sre_parse
+    from re._casefix import _EXTRA_CASES
 except ImportError:  # pragma: no cover - older interpreters
     import sre_constants as _sre_c  # type: ignore[no-redef]
     import sre_parse as _sre_parse  # type: ignore[no-redef]
+    from sre_compile import _ignorecase_fixes as _EXTRA_CASES  # type: ignore[attr-defined,no-redef]
 
 __all__ = [
     "Context",
@@ -54,8 +58,10 @@ __all__ = [
     "analyze_many",
     "finditer_first_char",
     "finditer_guarded",
+    "finditer_word_start",
     "first_char_scan",
     "prefix_guard",
+    "word_start_scan",
     "words_after",
     "words_before",
 ]
@@ -106,16 +112,38 @@ def finditer_guarded(rx: re.Pattern[str], guard: re.Pattern[str], text: str) -> 
         pos = m.end()
 
 
-_ALL_CHARS_CASES: dict[str, frozenset[str]] = {}
+@functools.cache
+def _lower_preimages() -> dict[int, tuple[int, ...]]:
+    """For each code point ``y``: the other code points whose lower case (the regex engine's) is ``y``, e.g.
+    KELVIN SIGN and ``K`` for ``k`` (built once, from all code points)."""
+    lower = _sre.unicode_tolower
+    out: dict[int, list[int]] = {}
+    for x, y in zip(range(0x110000), map(lower, range(0x110000)), strict=True):
+        if x != y:
+            out.setdefault(y, []).append(x)
+    return {y: tuple(xs) for y, xs in out.items()}
+
+
+@functools.cache
+def _char_variants(c: str) -> frozenset[str]:
+    """Every character that ``(?i:[c])`` matches.
+
+    The regex engine matches a character case-insensitively when its lower case is ``c``'s lower case or one of
+    that one's extra cases (``re._casefix``, e.g. LONG S for ``s``): the candidates are those characters and
+    their upper-case forms (:func:`_lower_preimages`), each checked with the engine itself.
+    """
+    lo = _sre.unicode_tolower(ord(c))
+    targets = {ord(c), lo, *_EXTRA_CASES.get(lo, ())}
+    candidates = set(targets)
+    for y in targets:
+        candidates.update(_lower_preimages().get(y, ()))
+    rx = re.compile(f"(?i:[{re.escape(c)}])")
+    return frozenset(ch for ch in map(chr, candidates) if rx.fullmatch(ch))
 
 
 def _case_variants(chars: str) -> frozenset[str]:
-    """Every character that ``(?i:[chars])`` matches (found by scanning all code points once per ``chars``)."""
-    out = _ALL_CHARS_CASES.get(chars)
-    if out is None:
-        every = "".join(map(chr, range(0x110000)))
-        out = _ALL_CHARS_CASES[chars] = frozenset(re.findall(f"(?i:[{''.join(map(re.escape, chars))}])", every))
-    return out
+    """Every character that ``(?i:[chars])`` matches."""
+    return frozenset().union(*map(_char_variants, chars))
 
 
 def first_char_scan(regex: str, flags: int = 0) -> re.Pattern[str] | None:
@@ -168,6 +196,57 @@ def finditer_first_char(scan: re.Pattern[str], text: str, pos: int = 0) -> Itera
         if s >= end:
             yield s, e
             end = e
+
+
+#: the leading look-behinds that :func:`word_start_scan` accepts (a match starts after a non-word character)
+_WORD_START_HEADS = (r"(?<![\w])", r"(?<!\w)")
+
+
+def word_start_scan(regex: str, flags: int = 0) -> re.Pattern[str] | None:
+    """A scanner of the word starts where ``re.compile(regex, flags)`` may match, or ``None``.
+
+    For a ``regex`` that starts with the look-behind ``(?<![\\w])`` (or ``(?<!\\w)``) and whose matches start with
+    a word character: such a match starts at a word start (a word character after a non-word one, or at 0). A
+    leading look-behind and case-insensitive letters make the regex engine try the whole pattern at every
+    position; the scanner instead consumes one non-word character (a character class, which the engine skips
+    to directly) and tests, in a look-ahead, that the next characters pass the regex's prefix guard (three
+    characters, see :func:`prefix_guard`), a necessary condition. Use it with :func:`finditer_word_start`.
+    ``None`` when a match may start with something else than an ASCII letter or digit (or a case-sensitive
+    word character), the prefixes cannot be bounded, or ``flags`` has ``re.ASCII``.
+    """
+    head = next((h for h in _WORD_START_HEADS if regex.startswith(h)), None)
+    if head is None or flags & re.ASCII:  # (the scanner's \W is the Unicode one)
+        return None
+    prefixes = _prefix_set(regex[len(head):], flags, 3)
+    if prefixes is None:
+        return None
+    for p in prefixes:
+        kind, char, ic = p[0]
+        # the case variants of an ASCII letter or digit are word characters (e.g. KELVIN SIGN for "k")
+        if kind != "lit" or not (char.isascii() and char.isalnum() if ic else re.match(r"\w", char)):
+            return None
+    return re.compile(r"\W(?=" + _trie_source(prefixes) + ")")
+
+
+def finditer_word_start(scan: re.Pattern[str], rx: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """The matches of ``rx.finditer(text)`` (same spans and groups) for ``scan = word_start_scan(rx.pattern,
+    rx.flags)``: ``rx`` is matched at position 0 and at each position where a match of ``scan`` ends (every
+    position where ``rx`` can match is among them) that is not inside the previous match, as ``finditer``
+    resumes at a match's end; ``rx`` never matches the empty string (its first character is known)."""
+    match = rx.match
+    m = match(text, 0) if text else None
+    end = 0
+    if m is not None:
+        end = m.end()
+        yield m
+    for hit in scan.finditer(text):
+        p = hit.end()
+        if p < end:
+            continue
+        m = match(text, p)
+        if m is not None:
+            end = m.end()
+            yield m
 
 
 @dataclass(frozen=True)
@@ -281,6 +360,10 @@ _GUARD_DEPTH = {"letter": 3, "digit": 2, "": 2}
 #: prefixes are few enough
 _DEEP_GUARD_DEPTH = {"letter": 5, "digit": 2, "": 2}
 _MAX_CLASS = 64
+#: the prefixes a shared scan's guard may keep (see :class:`_Union`): it is tested at every word start, and a
+#: deeper guard lets fewer of them into the recognizers' look-aheads ("de la" fails where "de " passes); on
+#: MEDDOCAN dev 2048 keeps five characters, and the larger trie costs less than the look-aheads it saves
+_MAX_UNION_PREFIXES = 2048
 _ZERO_WIDTH = (_sre_c.AT, _sre_c.ASSERT, _sre_c.ASSERT_NOT)
 _REPEATS = tuple(getattr(_sre_c, name) for name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
                  if hasattr(_sre_c, name))
@@ -422,18 +505,18 @@ def _pattern_prefixes(regex: str, flags: int, key: str) -> set[tuple[_Atom, ...]
     return _prefix_set(regex, flags, base)
 
 
-def _bounded_guard(prefixes: set[tuple[_Atom, ...]] | None, key: str) -> str | None:
+def _bounded_guard(prefixes: set[tuple[_Atom, ...]] | None, key: str, limit: int = _MAX_PREFIXES) -> str | None:
     """The guard of a group of patterns with these (union of) prefixes: each prefix is cut to fewer characters
-    (still a necessary condition) until at most ``_MAX_PREFIXES`` remain, but never below ``_GUARD_DEPTH``;
-    ``None`` when there are too many, none, or they are weak."""
+    (still a necessary condition) until at most ``limit`` remain, but never below ``_GUARD_DEPTH``; ``None``
+    when there are too many, none, or they are weak."""
     if not prefixes:
         return None
     depth = max(len(p) for p in prefixes)
     base = _GUARD_DEPTH.get(key, 2)
-    while len(prefixes) > _MAX_PREFIXES and depth > base:
+    while len(prefixes) > limit and depth > base:
         depth -= 1
         prefixes = {p[:depth] for p in prefixes}
-    if len(prefixes) > _MAX_PREFIXES or _weak(prefixes):
+    if len(prefixes) > limit or _weak(prefixes):
         return None
     return _guard_source(prefixes)
 
@@ -446,17 +529,32 @@ def _weak(prefixes: set[tuple[_Atom, ...]]) -> bool:
 
 def _trie_source(prefixes: set[tuple[_Atom, ...]]) -> str:
     """A regex (no groups) that matches at the start of a string iff the string starts with one of
-    ``prefixes``; empty when one prefix is empty (anything matches)."""
+    ``prefixes``; empty when one prefix is empty (anything matches).
+
+    A literal atom stands for the characters it matches (its case variants when case-insensitive, see
+    :func:`_char_variants`), each a key of the trie, so that ``(?i:d)...|(?-i:d)...`` become one branch; the
+    characters that allow the same continuations share one case-sensitive class ``(?-i:[...])``. A branch that
+    starts with such a class is rejected by the regex engine without entering it (a case-insensitive one is
+    entered), which makes the many failing branches of a guard cheap. Class atoms (``\\s``, ranges) stay as
+    they are.
+    """
     if any(not p for p in prefixes):
         return ""
-    children: dict[_Atom, set[tuple[_Atom, ...]]] = {}
+    children: dict[str | _Atom, set[tuple[_Atom, ...]]] = {}
     for p in prefixes:
-        children.setdefault(p[0], set()).add(p[1:])
-    # first atoms that allow the same continuations share one character class
-    groups: dict[str, list[_Atom]] = {}
-    for atom, rests in children.items():
-        groups.setdefault(_trie_source(rests), []).append(atom)
-    alts = [_atom_class(atoms) + rest for rest, atoms in sorted(groups.items(), key=lambda kv: sorted(kv[1]))]
+        kind, value, ic = p[0]
+        keys: Iterable[str | _Atom] = ((_char_variants(value) if ic else (value,)) if kind == "lit" else (p[0],))
+        for key in keys:
+            children.setdefault(key, set()).add(p[1:])
+    groups: dict[str, list[str | _Atom]] = {}
+    for key, rests in children.items():
+        groups.setdefault(_trie_source(rests), []).append(key)
+    alts = []
+    for rest, keys_ in sorted(groups.items()):
+        chars = sorted(k for k in keys_ if isinstance(k, str))
+        if chars:  # (case-sensitive also inside a case-insensitive regex)
+            alts.append(f"(?-i:[{''.join(map(re.escape, chars))}])" + rest)
+        alts.extend(_atom_class([a]) + rest for a in sorted(k for k in keys_ if not isinstance(k, str)))
     return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
 
 
@@ -681,7 +779,7 @@ class _Union:
                 pieces.append((k, group, groups))
                 parts.append(f"(?:(?=(?:{src})())|)")
             if parts:
-                guard = _bounded_guard(union, key) or ""
+                guard = _bounded_guard(union, key, _MAX_UNION_PREFIXES) or ""
                 branches.append(dispatch + guard + "".join(parts))
         cond = "(?!)"
         for _k, g, _groups in reversed(pieces):

@@ -32,7 +32,7 @@ import re
 from functools import cache
 
 from clinanon.detect.base import Detector
-from clinanon.detect.engine import finditer_guarded
+from clinanon.detect.engine import finditer_guarded, finditer_word_start, word_start_scan
 from clinanon.document import Document, Span
 
 __all__ = ["AddressBlockRecognizer", "AddressRecognizer", "InternationalAddressRecognizer", "PlaceContextRecognizer",
@@ -146,7 +146,8 @@ _PO_BOX = re.compile(
     r"[ \t]+\d{1,6}(?![\w])"
     r"|(?:PSC|USNS|USNV|USS|USCGC)[ \t]+\d{3,5}(?:,[ \t]?Box[ \t]+\d{3,5})?"
 )
-_PO_BOX_HINTS = ("Box", "Apartado", "Postbus", "Postfach", "PSC", "USNS", "USNV", "USS", "USCGC")
+#: every _PO_BOX match contains one of these ("US" for the ship prefixes USNS, USNV, USS, USCGC)
+_PO_BOX_HINTS = ("Box", "Apartado", "Postbus", "Postfach", "PSC", "US")
 
 # Field labels whose value is an address --------------------------------------------------------------------
 _ADDRESS_LABELS: dict[str, tuple[str, ...]] = {
@@ -159,12 +160,15 @@ _ADDRESS_LABELS: dict[str, tuple[str, ...]] = {
 }
 
 # Postcodes -------------------------------------------------------------------------------------------------
+# Each starts by consuming one character class (not a repeat or an alternation), so that the regex engine skips
+# to the next digit: "[0-9][0-9]{4}" = "[0-9]{5}"; a first character shared by all branches is taken out of them
+# (one character: no other way to match it), "[0-9](?:[0-9]{4}|(?<=[1-9])[0-9]{3})" = "[0-9]{5}|[1-9][0-9]{3}".
 _PC_CORE: dict[str, str] = {
-    "es": r"[0-9]{5}",
-    "de": r"[0-9]{5}|[1-9][0-9]{3}",
+    "es": r"[0-9][0-9]{4}",
+    "de": r"[0-9](?:[0-9]{4}|(?<=[1-9])[0-9]{3})",
     "nl": r"[1-9][0-9]{3}(?:[ \t]?(?!SA|SD|SS)[A-Z]{2}(?![\w]))?",
-    "sv": r"[1-9][0-9]{2}[ \t][0-9]{2}|[1-9][0-9]{4}",
-    "en": r"[0-9]{5}(?:-[0-9]{4})?",
+    "sv": r"[1-9](?:[0-9]{2}[ \t][0-9]{2}|[0-9]{4})",
+    "en": r"[0-9][0-9]{4}(?:-[0-9]{4})?",
 }
 _PC_PREFIXES: dict[str, tuple[str, ...]] = {
     "es": ("E-", "ES-"), "de": ("D-", "DE-", "A-", "AT-", "CH-"), "nl": ("NL-", "B-"), "sv": ("SE-", "S-"),
@@ -612,6 +616,8 @@ _NON_SPACE = re.compile(r"\S+")
 _MILITARY = re.compile(r"(?<![\w])(?:(?:PSC|CMR|Unit)[ \t]\d{3,5},?[ \t]Box[ \t]\d{3,5}"
                        r"(?:[ \t]{0,3}\r?\n?[ \t]{0,3}(?:APO|FPO|DPO)[ \t](?:AA|AE|AP)[ \t]\d{5})?"
                        r"|(?:APO|FPO|DPO)[ \t](?:AA|AE|AP)[ \t]\d{5})(?![\w])")
+#: its word starts (finditer_word_start(_MILITARY_SCAN, _MILITARY, text) = _MILITARY.finditer(text))
+_MILITARY_SCAN = word_start_scan(_MILITARY.pattern)
 #: words after "NUM Name NUM" that make it a quantity, not an address ("2 Tylenol 500 mg")
 _NOT_ADDRESS_AFTER = re.compile(r"[ \t]{0,2}(?:%|[a-zA-Zµμ]{1,5}/|(?i:mg|mcg|µg|g|kg|ml|l|mmol|meq|iu|units?|tabs?|"
                                 r"tablets?|caps?|capsules?|puffs?|drops?|times|x|h|hrs?|min|days?|weeks?|months?|"
@@ -674,8 +680,9 @@ class InternationalAddressRecognizer:
         for m in _NUM_PREFIX_STREET.finditer(text):
             out.append(Span(m.start(), _rstrip(text, m.start(), m.end()), "LOCATION.STREET",
                             f"{self.name}:num_prefix_type", 0.75))
-        if any(h in text for h in ("PSC", "CMR", "Unit", "APO", "FPO", "DPO")):
-            for m in _MILITARY.finditer(text):
+        if any(h in text for h in ("PSC", "CMR", "Unit", "PO")):  # what every _MILITARY match contains
+            for m in (_MILITARY.finditer(text) if _MILITARY_SCAN is None
+                      else finditer_word_start(_MILITARY_SCAN, _MILITARY, text)):
                 out.append(Span(m.start(), m.end(), "LOCATION.STREET", f"{self.name}:military", 0.85))
         for m in finditer_guarded(_UNIT_BODY, _NOT_AFTER_WORD, text):  # = _UNIT.finditer(text)
             out.append(Span(m.start(), m.end(), "LOCATION.STREET", f"{self.name}:unit", 0.7))
@@ -1020,6 +1027,9 @@ class PlaceContextRecognizer:
         self._rx = re.compile(
             rf"(?<![\w])(?i:{_PLACE_CUES[lang]})[ \t]{{1,2}}(?P<place>{_PLACE_WORD}(?:[ \t](?:{_PLACE_CONN}[ \t])?"
             rf"{_PLACE_WORD}){{0,2}})(?![\w\-])")
+        # the cues are case-insensitive words after (?<![\w]): only word starts whose first letters pass their
+        # prefixes are tried (finditer_word_start(self._scan, self._rx, text) = self._rx.finditer(text))
+        self._scan = word_start_scan(self._rx.pattern, self._rx.flags)
         self._rx_lower = re.compile(
             rf"(?<![\w])(?:{_PLACE_CUES[lang]})[ \t]{{1,2}}(?P<place>[^\W\d_A-Z]{_TOWN_CHAR}{{2,30}}"
             rf"(?:[ \t]{_TOWN_CHAR}{{2,30}})?)(?![\w\-])")
@@ -1047,7 +1057,8 @@ class PlaceContextRecognizer:
 
         common = common_words(self.lang)
         out = []
-        for m in self._rx.finditer(text):
+        matches = self._rx.finditer(text) if self._scan is None else finditer_word_start(self._scan, self._rx, text)
+        for m in matches:
             base = m.start("place")
             words = [(base + w.start(), base + w.end()) for w in _NON_SPACE.finditer(m.group("place"))]
 

@@ -27,6 +27,7 @@ from functools import cache
 
 from clinanon.detect import checksums as cs
 from clinanon.detect.base import Detector
+from clinanon.detect.engine import prefix_guard
 from clinanon.document import Document, Span
 
 __all__ = [
@@ -192,8 +193,14 @@ def _alternation(lang: str) -> str:
 
 @cache
 def id_label_regex(lang: str) -> re.Pattern[str]:
-    """A regex matching any identifier field label of ``lang`` (case-insensitive, whole words)."""
-    return re.compile(rf"(?<!\w)(?:{_alternation(lang)})(?!\w)", re.IGNORECASE)
+    r"""A regex matching any identifier field label of ``lang`` (case-insensitive, whole words).
+
+    The labels are preceded by their prefix guard (:func:`~clinanon.detect.engine.prefix_guard`, three
+    characters): a necessary condition, so the matches are those of ``(?<!\w)(?:labels)(?!\w)``, but most
+    positions are rejected without trying every label."""
+    alternation = _alternation(lang)
+    guard = prefix_guard(alternation, re.IGNORECASE, 3) or ""
+    return re.compile(rf"(?<!\w){guard}(?:{alternation})(?!\w)", re.IGNORECASE)
 
 
 def _lower_same_length(text: str) -> str | None:
@@ -212,9 +219,12 @@ class FieldValueRecognizer:
         self.lang = check_language(lang)
         self.name = f"id_field_{lang}"
         self.labels = {lb.name: lb for lb in FIELD_LABELS[lang]}
-        # "Nº"-labels may be glued to the previous word ("MartínezNºCol:").
+        # "Nº"-labels may be glued to the previous word ("MartínezNºCol:"). The labels' prefix guard (a necessary
+        # condition: the same matches) rejects most label starts without trying every label.
+        alternation = _alternation(lang)
+        guard = prefix_guard(alternation, re.IGNORECASE, 3) or ""
         self._regex = re.compile(
-            rf"(?:(?<!\w)|(?=n[º°]))(?:{_alternation(lang)})(?!\w){_SEP}{_VALUE_PREFIX}(?P<value>{_VALUE})(?![\w])",
+            rf"(?:(?<!\w)|(?=n[º°])){guard}(?:{alternation})(?!\w){_SEP}{_VALUE_PREFIX}(?P<value>{_VALUE})(?![\w])",
             re.IGNORECASE,
         )
         # keyword -> [(word start required, word end required, prefix regex, suffix regex)]

@@ -713,9 +713,13 @@ _LOWER_WORD = re.compile(rf"(?<![\w\-'’])[{_LOWER}][{_LOWER}'’\-]{{0,30}}(?!
 _SP_ONLY = re.compile(r"[ \t]{1,2}")
 
 
-_LIST = re.compile(rf"{_U}(?<![\w\-'’].){_CAPW_REST}(?:,[ \t]{{1,2}}{CAPW}){{1,8}}(?:,?[ \t]{{1,2}}"
+#: a list of capitalised words ("A, B, C and D") or a pair ("A and B"). Written with the first word taken out of the
+#: two branches, so that the regex starts with a character class, which the engine skips to: the same matches as
+#: ``{W}(?:,...)|{W}[ \t]...`` because each branch goes on with "," or a space, which can only follow the whole
+#: first word (a shorter match of it is followed by a letter or "-"), so both try the same first word
+_LIST = re.compile(rf"{_U}(?<![\w\-'’].){_CAPW_REST}(?:(?:,[ \t]{{1,2}}{CAPW}){{1,8}}(?:,?[ \t]{{1,2}}"
                    rf"(?:and|or|y|en|och|und|e)[ \t]{{1,2}}{CAPW})?(?![\w\-])"
-                   rf"|{_U}(?<![\w\-'’].){_CAPW_REST}[ \t]{{1,2}}(?:and|y|en|och|und)[ \t]{{1,2}}{CAPW}(?![\w\-])")
+                   rf"|[ \t]{{1,2}}(?:and|y|en|och|und)[ \t]{{1,2}}{CAPW}(?![\w\-]))")
 
 
 @cache

@@ -89,7 +89,8 @@ def organization_patterns(lang: str) -> tuple[RulePattern, ...]:
                     trigger=(rf"[ \t]{_LEGAL_START}", rf"[ \t](?:{_LEGAL})(?![\w])")),
         RulePattern("corporate_word", first="letter", score=0.7,
                     regex=rf"(?<![\w.])({_SEQ}[ \t]{{1,2}}(?:{corporate}))(?![\w])", group=1,
-                    trigger=rf"(?:{corporate})(?![\w])"),
+                    # (the same words as a trie: the same texts have a match, found faster)
+                    trigger=rf"{trie_regex(_CORPORATE)}(?![\w])"),
         RulePattern("institution_of", first="letter", score=0.75,
                     regex=rf"(?<![\w])((?:{'|'.join(_OF_HEADS)})[ \t]of[ \t](?:the[ \t])?{_SEQ})(?![\w])", group=1),
         *address_of,
