@@ -160,6 +160,8 @@ def main() -> None:
     ap.add_argument("--extra-crf", type=Path, default=None,
                     help="ensemble: a second CRF (trained on train only, other settings) as member 'crf2'")
     ap.add_argument("--max-iterations", type=int, default=100, help="CRF iterations when training here")
+    ap.add_argument("--crf-param", action="append", default=[], metavar="KEY=JSON",
+                    help="a CRFDetector parameter when training here, e.g. --crf-param clusters=true")
     ap.add_argument("--strategies", type=Path, default=None, help="(inference) a strategy table")
     ap.add_argument("--strategies-out", type=Path, default=None)
     ap.add_argument("--repeat", type=int, default=3)
@@ -179,8 +181,14 @@ def main() -> None:
         from clinanon.detect.crf import CRFDetector
 
         t0 = time.perf_counter()
-        crf = CRFDetector("es", max_iterations=args.max_iterations, label_scheme="meddocan").fit(train_docs)
+        params: dict[str, Any] = {}
+        for item in args.crf_param:
+            key, _, value = item.partition("=")
+            params[key] = json.loads(value)
+        crf = CRFDetector("es", max_iterations=args.max_iterations, label_scheme="meddocan", **params
+                          ).fit(train_docs)
         training["crf_seconds"] = round(time.perf_counter() - t0, 1)
+        training["crf_params"] = params
         args.crf_model = crf.save(tmp / "crf")
     elif args.crf_model is not None:
         meta = json.loads((args.crf_model / "meta.json").read_text(encoding="utf-8"))

@@ -94,6 +94,12 @@ class CRFSection(_Strict):
     min_freq: int = Field(0, ge=0)
     #: rule-detector matches as features
     rules: bool = True
+    #: distributional word clusters learned (without labels) from the training texts, as features
+    clusters: bool = False
+    #: trigger words near a token (kinship, institution / hospital heads: clinanon/data/lexicons/<lang>.tsv)
+    triggers: bool = False
+    #: parenthetical-field and next-number features
+    structure: bool = False
     #: span score = mean or min of the token marginals
     score: Literal["mean", "min"] = "mean"
     #: tag the dev data after every iteration (token-level dev score in the progress bar; costs time)
@@ -278,7 +284,8 @@ def _fit_crf(config: TrainConfig, train_docs: list[Document], dev_docs: list[Doc
     c = config.crf
     det = CRFDetector(config.language, c1=c.c1, c2=c.c2, max_iterations=c.max_iterations, min_freq=c.min_freq,
                       tagging=config.tagging, seed=config.seed, rules=c.rules, score=c.score,
-                      label_scheme=config.label_scheme)
+                      label_scheme=config.label_scheme, clusters=c.clusters, triggers=c.triggers,
+                      structure=c.structure)
     task = bar.add_task("features", total=c.max_iterations, loss="-", dev="-")
 
     def on_iteration(it: Any) -> None:

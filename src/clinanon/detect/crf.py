@@ -38,6 +38,7 @@ from typing import Any, Literal
 
 from clinanon.bio import decode_bio, encode_bio, span_token_range
 from clinanon.detect.base import GoldDataReport
+from clinanon.detect.clusters import CLUSTER_FILE, WordClusters, learn_clusters
 from clinanon.detect.features import FEATURE_VERSION, DocFeatures, FeatureExtractor
 from clinanon.document import Document, Span
 from clinanon.errors import ConfigError, InputError
@@ -152,6 +153,12 @@ class CRFDetector:
     marginals), ``label_scheme`` (when set, every gold label must belong to that registered scheme),
     ``canonical`` (predict canonical categories, ``NAME.PATIENT``, instead of the native labels; needs
     ``label_scheme``; training always uses the native labels).
+
+    Optional feature families (off by default, so older models keep their meaning): ``clusters`` (distributional
+    word clusters learned without labels from the training texts at :meth:`fit`, saved as ``clusters.tsv`` in
+    the model directory; :mod:`clinanon.detect.clusters`), ``triggers`` (trigger words of
+    ``clinanon/data/lexicons/<lang>.tsv`` -- kinship, institution, hospital heads -- near a token) and
+    ``structure`` (parenthetical fields, distance to the next number).
     """
 
     name = "crf"
@@ -170,6 +177,9 @@ class CRFDetector:
         score: ScoreMode = "mean",
         label_scheme: str | None = None,
         canonical: bool = False,
+        clusters: bool = False,
+        triggers: bool = False,
+        structure: bool = False,
     ) -> None:
         self.lang = check_language(lang)
         if c1 < 0 or c2 < 0:
@@ -193,6 +203,10 @@ class CRFDetector:
         self.score = score
         self.label_scheme = label_scheme
         self.canonical = bool(canonical)
+        self.clusters = bool(clusters)
+        self.triggers = bool(triggers)
+        self.structure = bool(structure)
+        self.word_clusters_: WordClusters | None = None
         self._category: Callable[[str], str] | None = None
         if self.canonical:
             if label_scheme is None:
@@ -217,7 +231,8 @@ class CRFDetector:
         """The constructor arguments (JSON-safe)."""
         return {"lang": self.lang, "c1": self.c1, "c2": self.c2, "max_iterations": self.max_iterations,
                 "min_freq": self.min_freq, "tagging": self.tagging, "seed": self.seed, "rules": self.rules,
-                "score": self.score, "label_scheme": self.label_scheme, "canonical": self.canonical}
+                "score": self.score, "label_scheme": self.label_scheme, "canonical": self.canonical,
+                "clusters": self.clusters, "triggers": self.triggers, "structure": self.structure}
 
     @property
     def fitted(self) -> bool:
@@ -234,8 +249,17 @@ class CRFDetector:
     @property
     def extractor(self) -> FeatureExtractor:
         if self._extractor is None:
-            self._extractor = FeatureExtractor(self.lang, rules=self.rules)
+            if self.clusters and self.word_clusters_ is None:
+                raise ConfigError("this CRF uses word clusters: fit() it or load it from its model directory")
+            self._extractor = FeatureExtractor(self.lang, rules=self.rules,
+                                               clusters=self.word_clusters_ if self.clusters else None,
+                                               triggers=self.triggers, structure=self.structure)
         return self._extractor
+
+    def set_word_clusters(self, clusters: WordClusters | None) -> None:
+        """Use ``clusters`` (``None``: none) in the features from now on (resets the feature extractor)."""
+        self.word_clusters_ = clusters
+        self._extractor = None
 
     def _rule_spans(self, text: str) -> list[Span]:
         if not self.rules:
@@ -270,6 +294,8 @@ class CRFDetector:
         pycrfsuite = _pycrfsuite()
         docs = list(docs)
         self._check_labels(docs)
+        if self.clusters:  # learned from the training texts only (never from dev), without their labels
+            self.set_word_clusters(learn_clusters([d.text for d in docs], self.lang, seed=self.seed))
         order = list(range(len(docs)))
         random.Random(self.seed).shuffle(order)
         report = TrainingReport()
@@ -400,7 +426,8 @@ class CRFDetector:
         return {"detector": self.name, "format": 1, "feature_version": FEATURE_VERSION,
                 "clinanon_version": __version__, "params": self.get_params(), "labels": list(self.labels_),
                 "tags": list(self._tagger_or_raise().labels()), "model_file": MODEL_FILE,
-                "model_bytes": len(self.model_bytes)}
+                "model_bytes": len(self.model_bytes),
+                **({"cluster_file": CLUSTER_FILE} if self.clusters else {})}
 
     def save(self, path: str | Path, meta: Mapping[str, Any] | None = None) -> Path:
         """Write the model directory ``path`` (``model.crfsuite`` + ``meta.json``; ``meta`` adds keys).
@@ -415,8 +442,12 @@ class CRFDetector:
         tmp = out / (MODEL_FILE + ".tmp")
         tmp.write_bytes(self.model_bytes)
         os.replace(tmp, out / MODEL_FILE)
+        names = [MODEL_FILE, META_FILE]
+        if self.clusters and self.word_clusters_ is not None:
+            atomic_write_text(out / CLUSTER_FILE, self.word_clusters_.dumps())
+            names.append(CLUSTER_FILE)
         atomic_write_text(out / META_FILE, json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n")
-        for name in (MODEL_FILE, META_FILE):  # a model is meant to be shared: readable like any data file
+        for name in names:  # a model is meant to be shared: readable like any data file
             os.chmod(out / name, 0o644)
         return out
 
@@ -456,14 +487,16 @@ class CRFDetector:
             det._set_model(model)
         except ConfigError:
             raise InputError("not a CRFsuite model file", path=model_path) from None
+        if det.clusters:
+            det.set_word_clusters(WordClusters.load(p / str(meta.get("cluster_file", CLUSTER_FILE))))
         det.meta_ = meta
         return det
 
     meta_: dict[str, Any] | None = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"params": self.get_params(), "model": self._model,
-                "report": self.training_report_, "meta": self.meta_}
+        return {"params": self.get_params(), "model": self._model, "report": self.training_report_,
+                "meta": self.meta_, "clusters": self.word_clusters_.dumps() if self.word_clusters_ else None}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(**state["params"])  # type: ignore[misc]
@@ -471,3 +504,5 @@ class CRFDetector:
             self._set_model(state["model"])
         self.training_report_ = state.get("report")
         self.meta_ = state.get("meta")
+        if state.get("clusters"):
+            self.set_word_clusters(WordClusters.loads(state["clusters"]))

@@ -26,7 +26,19 @@ Position features (per token):
 * document-level propagation: a word that a *field* rule labelled somewhere in the document
   (``Nombre: Ana``) carries ``D=<label>`` everywhere in it.
 
-Guarantees: the output is a deterministic function of (text, rule spans, language) -- no set or hash order
+Optional families (off by default; a model records which it was trained with):
+
+* ``clusters``: distributional word-cluster ids (:mod:`clinanon.detect.clusters`, learned without labels from
+  the training texts) of the word (``k16=``, ``k64=``, ``k256=``; ``k=none`` when unknown), of the neighbours at
+  ±1 (the two finer ids) and ±2 (the coarsest) -- cached per word type;
+* ``triggers``: the lexicon categories (``clinanon/data/lexicons/<lang>.tsv``: kin, org, hosp, care, comp, dept)
+  of the word (``tw=``) and of the trigger words within ``trigger_window`` tokens on the same line (``tL=`` on
+  the left, ``tR=`` on the right, ``tL1=`` / ``tR1=`` when adjacent);
+* ``structure``: inside a parenthesis (``pa``), its comma-separated field index (``pf=``), a ``®``/``™`` sign
+  earlier in it (``pr``: "(Product®, Maker, City)"), and the distance (1-3) to the next number on the line
+  (``nn=``).
+
+Guarantees: the output is a deterministic function of (text, rule spans, language, options) -- no set or hash order
 leaks into feature order (CRFsuite's attribute ids, and so the model file, depend on it); features never hold
 more than a word's prefix/suffix/identity (the model stores its vocabulary, as any CRF does; feature strings are
 never logged). Cost: linear in the number of tokens; the word cache is bounded (``cache_size``).
@@ -41,6 +53,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
+from clinanon.detect.clusters import WordClusters
 from clinanon.document import Span
 from clinanon.text import Token, check_language, split_sentences, tokenize
 
@@ -203,6 +216,25 @@ def _gazetteer_flags(lang: str) -> dict[str, tuple[str, ...]]:
     return {w: tuple(f) for w, f in flags.items()}
 
 
+@lru_cache(maxsize=8)
+def _trigger_lexicon(lang: str) -> dict[str, tuple[str, ...]]:
+    """Folded word -> its trigger categories (file order), from ``clinanon/data/lexicons/<lang>.tsv``."""
+    path = resources.files("clinanon") / "data" / "lexicons" / f"{lang}.tsv"
+    try:
+        raw = path.read_text(encoding="utf-8") if path.is_file() else ""
+    except OSError:  # pragma: no cover
+        raw = ""
+    out: dict[str, list[str]] = {}
+    for line in raw.splitlines():
+        if not line or line.startswith("#") or "\t" not in line:
+            continue
+        cat, word = line.split("\t", 1)
+        cats = out.setdefault(_fold(word.strip()), [])
+        if cat not in cats:
+            cats.append(cat)
+    return {w: tuple(c) for w, c in out.items()}
+
+
 @dataclass(frozen=True, slots=True)
 class DocFeatures:
     """The tokens of a text and one feature list per token (``len(features) == len(tokens)``)."""
@@ -221,15 +253,24 @@ class FeatureExtractor:
     is cleared when it holds this many word types (memory stays bounded in long runs).
     """
 
-    def __init__(self, lang: str = "es", *, rules: bool = True, cache_size: int = 200_000) -> None:
+    def __init__(self, lang: str = "es", *, rules: bool = True, cache_size: int = 200_000,
+                 clusters: WordClusters | None = None, triggers: bool = False, structure: bool = False,
+                 trigger_window: int = 4) -> None:
         self.lang = check_language(lang)
         self.rules = rules
         self.cache_size = cache_size
+        self.clusters = clusters
+        self.triggers = triggers
+        self.structure = structure
+        self.trigger_window = int(trigger_window)
         self._cache: dict[str, _ContextTuple] = {}
+        self._trig_cache: dict[str, tuple[str, ...]] = {}
         self._gaz = _gazetteer_flags(self.lang)
+        self._lex = _trigger_lexicon(self.lang) if triggers else {}
 
     def __repr__(self) -> str:
-        return f"FeatureExtractor(lang={self.lang!r}, rules={self.rules}, cached_words={len(self._cache)})"
+        return (f"FeatureExtractor(lang={self.lang!r}, rules={self.rules}, clusters={self.clusters is not None}, "
+                f"triggers={self.triggers}, structure={self.structure}, cached_words={len(self._cache)})")
 
     # --- word types -----------------------------------------------------------------------------------------
     def _word(self, w: str) -> _ContextTuple:
@@ -252,6 +293,19 @@ class FeatureExtractor:
         f0.extend("g=" + g for g in gaz)
         near = ["w=" + lw, "sh=" + shape, "s3=" + lw[-3:], "c=" + case, *("g=" + g for g in gaz)]
         far = ["w=" + lw, "sh=" + shape]
+        if self.clusters is not None and typ != "punct":
+            ids = self.clusters.get(w)
+            if ids is None:
+                f0.append("k=none")
+                near.append("k=none")
+            else:
+                sizes = self.clusters.sizes
+                f0.extend(f"k{n}={k}" for n, k in zip(sizes, ids, strict=True))
+                near.extend(f"k{n}={k}" for n, k in zip(sizes[1:], ids[1:], strict=True))
+                far.append(f"k{sizes[0]}={ids[0]}")
+        if self.triggers:
+            trig = self._lex.get(_fold(w), ()) if typ == "alpha" else ()
+            f0.extend("tw=" + t for t in trig)
         return (tuple(f0), tuple("-1" + f for f in near), tuple("+1" + f for f in near),
                 tuple("-2" + f for f in far), tuple("+2" + f for f in far))
 
@@ -285,6 +339,10 @@ class FeatureExtractor:
         if self.rules:
             self._rule_features(text, tokens, words, rule_spans, ctx)
         self._cap_runs(words, line_starts, ctx)
+        if self.triggers:
+            self._trigger_features(words, line_starts, ctx)
+        if self.structure:
+            self._structure_features(words, line_starts, ctx)
         lows = [w.lower() for w in words]
         feats: list[list[str]] = []
         for i in range(n):
@@ -401,6 +459,82 @@ class FeatureExtractor:
                     ctx[m].append("cr=" + pos)
                     ctx[m].append("crn=" + bucket)
             k = last + 1
+
+    def _trigger_categories(self, w: str) -> tuple[str, ...]:
+        got = self._trig_cache.get(w)
+        if got is None:
+            if len(self._trig_cache) > self.cache_size:
+                self._trig_cache.clear()
+            got = self._lex.get(_fold(w), ()) if w.isalpha() else ()
+            self._trig_cache[w] = got
+        return got
+
+    def _trigger_features(self, words: Sequence[str], line_starts: set[int], ctx: list[list[str]]) -> None:
+        """Trigger words (lexicon categories: kin, org, hosp ...) within ``trigger_window`` tokens on the same
+        line: ``tL=<cat>`` when on the left, ``tR=<cat>`` on the right, and ``tL1=`` / ``tR1=`` when adjacent."""
+        n = len(words)
+        win = self.trigger_window
+        added: list[set[str]] = [set() for _ in range(n)]
+        line_of = [0] * n
+        line = -1
+        for i in range(n):
+            if i in line_starts:
+                line += 1
+            line_of[i] = line
+        for j in range(n):
+            cats = self._trigger_categories(words[j])
+            if not cats:
+                continue
+            for i in range(max(0, j - win), min(n, j + win + 1)):
+                if i == j or line_of[i] != line_of[j]:
+                    continue
+                side = "tL" if j < i else "tR"
+                near = abs(i - j) == 1
+                for c in cats:
+                    for f in ((side + "=" + c, side + "1=" + c) if near else (side + "=" + c,)):
+                        if f not in added[i]:
+                            added[i].add(f)
+                            ctx[i].append(f)
+
+    @staticmethod
+    def _structure_features(words: Sequence[str], line_starts: set[int], ctx: list[list[str]]) -> None:
+        """Parenthetical structure: inside ``( ... )`` (``pa``), the comma-separated field index in it (``pf=``),
+        a registered-mark sign earlier in it (``pr``: "(Product®, Maker, City)"); and the distance to the next
+        number on the same line (``nn=``, up to 3 tokens)."""
+        n = len(words)
+        depth = 0
+        field = 0
+        mark = False
+        for i, w in enumerate(words):
+            if i in line_starts:
+                depth, field, mark = 0, 0, False
+            if w == "(":
+                depth += 1
+                field, mark = 0, False
+                continue
+            if w == ")":
+                depth = max(0, depth - 1)
+                field, mark = 0, False
+                continue
+            if depth:
+                c = ctx[i]
+                c.append("pa")
+                c.append(f"pf={field if field < 3 else '3+'}")
+                if mark:
+                    c.append("pr")
+                if w == ";" or (w == "," and not (i > 0 and words[i - 1][-1].isdigit() and i + 1 < n
+                                                      and words[i + 1][0].isdigit())):
+                    field += 1
+                elif any(ch in "®™©" for ch in w):
+                    mark = True
+        next_num = -1  # the nearest number token on the right, on the same line (-1: none)
+        for i in range(n - 1, -1, -1):
+            if i + 1 in line_starts:
+                next_num = -1
+            if next_num > i and next_num - i <= 3:
+                ctx[i].append(f"nn={next_num - i}")
+            if words[i][0].isdigit():
+                next_num = i
 
     def _rule_features(self, text: str, tokens: Sequence[Token], words: Sequence[str], rule_spans: Iterable[Span],
                        ctx: list[list[str]]) -> None:
