@@ -60,6 +60,8 @@ class Edit:
     text: str
 
     def __post_init__(self) -> None:
+        if type(self.start) is int and type(self.end) is int and type(self.text) is str and 0 <= self.start <= self.end:
+            return  # the usual case, checked without isinstance
         if not isinstance(self.start, int) or not isinstance(self.end, int):
             raise SpanError("edit offsets must be integers")
         if not 0 <= self.start <= self.end:

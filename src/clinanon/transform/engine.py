@@ -192,7 +192,7 @@ def anonymize(
     resolved = _resolve_scheme(scheme)
     text = doc.text
     n = len(text)
-    if spans is not None and not all(isinstance(s, Span) for s in spans):
+    if spans is not None and not all(t is Span or issubclass(t, Span) for t in set(map(type, spans))):
         raise SpanError(f"document {doc.id!r}: spans must be Span objects")
     span_list = tuple(doc.spans if spans is None else sorted(spans, key=_SPAN_ORDER))
     for s in span_list:
@@ -211,6 +211,10 @@ def anonymize(
                            state={} if state is None else state)
     chosen: dict[str, tuple[Operator, OperatorContext]] = {}
     edits: list[tuple[Edit, int, Span, str, str]] = []
+    # ``in_order``: every kept edit starts after the previous one's start and at or after its end — then the
+    # sort and merge of step 4 would leave them as they are (the usual case: one edit per resolved span)
+    in_order = True
+    last_start = last_end = -1
     for i, s in enumerate(span_list):
         category = cats[i]
         pair = chosen.get(category)
@@ -220,18 +224,25 @@ def anonymize(
         e = op.edit(s, ctx)
         if type(e) is not Edit and not isinstance(e, Edit):
             raise SpanError(f"operator {op.name!r} returned a {type(e).__name__}, not an Edit")
-        if e.start > s.start or s.end > e.end or e.end > n:
+        start, end = e.start, e.end
+        if start > s.start or s.end > end or end > n:
             raise SpanError(
-                f"document {doc.id!r}: operator {op.name!r} returned edit [{e.start}, {e.end}) that does not "
+                f"document {doc.id!r}: operator {op.name!r} returned edit [{start}, {end}) that does not "
                 f"cover span [{s.start}, {s.end}) inside the text (length {n})"
             )
-        if e.text != text[e.start:e.end]:  # identity edits (keep) are not changes
+        if e.text != text[start:end]:  # identity edits (keep) are not changes
             edits.append((e, i, s, category, op.name))
+            if in_order:
+                if start <= last_start or start < last_end:
+                    in_order = False
+                last_start, last_end = start, end
 
     pieces: list[str] = []
     replacements: list[Replacement] = []
     pos = out = 0
-    for start, end, new, s, category, op_name in _merge(edits):
+    merged = ((e.start, e.end, e.text, s, category, op_name) for e, _, s, category, op_name in edits) if in_order \
+        else _merge(edits)
+    for start, end, new, s, category, op_name in merged:
         pieces.append(text[pos:start])
         out += start - pos
         pieces.append(new)

@@ -23,7 +23,7 @@ def normalize(s: str) -> str:
     folded = s.casefold()
     if not folded.isascii():
         folded = fold_accents(folded)
-    return _WS.sub(" ", folded).strip()
+    return " ".join(folded.split())  # str.split/strip and re's \s agree on whitespace (Py_UNICODE_ISSPACE)
 
 
 def is_ascii_word(s: str) -> bool:

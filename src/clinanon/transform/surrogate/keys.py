@@ -360,6 +360,19 @@ class KeyedStream:
         return pool[:k]
 
 
+_new_stream = object.__new__
+
+
+def _stream_from_seed(seed: bytes) -> KeyedStream:
+    """``KeyedStream(seed)`` for a 32-byte ``bytes`` seed, without the argument checks (hot path)."""
+    st = _new_stream(KeyedStream)
+    st._seed = seed
+    st._block = 0
+    st._value = int.from_bytes(seed, "big")
+    st._cap = _CAP_256
+    return st
+
+
 def _key_states(material: bytes) -> tuple[Any, Any]:
     """The inner and outer SHA-256 states of HMAC-SHA256 keyed with ``material`` (callers copy them)."""
     key = hashlib.sha256(material).digest() if len(material) > _BLOCK else material
@@ -376,7 +389,7 @@ class KeyedRandom:
     digest per item (:meth:`stream`) and draw everything else for it from that stream.
     """
 
-    __slots__ = ("_inner", "_key", "_outer", "_stream_key", "scope")
+    __slots__ = ("_inner", "_key", "_outer", "_stream_hasher", "scope")
 
     def __init__(self, key: SurrogateKey, scope: str) -> None:
         self._key = key
@@ -385,7 +398,7 @@ class KeyedRandom:
         self._outer = outer
         self._inner = inner.copy()
         self._inner.update(_encode((scope,)))
-        self._stream_key: bytes | None = None
+        self._stream_hasher: Any = None  # keyed BLAKE2b state for stream(), made on first use
 
     def __repr__(self) -> str:
         return f"KeyedRandom(scope=<{len(self.scope)} chars>, key={self._key.fingerprint()})"
@@ -419,10 +432,22 @@ class KeyedRandom:
     def stream(self, *parts: str | int | bytes) -> KeyedStream:
         """All the draws for one item: a :class:`KeyedStream` seeded with BLAKE2b-256 of the encoded parts, keyed
         with the scope's stream key ``digest("stream-key")``."""
-        key = self._stream_key
-        if key is None:
-            key = self._stream_key = self.digest("stream-key")
-        return KeyedStream(hashlib.blake2b(_encode_stream(parts), key=key, digest_size=32).digest())
+        hasher = self._stream_hasher
+        if hasher is None:
+            hasher = self._stream_hasher = hashlib.blake2b(key=self.digest("stream-key"), digest_size=32)
+        h = hasher.copy()  # the keyed state, prepared once per scope (no key block per item)
+        # the encoding of _encode_stream, inlined for the common case (str parts, no NUL in them)
+        try:
+            joined = "\0".join(parts)  # type: ignore[arg-type]
+        except TypeError:  # an int or bytes part
+            h.update(_encode_stream(parts))
+        else:
+            if joined.count("\0") == len(parts) - 1:
+                h.update(b"s")
+                h.update(joined.encode("utf-8"))
+            else:
+                h.update(b"l" + _encode(parts))
+        return _stream_from_seed(h.digest())
 
     def rng(self, *parts: str | int | bytes) -> HmacRandom:
         """A ``random.Random`` seeded with the keyed digest of the parts (slower than :meth:`stream`)."""

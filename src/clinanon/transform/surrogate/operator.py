@@ -57,6 +57,7 @@ __all__ = ["SurrogateOperator", "generate"]
 log = logging.getLogger("clinanon.surrogate")
 
 _IP_CHARS = frozenset("0123456789abcdefABCDEF.:")
+_UNSET = object()
 
 
 def _contact(text: str, ctx: GenContext, sub: str) -> str:
@@ -72,6 +73,18 @@ def _contact(text: str, ctx: GenContext, sub: str) -> str:
 @lru_cache(maxsize=256)
 def _type(category: str) -> str:
     return parent(category)
+
+
+#: ``LOCATION`` subtypes whose generator never looks at the span's position (the others may make a postcode,
+#: which follows the nearest city)
+_PLACE_POSITION_FREE = frozenset({"COUNTRY", "STREET", "HOSPITAL", "ORGANIZATION", "DEPARTMENT", "ROOM"})
+
+
+@lru_cache(maxsize=256)
+def _memo_digits(category: str) -> bool:
+    """Whether a span of ``category`` holding digits may be memoized by its text within a document (its
+    surrogate does not depend on where the span is)."""
+    return _type(category) != "LOCATION" or category.partition(".")[2] in _PLACE_POSITION_FREE
 
 
 def generate(category: str, text: str, ctx: GenContext) -> str | None:
@@ -262,8 +275,7 @@ class SurrogateOperator(OperatorBase):
             return results[memo_key]
         gctx = state.gctx
         gctx.span, gctx.category = span, category  # one context object per document, updated per span
-        typ = _type(category)
-        if typ == "SEX":
+        if category == "SEX":
             new = None if self.keep_sex else _sex(original, gctx)
         else:
             new = generate(category, original, gctx)
@@ -271,7 +283,7 @@ class SurrogateOperator(OperatorBase):
                 new = None
             elif normalize(new) == normalize(original):  # differs only in case/accents: not a surrogate
                 new = format_preserving(original, gctx, "fallback")
-        if typ != "LOCATION" or not any(map(str.isdigit, original)):
+        if _memo_digits(category) or not any(map(str.isdigit, original)):
             results[memo_key] = new
         return new
 
@@ -284,17 +296,23 @@ class SurrogateOperator(OperatorBase):
 
     def edit(self, span: Span, ctx: OperatorContext) -> Edit:
         """An edit of exactly the span: its surrogate, the original (kept) or ``[CATEGORY]`` (tagged)."""
-        state = self._doc_state(ctx)
-        original = ctx.doc.text[span.start:span.end]
-        new = self._surrogate(span, ctx, state, original)
-        stats = state.stats
+        doc = ctx.doc
+        state = ctx.state.get(self.name)  # the checks of _doc_state, inlined (called once per span)
+        if type(state) is not _DocState or state.doc is not doc or state.spans is not ctx.spans:
+            state = self._doc_state(ctx)
+        start, end = span.start, span.end
+        original = doc.text[start:end]
+        new = state.results.get((ctx.category, original), _UNSET)
+        if new is _UNSET:
+            new = self._surrogate(span, ctx, state, original)
+        fields = self.__dict__
         if new is None:
-            stats["kept"] += 1
-            return Edit(span.start, span.end, f"[{ctx.category}]" if self.unhandled == "tag" else original)
-        stats["replaced"] += 1
-        if self.ledger is not None:
-            self._record(span, ctx, original, new)
-        return Edit(span.start, span.end, new)
+            state.stats["kept"] += 1
+            return Edit(start, end, f"[{ctx.category}]" if fields["unhandled"] == "tag" else original)
+        state.stats["replaced"] += 1
+        if fields["ledger"] is not None:
+            self._record(span, ctx, original, new)  # type: ignore[arg-type]
+        return Edit(start, end, new)  # type: ignore[arg-type]
 
     # --- ledger ---------------------------------------------------------------------------------------------
     def _open_ledger(self) -> Any:

@@ -297,14 +297,49 @@ def _street_tokens(text: str) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
     return toks, " ".join(normalize(t) for t in toks if t[:1].isalpha()), tuple(t for t in toks if t.isdigit())
 
 
-def surrogate_street(text: str, ctx: GenContext) -> str:
-    """A street address of the same type and shape (see the module docstring)."""
-    toks, name_key, digit_runs = _street_tokens(text)
-    avoid = ctx.place_words()
-    out: list[str] = []
-    numbers: KeyedStream | None = None  # one stream for all the numbers of the address
+_KEEP, _DIGITS_RUN, _WORD_PART, _COMPOUND_PART = 0, 1, 2, 3
+
+
+@lru_cache(maxsize=4096)
+def _street_plan(text: str, lang: str) -> tuple[tuple[int, str, str, str], ...]:
+    """What :func:`surrogate_street` does with each token of ``text`` (a pure function: cached):
+    ``(what, token, normalized token, compound suffix)``, ``what`` being kept as is, a digit run, a word drawn
+    from the surnames, or a compound whose stem is drawn (nl/de/sv)."""
+    toks = _street_tokens(text)[0]
+    plan: list[tuple[int, str, str, str]] = []
     for i, t in enumerate(toks):
         if t.isdigit():
+            plan.append((_DIGITS_RUN, t, "", ""))
+            continue
+        if not t[:1].isalpha():
+            plan.append((_KEEP, t, "", ""))
+            continue
+        k = normalize(t)
+        prev = toks[i - 1] if i else ""
+        if k in _STREET_TYPES or k in _STREET_KEEP or len(t) == 1 or prev.isdigit() or (len(t) <= 2 and t.isupper()):
+            plan.append((_KEEP, t, "", ""))
+            continue
+        suffix = None
+        if lang in ("nl", "de", "sv"):
+            suffix = next((s for s in _COMPOUND if k.endswith(normalize(s)) and len(k) > len(s) + 2), None)
+        if suffix is not None:
+            plan.append((_COMPOUND_PART, t, k, suffix))
+        else:
+            plan.append((_WORD_PART, t, k, ""))
+    return tuple(plan)
+
+
+def surrogate_street(text: str, ctx: GenContext) -> str:
+    """A street address of the same type and shape (see the module docstring)."""
+    _, name_key, digit_runs = _street_tokens(text)
+    avoid = ctx.place_words()
+    lang = ctx.lang
+    out: list[str] = []
+    numbers: KeyedStream | None = None  # one stream for all the numbers of the address
+    for what, t, k, suffix in _street_plan(text, lang):
+        if what == _KEEP:
+            out.append(t)
+        elif what == _DIGITS_RUN:
             if numbers is None:
                 numbers = ctx.rand.stream("street-number", name_key, *digit_runs)
             stream = numbers
@@ -315,25 +350,13 @@ def surrogate_street(text: str, ctx: GenContext) -> str:
                 if new != t and new not in ctx.avoid_words():
                     break
             out.append(new)
-            continue
-        if not t[:1].isalpha():
-            out.append(t)
-            continue
-        k = normalize(t)
-        prev = toks[i - 1] if i else ""
-        if k in _STREET_TYPES or k in _STREET_KEEP or len(t) == 1 or prev.isdigit() or (len(t) <= 2 and t.isupper()):
-            out.append(t)
-            continue
-        suffix = None
-        if ctx.lang in ("nl", "de", "sv"):
-            suffix = next((s for s in _COMPOUND if k.endswith(normalize(s)) and len(k) > len(s) + 2), None)
-        if suffix is not None:
-            stem = _pick(ctx, list(_stems(ctx.lang)), "street-stem", k, avoid)
+        elif what == _WORD_PART:
+            out.append(apply_shape(t, _pick(ctx, surnames(lang).items, "street-word", k, avoid), lang))
+        else:
+            stem = _pick(ctx, list(_stems(lang)), "street-stem", k, avoid)
             cut = len(t) - len(suffix)
             new = stem + t[cut:]
             out.append(apply_shape(t[:cut] or t, new) if t.isupper() or t.islower() else new)
-            continue
-        out.append(apply_shape(t, _pick(ctx, surnames(ctx.lang).items, "street-word", k, avoid), ctx.lang))
     result = "".join(out)
     return result if normalize(result) != normalize(text) and not ctx.leaks(result) \
         else format_preserving(text, ctx, "street")

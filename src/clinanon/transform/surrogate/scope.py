@@ -102,19 +102,20 @@ class _DocTables:
             get = ctx.categories.get
             self.cats = tuple(get(s, s.label) for s in spans)
         norms = [normalize(text[s.start:s.end]) for s in spans] if text is not None else [""] * len(spans)
-        types = list(map(_type, self.cats))
         by_type: dict[str, list[int]] = {}
-        for i, typ in enumerate(types):
+        forms: set[str] = set()
+        for i, (f, typ) in enumerate(zip(norms, map(_type, self.cats), strict=True)):
             group = by_type.get(typ)
             if group is None:
                 by_type[typ] = [i]
             else:
                 group.append(i)
-        forms = {f for f, typ in zip(norms, types, strict=True) if len(f) >= 2 and typ not in _NOT_LEAKS}
+            if len(f) >= 2 and typ not in _NOT_LEAKS:
+                forms.add(f)
         by_word: dict[str, list[str]] = {}
         other: list[str] = []
         for f in forms:
-            first = f.split(" ", 1)[0]  # normalized: words are separated by one space
+            first = f.partition(" ")[0]  # normalized: words are separated by one space
             if not first.isalnum():
                 m = _WORD_RUN.match(f)
                 if m is None:
@@ -203,7 +204,19 @@ class GenContext:
         """:meth:`original_words` of ``NAME`` and ``LOCATION`` together (cached)."""
         cached = self.memo.get("place_words")
         if cached is None:
-            cached = self.memo["place_words"] = self.original_words("NAME") | self.original_words("LOCATION")
+            tables = self._tables or self._doc_tables()
+            norms, by_type = tables.norms, tables.by_type
+            # the same words as the union of the two original_words sets (_WORD.findall of the joined texts): a
+            # space-separated word of letters only is one _WORD match; the regex runs on the other words only
+            words: set[str] = set()
+            for t in ("NAME", "LOCATION"):
+                for i in by_type.get(t, ()):
+                    for w in norms[i].split(" "):
+                        if w.isalpha():
+                            words.add(w)
+                        elif w:
+                            words.update(_WORD.findall(w))
+            cached = self.memo["place_words"] = frozenset(words)
         return cached  # type: ignore[no-any-return]
 
     def original_strings(self) -> frozenset[str]:
@@ -212,10 +225,10 @@ class GenContext:
 
     def avoid_words(self) -> frozenset[str]:
         """What a one-word surrogate part must not be: words of names/places and every whole original (cached)."""
-        cached = self.memo.get("avoid_words")
+        memo = self.memo
+        cached = memo.get("avoid_words")
         if cached is None:
-            cached = self.place_words() | self.original_strings()
-            self.memo["avoid_words"] = cached
+            cached = memo["avoid_words"] = self.place_words().union(self._doc_tables().strings)
         return cached  # type: ignore[no-any-return]
 
     def leaks(self, candidate: str, already: str | None = None) -> bool:
