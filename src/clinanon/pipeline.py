@@ -24,6 +24,7 @@ from clinanon.detect.base import Detector
 from clinanon.document import Document, SanitizedDocument, Span
 from clinanon.errors import ConfigError
 from clinanon.taxonomy import LabelScheme, category_matches, get_scheme
+from clinanon.text import check_language
 
 __all__ = ["LanguageDispatch", "Pipeline", "get_detector_factory", "list_detectors", "register_detector"]
 
@@ -114,8 +115,6 @@ class LanguageDispatch:
     name = "default"
 
     def __init__(self, build: Callable[[str], Detector], lang: str, *, eager: bool = True) -> None:
-        from clinanon.text import check_language
-
         self._build = build
         self.lang = check_language(lang)
         self._detectors: dict[str, Detector] = {}
@@ -127,8 +126,6 @@ class LanguageDispatch:
 
     def language_of(self, doc: Document) -> str:
         """The supported language code of ``doc`` (``"es-ES"`` -> ``"es"``)."""
-        from clinanon.text import check_language
-
         lang = doc.meta.get("lang")
         return check_language(str(lang)) if lang else self.lang
 
@@ -136,8 +133,6 @@ class LanguageDispatch:
         """The detector of ``lang`` (built on first use, then cached)."""
         det = self._detectors.get(lang)
         if det is None:
-            from clinanon.text import check_language
-
             code = check_language(lang)
             det = self._detectors.get(code)
             if det is None:
@@ -151,11 +146,7 @@ class LanguageDispatch:
         return dict(self._detectors)
 
     def detect(self, doc: Document) -> list[Span]:
-        lang = doc.meta.get("lang") or self.lang
-        det = self._detectors.get(lang) if isinstance(lang, str) else None
-        if det is None:
-            det = self.detector_for(str(lang))
-        return det.detect(doc)
+        return self.detector_for(str(doc.meta.get("lang") or self.lang)).detect(doc)
 
 
 def _default_factory(config: Config) -> Detector:
