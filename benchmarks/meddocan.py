@@ -15,7 +15,8 @@
   The ensemble is also run inside a :class:`~clinanon.pipeline.Pipeline` (MEDDOCAN labels), the way the
   ``default`` detector runs: ``pipeline`` scores and throughput.
 
-Measured: subtask 1 (exact span + label) and subtask 2 (exact span) P/R/F1, token-binary P/R/F1, per-label
+Measured: subtask 1 (exact span + label) and subtask 2 (exact span) P/R/F1, token-binary P/R/F1 (also on an
+upper-cased copy of dev: ``scores_upper_cased_dev``, robustness to all-caps notes), per-label
 P/R/F1 (and labels with >= 50 dev mentions below F1 0.90), training time, throughput (chars/s, single
 process, after a warm-up pass, median of ``--repeat`` passes), peak RSS of a fresh inference process (load +
 warm-up + runs), model size. Writes ``benchmarks/results/meddocan_<detector>.json`` and refreshes the Markdown
@@ -33,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -240,6 +242,11 @@ def main() -> None:
         result["pipeline_scores"] = score(dev, [d.with_spans(nlp.detect_spans(d)) for d in dev])
     else:
         result["scores"] = score(dev, [d.with_spans(det.detect(d)) for d in dev])
+    from clinanon.detect.crf import upper_same_length
+
+    # robustness: the same dev notes in capitals (all-caps notes exist: nursing notes, older systems)
+    upper = [replace(d, text=upper_same_length(d.text)) for d in dev]
+    result["scores_upper_cased_dev"] = score(upper, [d.with_spans(det.detect(d)) for d in upper])
 
     cmd = [sys.executable, __file__, "--inference-only", "--detector", args.detector, "--data", str(args.data),
            "--repeat", str(args.repeat)]
@@ -270,8 +277,8 @@ def main() -> None:
 def write_table(folder: Path) -> Path:
     """``meddocan.md``: one row per ``meddocan_*.json`` in ``folder``."""
     rows = ["| detector | S1 P | S1 R | S1 F1 | S2 F1 | token R | token F1 | weak labels (>=50, F1<0.90) | train s | "
-            "chars/s (detector) | chars/s (pipeline) | peak RSS MB | model MB |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            "chars/s (detector) | chars/s (pipeline) | peak RSS MB | model MB | S1 F1 upper-cased dev |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for f in sorted(folder.glob("meddocan_*.json")):
         r = json.loads(f.read_text(encoding="utf-8"))
         if r.get("benchmark") != "meddocan":
@@ -283,16 +290,18 @@ def write_table(folder: Path) -> Path:
         pipe = inf.get("pipeline", {}).get("chars_per_s")
         size = sum(r["model_bytes"].values()) / 2**20
         label = f.stem.removeprefix("meddocan_")
+        up = r.get("scores_upper_cased_dev")
+        upper_f1 = f"{up['subtask1']['f1']:.4f}" if up else "-"
         rows.append(f"| {label} | {s['subtask1']['precision']:.4f} | {s['subtask1']['recall']:.4f} | "
                     f"{s['subtask1']['f1']:.4f} | {s['subtask2']['f1']:.4f} | {s['token_binary']['recall']:.4f} | "
                     f"{s['token_binary']['f1']:.4f} | {weak} | {train_s:.0f} | "
                     f"{inf['detector']['chars_per_s']:,} | {f'{pipe:,}' if pipe else '-'} | {inf['peak_rss_mb']} | "
-                    f"{size:.2f} |")
+                    f"{size:.2f} | {upper_f1} |")
         if "cross_selected" in r:
             c = r["cross_selected"]
             rows.append(f"| {label} (strategies cross-selected on dev halves) | {c['subtask1']['precision']:.4f} | "
                         f"{c['subtask1']['recall']:.4f} | {c['subtask1']['f1']:.4f} | {c['subtask2']['f1']:.4f} | "
-                        f"{c['token_binary']['recall']:.4f} | {c['token_binary']['f1']:.4f} | | | | | | |")
+                        f"{c['token_binary']['recall']:.4f} | {c['token_binary']['f1']:.4f} | | | | | | | |")
     text = ("MEDDOCAN dev (250 documents); models trained on train only. Written by benchmarks/meddocan.py.\n\n"
             + "\n".join(rows) + "\n")
     p = folder / "meddocan.md"

@@ -100,6 +100,8 @@ class CRFSection(_Strict):
     triggers: bool = False
     #: parenthetical-field and next-number features
     structure: bool = False
+    #: fraction of the training documents added again in upper case (robustness to all-caps notes)
+    case_augment: float = Field(0.0, ge=0.0, le=1.0)
     #: span score = mean or min of the token marginals
     score: Literal["mean", "min"] = "mean"
     #: tag the dev data after every iteration (token-level dev score in the progress bar; costs time)
@@ -285,7 +287,7 @@ def _fit_crf(config: TrainConfig, train_docs: list[Document], dev_docs: list[Doc
     det = CRFDetector(config.language, c1=c.c1, c2=c.c2, max_iterations=c.max_iterations, min_freq=c.min_freq,
                       tagging=config.tagging, seed=config.seed, rules=c.rules, score=c.score,
                       label_scheme=config.label_scheme, clusters=c.clusters, triggers=c.triggers,
-                      structure=c.structure)
+                      structure=c.structure, case_augment=c.case_augment)
     task = bar.add_task("features", total=c.max_iterations, loss="-", dev="-")
 
     def on_iteration(it: Any) -> None:

@@ -32,7 +32,7 @@ import time
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -116,6 +116,26 @@ def _tag_micro(scores: Mapping[str, Any]) -> tuple[float, float, float] | None:
     return p, r, f
 
 
+def upper_same_length(text: str) -> str:
+    """``text`` in upper case, character by character; a character whose upper case is longer ("ß" -> "SS")
+    is kept, so every offset of ``text`` stays valid."""
+    up = text.upper()
+    if len(up) == len(text):
+        return up
+    return "".join(u if len(u := c.upper()) == 1 else c for c in text)
+
+
+def upper_case_copies(docs: Sequence[Document], fraction: float, seed: int) -> list[Document]:
+    """Upper-case copies (same spans, same offsets) of ``round(fraction * len(docs))`` documents drawn with
+    ``seed``: training data for all-caps notes (nursing notes, old systems), which a model trained on mixed case
+    only tags poorly."""
+    k = round(fraction * len(docs))
+    if k <= 0:
+        return []
+    picked = sorted(random.Random(f"case-augment:{seed}").sample(range(len(docs)), k))
+    return [replace(docs[i], id=f"{docs[i].id}#upper", text=upper_same_length(docs[i].text)) for i in picked]
+
+
 def _make_trainer(pycrfsuite: Any, max_iterations: int, callback: Callable[[IterationInfo], None] | None,
                   sink: list[IterationInfo]) -> Any:
     class _Trainer(pycrfsuite.Trainer):  # type: ignore[misc, name-defined]
@@ -159,6 +179,9 @@ class CRFDetector:
     the model directory; :mod:`clinanon.detect.clusters`), ``triggers`` (trigger words of
     ``clinanon/data/lexicons/<lang>.tsv`` -- kinship, institution, hospital heads -- near a token) and
     ``structure`` (parenthetical fields, distance to the next number).
+
+    ``case_augment``: the fraction of training documents added again in upper case (same spans), so that the
+    model also tags all-caps notes; 0 (default) trains on the documents as given.
     """
 
     name = "crf"
@@ -180,6 +203,7 @@ class CRFDetector:
         clusters: bool = False,
         triggers: bool = False,
         structure: bool = False,
+        case_augment: float = 0.0,
     ) -> None:
         self.lang = check_language(lang)
         if c1 < 0 or c2 < 0:
@@ -188,6 +212,8 @@ class CRFDetector:
             raise ConfigError("max_iterations must be >= 1")
         if min_freq < 0:
             raise ConfigError("min_freq must be >= 0")
+        if not 0.0 <= case_augment <= 1.0:
+            raise ConfigError("case_augment must be between 0 and 1")
         tagging = tagging.upper()
         if tagging not in ("BIO", "BIOES"):
             raise ConfigError(f"tagging must be 'BIO' or 'BIOES', not {tagging!r}")
@@ -206,6 +232,7 @@ class CRFDetector:
         self.clusters = bool(clusters)
         self.triggers = bool(triggers)
         self.structure = bool(structure)
+        self.case_augment = float(case_augment)
         self.word_clusters_: WordClusters | None = None
         self._category: Callable[[str], str] | None = None
         if self.canonical:
@@ -232,7 +259,8 @@ class CRFDetector:
         return {"lang": self.lang, "c1": self.c1, "c2": self.c2, "max_iterations": self.max_iterations,
                 "min_freq": self.min_freq, "tagging": self.tagging, "seed": self.seed, "rules": self.rules,
                 "score": self.score, "label_scheme": self.label_scheme, "canonical": self.canonical,
-                "clusters": self.clusters, "triggers": self.triggers, "structure": self.structure}
+                "clusters": self.clusters, "triggers": self.triggers, "structure": self.structure,
+                "case_augment": self.case_augment}
 
     @property
     def fitted(self) -> bool:
@@ -296,6 +324,7 @@ class CRFDetector:
         self._check_labels(docs)
         if self.clusters:  # learned from the training texts only (never from dev), without their labels
             self.set_word_clusters(learn_clusters([d.text for d in docs], self.lang, seed=self.seed))
+        docs += upper_case_copies(docs, self.case_augment, self.seed)
         order = list(range(len(docs)))
         random.Random(self.seed).shuffle(order)
         report = TrainingReport()
