@@ -8,7 +8,11 @@ Re-runnable: the same data and parameters give the same model file (CRFsuite's L
 Its dev score is NOT an estimate of accuracy (dev is in its training data): the numbers to quote come from
 ``benchmarks/meddocan.py``, whose models are trained on train only.
 
-Usage: ``python scripts/build_shipped_model.py [--data ../shared/data] [--max-iterations 100] [--strategies F]``
+The recipe (tagging, seed and the ``[crf]`` hyper-parameters) is read from ``configs/train_crf_meddocan.toml``
+(``--config``), the same file ``clinanon train`` and ``benchmarks/crf_meddocan.py`` use, so the shipped model and the
+benchmarked one differ only in their training data.
+
+Usage: ``python scripts/build_shipped_model.py [--data ../shared/data] [--config F] [--strategies F]``
 """
 
 from __future__ import annotations
@@ -39,21 +43,28 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     ap.add_argument("--out", type=Path, default=OUT)
-    ap.add_argument("--max-iterations", type=int, default=100)
+    ap.add_argument("--config", type=Path, default=ROOT / "configs" / "train_crf_meddocan.toml")
+    ap.add_argument("--max-iterations", type=int, default=None, help="override crf.max_iterations")
     ap.add_argument("--strategies", type=Path, default=None, help="a strategy table JSON to ship with the model")
     args = ap.parse_args(argv)
 
     from clinanon import __version__
     from clinanon import io as cio
     from clinanon.detect.crf import CRFDetector
-    from clinanon.train import data_digest
+    from clinanon.train import TrainConfig, data_digest
+
+    config = TrainConfig.load(args.config)
+    c = config.crf
 
     med = args.data / "meddocan"
     train = sorted(cio.read(med / "train" / "brat", "brat"), key=lambda d: d.id)
     dev = sorted(cio.read(med / "dev" / "brat", "brat"), key=lambda d: d.id)
     docs = train + dev
     t0 = time.perf_counter()
-    det = CRFDetector("es", c1=0.05, c2=0.01, max_iterations=args.max_iterations, label_scheme="meddocan", seed=0)
+    det = CRFDetector("es", c1=c.c1, c2=c.c2, max_iterations=args.max_iterations or c.max_iterations,
+                      min_freq=c.min_freq, tagging=config.tagging, seed=config.seed, rules=c.rules, score=c.score,
+                      label_scheme="meddocan", clusters=c.clusters, triggers=c.triggers, structure=c.structure,
+                      case_augment=c.case_augment)
     det.fit(docs)
     seconds = time.perf_counter() - t0
     report = det.training_report_
