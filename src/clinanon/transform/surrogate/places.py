@@ -30,11 +30,13 @@ from clinanon.document import Span
 from clinanon.transform.surrogate._data import (
     DEPARTMENTS,
     HOME_COUNTRY,
+    LANGS,
     PROFESSIONS,
     UNIT_HEADS,
     Place,
     WeightedList,
     faker_attr,
+    gazetteer_rows,
     given_names,
     places,
     surnames,
@@ -124,29 +126,42 @@ def _city_names(place: Place | None, lang: str) -> tuple[tuple[str, ...], dict[s
     return tuple(sorted(by)), by
 
 
+#: a city's (region's) surrogate comes from the narrowest pool with at least this many candidates: same region,
+#: then the region's parent (cities), then the same country (two keys pick the same with probability 1/pool)
+MIN_PLACE_POOL = 50
+
+
+def _first_large(pools: Sequence[list[Place]]) -> list[Place]:
+    """The first pool with at least :data:`MIN_PLACE_POOL` places, else the last non-empty one (else [])."""
+    last: list[Place] = []
+    for pool in pools:
+        if len(pool) >= MIN_PLACE_POOL:
+            return pool
+        if pool:
+            last = pool
+    return last
+
+
 def _city_pool(place: Place | None, lang: str) -> list[Place]:
     P = places(lang)
     home = HOME_COUNTRY.get(lang, "")
     if place is None:
         pool = list(P.cities_by_country.get(home, ())) + list(P.regions_by_country.get(home, ()))
         return pool
+    country, region = place.country, normalize(place.region)
     if place.kind == "city":
-        same = [p for p in P.cities_by_region.get((place.country, normalize(place.region)), ()) if p != place]
-        if same:
-            return same
-        parent = P.region_parent.get((place.country, normalize(place.region)))
+        same = [p for p in P.cities_by_region.get((country, region), ()) if p != place]
+        parent = P.region_parent.get((country, region))
+        wider: list[Place] = []
         if parent:
-            siblings = P.regions_by_parent.get((place.country, normalize(parent)), ())
-            wider = [c for r in siblings for c in P.cities_by_region.get((place.country, normalize(r.name)), ())
+            siblings = P.regions_by_parent.get((country, normalize(parent)), ())
+            wider = [c for r in siblings for c in P.cities_by_region.get((country, normalize(r.name)), ())
                      if c != place]
-            if wider:
-                return wider
-        return [p for p in P.cities_by_country.get(place.country, ()) if p != place]
-    same = [p for p in P.regions_by_parent.get((place.country, normalize(place.region)), ()) if p != place]
-    if same:
-        return same
-    pool = [p for p in P.regions_by_country.get(place.country, ()) if p != place]
-    return pool or [p for p in P.cities_by_country.get(place.country, ())]
+        return _first_large([same, wider, [p for p in P.cities_by_country.get(country, ()) if p != place]])
+    same = [p for p in P.regions_by_parent.get((country, region), ()) if p != place]
+    level = [p for p in P.regions_by_country.get(country, ()) if p != place and bool(p.region) == bool(place.region)]
+    pool = _first_large([same, level, [p for p in P.regions_by_country.get(country, ()) if p != place]])
+    return pool or [p for p in P.cities_by_country.get(country, ())]
 
 
 def _location_avoid(ctx: GenContext) -> frozenset[str]:
@@ -184,18 +199,67 @@ _TERRITORIES = frozenset((
 ))
 
 
+@lru_cache(maxsize=1)
+def _iso_continents() -> Mapping[str, str]:
+    """ISO code -> continent, from the country lists of every language (one list may lack a country: the Dutch
+    one has no ``Nederland``)."""
+    out: dict[str, str] = {}
+    for lg in LANGS:
+        for r in gazetteer_rows(lg, "country"):
+            if len(r) >= 3 and r[1] and r[2]:
+                out.setdefault(r[1], r[2])
+    return out
+
+
+@lru_cache(maxsize=8)
+def _country_index(lang: str) -> Mapping[str, tuple[str, str]]:
+    """Normalized country name (the gazetteer's names and aliases of ``lang``, and CLDR's) -> (ISO, continent)."""
+    continents = _iso_continents()
+    out: dict[str, tuple[str, str]] = {}
+    for name, iso, cont in places(lang).countries:
+        out.setdefault(normalize(name), (iso, cont))
+    for iso, name in _territory_names(lang).items():
+        if iso in continents:
+            out.setdefault(normalize(name), (iso, continents[iso]))
+    return out
+
+
 @lru_cache(maxsize=64)
-def _countries_of(lang: str, continent: str) -> tuple[str, ...]:
-    return tuple(sorted(x[0] for x in places(lang).countries if x[2] == continent and x[1] not in _TERRITORIES))
+def _countries_of(lang: str, continent: str, exclude: str = "") -> tuple[str, ...]:
+    """One name per sovereign country of ``continent`` (its CLDR name in ``lang``, else the gazetteer's first name
+    for it), the country with ISO code ``exclude`` left out; sorted. Aliases (``"EE. UU."``, ``"Holanda"``) and
+    names in other languages (``"Spain"`` in a Spanish list) are not candidates, so every country is equally likely
+    and a surrogate never names the original country in other words."""
+    own = {}
+    for name, iso, _ in places(lang).countries:
+        own.setdefault(iso, name)
+    cldr = _territory_names(lang)
+    names = set()
+    for iso, cont in _iso_continents().items():
+        if cont == continent and iso not in _TERRITORIES and iso != exclude:
+            name = cldr.get(iso) or own.get(iso)
+            if name:
+                names.add(name)
+    return tuple(sorted(names))
+
+
+@lru_cache(maxsize=8)
+def _territory_names(lang: str) -> Mapping[str, str]:
+    try:
+        from babel import Locale
+
+        return {k: v for k, v in Locale.parse(lang).territories.items() if len(k) == 2 and k.isalpha()}
+    except Exception:  # Babel is a dependency; without its data the gazetteer's names are used
+        return {}
 
 
 def surrogate_country(text: str, ctx: GenContext) -> str:
-    """Another country of the same continent."""
-    P = places(ctx.lang)
+    """Another country of the same continent (uniformly among its countries, never the original country under
+    another name); an unknown country: one of the home country's continent."""
     key = normalize(text)
-    c = P.country_by_name.get(key)
-    continent = c[2] if c else next((x[2] for x in P.countries if x[1] == HOME_COUNTRY.get(ctx.lang)), "")
-    pool = _countries_of(ctx.lang, continent)
+    index = _country_index(ctx.lang)
+    iso, continent = index.get(key) or ("", _iso_continents().get(HOME_COUNTRY.get(ctx.lang, ""), ""))
+    pool = _countries_of(ctx.lang, continent, iso)
     if not any(normalize(x) != key for x in pool):
         return format_preserving(text, ctx, "country")
     return apply_shape(text.strip(), _pick(ctx, pool, "country", key, ctx.avoid_words()), ctx.lang)
@@ -393,12 +457,14 @@ def _person_or_city(ctx: GenContext, stream: KeyedStream) -> str:
     return f"{first} {last}"
 
 
-def _rebuild(ctx: GenContext, key: str, purpose: str, make: Callable[[str], str]) -> str:
-    """``make(core)`` for the first keyed core (city or person) whose result reproduces no original."""
+def _rebuild(ctx: GenContext, key: str, purpose: str, make: Callable[[str], str],
+             core: Callable[[GenContext, KeyedStream], str] = _person_or_city) -> str:
+    """``make(core)`` for the first keyed core (by default a city or a person) whose result reproduces no
+    original."""
     new = ""
     stream = ctx.rand.stream(purpose, "core", key)
     for _ in range(_MAX_ATTEMPTS):
-        new = make(_person_or_city(ctx, stream))
+        new = make(core(ctx, stream))
         if normalize(new) != key and not ctx.leaks(new):
             break
     return new
@@ -426,30 +492,115 @@ def _hospital_names(lang: str) -> tuple[str, ...]:
     return tuple(sorted(h[0] for h in places(lang).hospitals))
 
 
+#: how the name part of a rebuilt hospital name is made, per language, after a head phrase (``Hospital
+#: Universitario`` + core) and before a tail phrase (core + ``General Hospital``): keyed choice among the patterns;
+#: ``{city}`` a city of the home country, ``{person}`` given name + surname, ``{saint}`` San/Santa/Sint/St. + a
+#: given name, ``{surname}`` a surname
+_HOSPITAL_HEAD_CORES: Mapping[str, tuple[str, ...]] = {
+    "es": ("de {city}", "de {city}", "de {city}", "{person}", "{saint}", "{surname}"),
+    "en": ("{city}", "{city}", "{saint}"),
+    "nl": ("{city}", "{city}", "{saint}"),
+    "sv": ("{city}",),
+    "de": ("{city}", "{city}", "{saint}"),
+}
+_HOSPITAL_TAIL_CORES: Mapping[str, tuple[str, ...]] = {
+    "es": ("{city}", "{surname}"),
+    "en": ("{city}", "{city}", "{surname}", "{saint}'s"),
+    "nl": ("{city}", "{saint}"),
+    "sv": ("{city}s",),
+    "de": ("{city}", "{surname}"),
+}
+#: heads whose name follows without a preposition (``Centro de Salud Delicias``, ``Clínica San Rafael``)
+_HEADS_WITHOUT_DE = frozenset(normalize(h) for h in (
+    "Ambulatorio", "Centro de Salud", "Centro Médico", "Clínica", "Clínic", "Consultorio", "Policlínica",
+    "Sanatorio", "Institut", "Fundació", "Hospital Quirón",
+))
+_SAINTS: Mapping[str, tuple[str, str]] = {"es": ("San", "Santa"), "en": ("St", "St"), "nl": ("Sint", "Sint"),
+                                          "de": ("St.", "St."), "sv": ("S:t", "S:ta")}
+#: the phrase a rebuilt name gets when the original has none (``"La Paz"``): (phrase, True for a head)
+_DEFAULT_HOSPITAL_PHRASE: Mapping[str, tuple[str, bool]] = {
+    "es": ("Hospital", True), "en": ("Hospital", False), "nl": ("Ziekenhuis", True), "sv": ("sjukhus", False),
+    "de": ("Klinikum", True),
+}
+
+
+@lru_cache(maxsize=8)
+def _home_cities(lang: str) -> tuple[str, ...]:
+    """The names of the home country's cities (no regions), sorted."""
+    return tuple(sorted({p.name for p in places(lang).cities_by_country.get(HOME_COUNTRY.get(lang, ""), ())}))
+
+
+def _hospital_core_maker(phrase: str, head: bool, lang: str) -> Callable[[GenContext, KeyedStream], str]:
+    """The keyed core of a rebuilt hospital name after head ``phrase`` (or before tail ``phrase``)."""
+    patterns = (_HOSPITAL_HEAD_CORES if head else _HOSPITAL_TAIL_CORES).get(lang, ("{city}",))
+    if head and lang == "es" and normalize(phrase) in _HEADS_WITHOUT_DE:
+        patterns = ("{city}", "{saint}", "{saint}", "{surname}")
+
+    def core(ctx: GenContext, stream: KeyedStream) -> str:
+        pattern = stream.choice(patterns)
+        if "{city}" in pattern:
+            names = _home_cities(ctx.lang)
+            if names:
+                avoid = ctx.avoid_words()
+                city = names[0]
+                for _ in range(_MAX_ATTEMPTS):
+                    city = stream.choice(names)
+                    if normalize(city) not in avoid:
+                        break
+                if pattern == "{city}s" and city.endswith(("s", "x", "z")):  # Swedish genitive: "Lunds", "Vaxholms"
+                    return city
+                return pattern.replace("{city}", city)
+            pattern = "{person}"
+        if "{saint}" in pattern:
+            female = stream.below(2) == 0
+            saint = _SAINTS.get(ctx.lang, ("St", "St"))[female]
+            given = given_names(ctx.lang, "F" if female else "M").pick(stream.unit())
+            return pattern.replace("{saint}", f"{saint} {given}")
+        last = surnames(ctx.lang).pick(stream.unit())
+        if "{surname}" in pattern:
+            return pattern.replace("{surname}", last)
+        given = given_names(ctx.lang, "M" if stream.below(2) else "F").pick(stream.unit())
+        return pattern.replace("{person}", f"{given} {last}")
+
+    return core
+
+
 def surrogate_hospital(text: str, ctx: GenContext) -> str:
-    """Another hospital of the same kind (see the module docstring)."""
+    """Another hospital of the same kind (see the module docstring): with the same head phrase (``Hospital
+    Universitario``, ``Clínica``, ``Centro de Salud``) or tail phrase (``General Hospital``, ``sjukhus``), and a
+    keyed name part — a city of the home country, a person, a saint or a surname (one in four times, when the
+    gazetteer knows at least three hospitals of that kind, a real hospital of the kind). Without a phrase (or when
+    the phrase alone is an original of the document), the language's default phrase (``Hospital``)."""
     stripped = text.strip()
     key = normalize(stripped)
     avoid = ctx.original_strings()
-    head, tail = _hospital_kind(stripped, ctx.lang)
+    lang = ctx.lang
+    head, tail = _hospital_kind(stripped, lang)
     phrase = head or tail
     if phrase is not None and (normalize(phrase) == key or ctx.leaks(phrase)):
-        # a bare "Hospital General" (here or elsewhere in the document): any hospital of the list
+        # a bare "Hospital General" (here or elsewhere in the document): a hospital with the default phrase
         phrase = head = tail = None
+    real_first = ctx.rand.index(4, "hospital-source", key) == 0
     if phrase is not None:
-        same = [h for h in _hospitals_by_kind(ctx.lang).get((head, tail), ())
+        same = [h for h in _hospitals_by_kind(lang).get((head, tail), ())
                 if normalize(h) != key and normalize(h) not in avoid]
-        if len(same) >= 3:
-            new = _pick(ctx, same, "hospital", key, avoid)
-        else:
-            canon = phrase if stripped[:len(phrase)].lower() != phrase.lower() else (
-                stripped[:len(phrase)] if head else stripped[-len(phrase):])
-            new = _rebuild(ctx, key, "hospital", lambda core: f"{canon} {core}" if head else f"{core} {canon}")
+        canon = phrase if stripped[:len(phrase)].lower() != phrase.lower() else (
+            stripped[:len(phrase)] if head else stripped[-len(phrase):])
+        is_head = head is not None
     else:
-        pool = _hospital_names(ctx.lang)
-        if not pool or all(normalize(h) == key for h in pool):
-            return format_preserving(text, ctx, "hospital")
-        new = _pick(ctx, pool, "hospital", key, avoid)
+        same = [h for h in _hospital_names(lang) if normalize(h) != key and normalize(h) not in avoid]
+        canon, is_head = _DEFAULT_HOSPITAL_PHRASE.get(lang, ("Hospital", True))
+        if ctx.leaks(canon):
+            canon = ""
+    if real_first and len(same) >= 3:
+        new = _pick(ctx, same, "hospital", key, avoid)
+    else:
+        def make(core: str) -> str:
+            return (f"{canon} {core}" if is_head else f"{core} {canon}").strip()
+
+        new = _rebuild(ctx, key, "hospital", make, _hospital_core_maker(canon or "Hospital", is_head, lang))
+    if normalize(new) == key:
+        return format_preserving(text, ctx, "hospital")
     return text.replace(stripped, apply_shape(stripped, new) if stripped.isupper() else new, 1)
 
 

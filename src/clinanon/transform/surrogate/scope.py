@@ -261,8 +261,14 @@ class GenContext:
                         if text.startswith(f, i) and (j == n or not _is_word_char(text[j])):
                             return True
             return bool(tables.leak_other) and next(_other_forms_in(text, tables), None) is not None
+        if text.isalnum():  # one word: only an original equal to it can occur in it (see above)
+            return text in tables.leak_forms and text not in _forms_in(normalize(already), tables)
+        found = _forms_in(text, tables)
+        first = next(found, None)
+        if first is None:  # the usual case: no original at all, nothing kept to compute
+            return False
         kept = set(_forms_in(normalize(already), tables))
-        return any(f not in kept for f in _forms_in(text, tables))
+        return first not in kept or any(f not in kept for f in found)
 
     def nearest_spans(self, categories: frozenset[str]) -> list[tuple[int, int, Span]]:
         """``(start, end, span)`` of this document's spans of the given categories without digits (cached)."""
