@@ -134,6 +134,14 @@ def test_relation_words_are_not_names() -> None:
     assert generate("NAME.RELATIVE", "pareja", ctx()) is None
     out = generate("NAME.RELATIVE", "hija de 50 años", ctx())
     assert out is not None and re.fullmatch(r"hija de (4[89]|5[12]) años", out)
+    # kinship words are no evidence of a name, even capitalised or known to a first-name list ("Tia")
+    for text in ("Padres", "tía materna", "Madre", "Hermanos"):
+        assert generate("NAME.RELATIVE", text, ctx()) is None, text
+    for text, lang in (("Mother", "en"), ("his wife", "en"), ("Mutter", "de"), ("Moeder", "nl"), ("Mamma", "sv")):
+        assert generate("NAME.RELATIVE", text, ctx(lang)) is None, text
+    # a name next to a kinship word is still a name, and only the name changes
+    out = generate("NAME.RELATIVE", "su hija Ana", ctx())
+    assert out is not None and out.startswith("su hija ") and out != "su hija Ana"
 
 
 # --- dates ----------------------------------------------------------------------------------------------------

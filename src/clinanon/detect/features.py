@@ -235,6 +235,18 @@ def _trigger_lexicon(lang: str) -> dict[str, tuple[str, ...]]:
     return {w: tuple(c) for w, c in out.items()}
 
 
+@lru_cache(maxsize=64)
+def trigger_words(lang: str, category: str) -> frozenset[str]:
+    """The folded (case- and accent-insensitive) words of one lexicon category (``"kin"``, ``"org"`` ...) of
+    ``clinanon/data/lexicons/<lang>.tsv``; compare with :func:`fold_word`."""
+    return frozenset(w for w, cats in _trigger_lexicon(lang).items() if category in cats)
+
+
+def fold_word(word: str) -> str:
+    """``word`` case-folded and without accents: the form :func:`trigger_words` holds."""
+    return _fold(word)
+
+
 @dataclass(frozen=True, slots=True)
 class DocFeatures:
     """The tokens of a text and one feature list per token (``len(features) == len(tokens)``)."""

@@ -27,6 +27,7 @@ import string
 from dataclasses import dataclass
 from functools import lru_cache
 
+from clinanon.detect.features import fold_word, trigger_words
 from clinanon.transform.surrogate._data import (
     first_name_gender,
     given_names,
@@ -93,8 +94,13 @@ def parse_name(text: str, lang: str) -> ParsedName:
     word_idx = [i for i, t in enumerate(toks) if _is_word(t)]
     roles: dict[int, str] = {}
     content: list[int] = []
+    kin = trigger_words(lang, "kin")
+    # lower-case words before the first capitalised one ("su hija Ana", "his wife Mary") are context, not name
+    first_cap = next((n for n, i in enumerate(word_idx) if toks[i][0].isupper()), 0)
     for n, i in enumerate(word_idx):
         w = toks[i]
+        if fold_word(w) in kin or (n < first_cap and w.islower()):
+            continue  # kept as it is ("lit")
         key = normalize(w)
         nxt = toks[i + 1] if i + 1 < len(toks) else ""
         later_words = word_idx[n + 1:]
@@ -146,10 +152,12 @@ def parse_name(text: str, lang: str) -> ParsedName:
 def looks_like_name(text: str, lang: str) -> bool:
     """True when the span looks like a person's name: a capitalised word, or a lower-case known first name.
 
-    Relation words annotated as relatives (``"padre"``, ``"pareja"``, ``"hija de 50 años"``) are not names, even
-    when a surname list knows them.
+    Relation words annotated as relatives (``"padre"``, ``"Padres"``, ``"tía materna"``, ``"hija de 50 años"``)
+    are not names, even when a name list knows them or they start a sentence: kinship words (the ``kin`` lexicon of
+    the language) are no evidence of a name.
     """
-    words = [t for t in _TOKEN.findall(text) if _is_word(t)]
+    kin = trigger_words(lang, "kin")
+    words = [t for t in _TOKEN.findall(text) if _is_word(t) and fold_word(t) not in kin]
     if not words:
         return False
     if any(w[0].isupper() for w in words):
