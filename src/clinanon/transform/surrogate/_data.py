@@ -94,9 +94,14 @@ class WeightedList:
     def __len__(self) -> int:
         return len(self.items)
 
+    def __post_init__(self) -> None:
+        # derived once (the dataclass is frozen): the total weight and the last index, read by every pick
+        object.__setattr__(self, "_total", self.cumulative[-1] if self.cumulative else 0.0)
+        object.__setattr__(self, "_last", len(self.items) - 1)
+
     def pick(self, u: float) -> str:
-        total = self.cumulative[-1]
-        return self.items[min(bisect.bisect_right(self.cumulative, u * total), len(self.items) - 1)]
+        """The entry whose cumulative-weight interval holds ``u * total`` (``0 <= u < 1``)."""
+        return self.items[min(bisect.bisect_right(self.cumulative, u * self._total), self._last)]  # type: ignore[attr-defined]
 
 
 def _provider(kind: str, lang: str) -> type | None:

@@ -45,7 +45,7 @@ import collections
 import datetime as dt
 import itertools
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -429,22 +429,21 @@ def _wider(component: str, lo: int, hi: int) -> tuple[int, ...]:
     return (max(hi, 5), max(hi, 10))  # ages
 
 
-def _keyed_tiers(ctx: GenContext, component: str, lo: int, hi: int) -> list[list[int]]:
-    """The magnitudes of ``component`` in the scope's keyed order, tier by tier (default range first)."""
-    key = f"tiers:{component}"
-    cached = ctx.memo.get(key)
-    if cached is None:
-        tiers: list[list[int]] = []
-        top = lo - 1
-        for i, upper in enumerate((hi, *_wider(component, lo, hi))):
-            if upper <= top:
-                continue
+def _keyed_tiers(ctx: GenContext, component: str, lo: int, hi: int) -> Iterator[list[int]]:
+    """The magnitudes of ``component`` in the scope's keyed order, tier by tier (default range first); each tier
+    is drawn on first use only (cached per document: a pure function of the scope and the tier)."""
+    top = lo - 1
+    for i, upper in enumerate((hi, *_wider(component, lo, hi))):
+        if upper <= top:
+            continue
+        key = f"tier:{component}:{i}"
+        tier = ctx.memo.get(key)
+        if tier is None:
             values = list(range(top + 1, upper + 1))
             budget = _TIER_BUDGET[min(i, len(_TIER_BUDGET) - 1)]
-            tiers.append(ctx.rand.stream("offset-tier", component, i).sample(values, budget or len(values)))
-            top = upper
-        cached = ctx.memo[key] = tiers
-    return cached  # type: ignore[no-any-return]
+            tier = ctx.memo[key] = ctx.rand.stream("offset-tier", component, i).sample(values, budget or len(values))
+        top = upper
+        yield tier
 
 
 def scope_offsets(ctx: GenContext) -> Offsets:
@@ -491,7 +490,8 @@ class _DateSearch:
         above ``limit``, not the exact count)."""
         hit = self.cache.get((component, value))
         if hit is None:
-            off = Offsets(**{**{"days": base.days, "months": base.months, "years": base.years}, component: value})
+            off = Offsets(value if component == "days" else base.days, value if component == "months" else base.months,
+                          value if component == "years" else base.years)
             hit = 0
             for t, n in self.groups[component].items():
                 if self.bad(t, off):
@@ -514,7 +514,8 @@ class _DateSearch:
             return 0, 0, [sign * first]
         best: tuple[int, int, list[int]] | None = None
         seen = {first}
-        tiers = [[first], *([m for m in tier if m not in seen] for tier in _keyed_tiers(self.ctx, component, lo, hi))]
+        tiers = itertools.chain(([first],), ([m for m in tier if m not in seen]
+                                             for tier in _keyed_tiers(self.ctx, component, lo, hi)))
         for ti, tier in enumerate(tiers):
             for mag in tier:
                 cost = self.component_cost(component, sign * mag, base, None if best is None else best[0])
@@ -552,12 +553,24 @@ def date_offsets(ctx: GenContext) -> Offsets:
         return cached  # type: ignore[no-any-return]
     chosen = scope_offsets(ctx)
     texts = [ctx.span_text(s) for s in ctx.spans_of("DATE")][:_MAX_DATES_CHECKED]
-    if ctx.settings.avoid_collisions and texts:
-        search = _DateSearch(ctx, texts)
-        if any(search.bad(t, chosen) for g in search.groups.values() for t in g):
-            chosen = _search_offsets(search, chosen)
+    if ctx.settings.avoid_collisions and texts and _collides(ctx, texts, chosen):
+        chosen = _search_offsets(_DateSearch(ctx, texts), chosen)
     ctx.memo["date_offsets"] = chosen
     return chosen
+
+
+def _collides(ctx: GenContext, texts: list[str], off: Offsets) -> bool:
+    """Whether :meth:`_DateSearch.bad` holds for some text of ``texts`` under ``off`` (the texts that parse as a
+    date of a kind no component shifts are not checked), without building the search tables."""
+    lang = ctx.lang
+    for t in dict.fromkeys(texts):
+        parsed = parse_date(t, lang)
+        if parsed is not None and parsed.kind not in _KIND_COMPONENT:
+            continue
+        new = _shift_text(t, lang, off.days, off.months, off.years)
+        if (new != t and ctx.leaks(new)) or (new == t and parsed is not None):
+            return True
+    return False
 
 
 def _search_offsets(search: _DateSearch, first: Offsets) -> Offsets:

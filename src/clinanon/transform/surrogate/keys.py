@@ -398,7 +398,7 @@ class KeyedRandom:
         self._outer = outer
         self._inner = inner.copy()
         self._inner.update(_encode((scope,)))
-        self._stream_hasher: Any = None  # keyed BLAKE2b state for stream(), made on first use
+        self._stream_hasher: Any = None  # keyed BLAKE2b states for stream() (raw, b"s"-prefixed), made on first use
 
     def __repr__(self) -> str:
         return f"KeyedRandom(scope=<{len(self.scope)} chars>, key={self._key.fingerprint()})"
@@ -432,20 +432,25 @@ class KeyedRandom:
     def stream(self, *parts: str | int | bytes) -> KeyedStream:
         """All the draws for one item: a :class:`KeyedStream` seeded with BLAKE2b-256 of the encoded parts, keyed
         with the scope's stream key ``digest("stream-key")``."""
-        hasher = self._stream_hasher
-        if hasher is None:
-            hasher = self._stream_hasher = hashlib.blake2b(key=self.digest("stream-key"), digest_size=32)
-        h = hasher.copy()  # the keyed state, prepared once per scope (no key block per item)
-        # the encoding of _encode_stream, inlined for the common case (str parts, no NUL in them)
+        hashers = self._stream_hasher
+        if hashers is None:
+            hasher = hashlib.blake2b(key=self.digest("stream-key"), digest_size=32)
+            short = hasher.copy()
+            short.update(b"s")
+            hashers = self._stream_hasher = (hasher, short)
+        # the keyed states, prepared once per scope (no key block per item); the encoding of _encode_stream,
+        # inlined for the common case (str parts, no NUL in them: the state that already holds the b"s" prefix)
         try:
             joined = "\0".join(parts)  # type: ignore[arg-type]
         except TypeError:  # an int or bytes part
+            h = hashers[0].copy()
             h.update(_encode_stream(parts))
         else:
             if joined.count("\0") == len(parts) - 1:
-                h.update(b"s")
+                h = hashers[1].copy()
                 h.update(joined.encode("utf-8"))
             else:
+                h = hashers[0].copy()
                 h.update(b"l" + _encode(parts))
         return _stream_from_seed(h.digest())
 

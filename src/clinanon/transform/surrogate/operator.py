@@ -268,11 +268,14 @@ class SurrogateOperator(OperatorBase):
         return state.gctx, state.scope
 
     def _surrogate(self, span: Span, ctx: OperatorContext, state: _DocState, original: str) -> str | None:
-        category = ctx.category
         results = state.results
-        memo_key = (category, original)
+        memo_key = (ctx.category, original)
         if memo_key in results:
             return results[memo_key]
+        return self._generate(span, ctx.category, state, original)
+
+    def _generate(self, span: Span, category: str, state: _DocState, original: str) -> str | None:
+        """The surrogate of ``span`` (not looked up in the document's results; stored there when memoizable)."""
         gctx = state.gctx
         gctx.span, gctx.category = span, category  # one context object per document, updated per span
         if category == "SEX":
@@ -284,7 +287,7 @@ class SurrogateOperator(OperatorBase):
             elif normalize(new) == normalize(original):  # differs only in case/accents: not a surrogate
                 new = format_preserving(original, gctx, "fallback")
         if _memo_digits(category) or not any(map(str.isdigit, original)):
-            results[memo_key] = new
+            state.results[(category, original)] = new
         return new
 
     def surrogate_for(self, span: Span, ctx: OperatorContext) -> str | None:
@@ -302,13 +305,14 @@ class SurrogateOperator(OperatorBase):
             state = self._doc_state(ctx)
         start, end = span.start, span.end
         original = doc.text[start:end]
-        new = state.results.get((ctx.category, original), _UNSET)
+        category = ctx.category
+        new = state.results.get((category, original), _UNSET)
         if new is _UNSET:
-            new = self._surrogate(span, ctx, state, original)
+            new = self._generate(span, category, state, original)
         fields = self.__dict__
         if new is None:
             state.stats["kept"] += 1
-            return Edit(start, end, f"[{ctx.category}]" if fields["unhandled"] == "tag" else original)
+            return Edit(start, end, f"[{category}]" if fields["unhandled"] == "tag" else original)
         state.stats["replaced"] += 1
         if fields["ledger"] is not None:
             self._record(span, ctx, original, new)  # type: ignore[arg-type]

@@ -180,7 +180,7 @@ def surrogate_city_place(text: str, ctx: GenContext) -> Place | None:
 def surrogate_city(text: str, ctx: GenContext) -> str:
     """Another city/region (see the module docstring)."""
     stripped = text.strip()
-    if stripped and sum(c.isdigit() for c in stripped) >= max(3, len(stripped) // 2):
+    if stripped and sum(map(str.isdigit, stripped)) >= max(3, len(stripped) // 2):
         return surrogate_zip(text, ctx)
     p = surrogate_city_place(stripped, ctx)
     if p is None:

@@ -101,17 +101,20 @@ class _DocTables:
         else:
             get = ctx.categories.get
             self.cats = tuple(get(s, s.label) for s in spans)
-        norms = [normalize(text[s.start:s.end]) for s in spans] if text is not None else [""] * len(spans)
+        norms = list(map(normalize, [text[s.start:s.end] for s in spans])) if text is not None else [""] * len(spans)
         by_type: dict[str, list[int]] = {}
-        forms: set[str] = set()
-        for i, (f, typ) in enumerate(zip(norms, map(_type, self.cats), strict=True)):
+        types = list(map(_type, self.cats))
+        for i, typ in enumerate(types):
             group = by_type.get(typ)
             if group is None:
                 by_type[typ] = [i]
             else:
                 group.append(i)
-            if len(f) >= 2 and typ not in _NOT_LEAKS:
-                forms.add(f)
+        forms: set[str]
+        if "SEX" in by_type or "OTHER" in by_type:
+            forms = {f for f, typ in zip(norms, types, strict=True) if typ not in _NOT_LEAKS and len(f) >= 2}
+        else:
+            forms = {f for f in norms if len(f) >= 2}
         by_word: dict[str, list[str]] = {}
         other: list[str] = []
         for f in forms:
@@ -131,7 +134,7 @@ class _DocTables:
         self.by_type = by_type
         self.strings = frozenset(norms)
         self.words: dict[str, frozenset[str]] = {}
-        self.leak_words = {k: tuple(v) for k, v in by_word.items()}
+        self.leak_words = by_word
         self.leak_other = tuple(sorted(other))
         self.leak_forms = frozenset(forms)
 
@@ -244,12 +247,17 @@ class GenContext:
         candidate equals its first word, so only those places are checked (a few dictionary lookups per call).
         """
         tables = self._tables or self._doc_tables()
-        if not tables.leak_words and not tables.leak_other:
+        if not tables.leak_forms:  # no leak_words and no leak_other
             return False
         text = normalize(candidate)
+        if text.isalnum():  # one word: only an original equal to it can occur in it as a whole word sequence
+            if text not in tables.leak_forms:
+                return False
+            return already is None or text not in _forms_in(normalize(already), tables)
+        if tables.leak_words.keys().isdisjoint(_WORD_RUN.findall(text)) and (
+                not tables.leak_other or next(_other_forms_in(text, tables), None) is None):
+            return False  # the usual case: no word of the candidate starts an original (checked in C)
         if already is None:
-            if text.isalnum():  # one word: only an original equal to it can occur in it as a whole word sequence
-                return text in tables.leak_forms
             n = len(text)
             by_word = tables.leak_words
             for m in _WORD_RUN.finditer(text):  # the loop of _forms_in, inlined: this is the hot path
@@ -261,8 +269,6 @@ class GenContext:
                         if text.startswith(f, i) and (j == n or not _is_word_char(text[j])):
                             return True
             return bool(tables.leak_other) and next(_other_forms_in(text, tables), None) is not None
-        if text.isalnum():  # one word: only an original equal to it can occur in it (see above)
-            return text in tables.leak_forms and text not in _forms_in(normalize(already), tables)
         found = _forms_in(text, tables)
         first = next(found, None)
         if first is None:  # the usual case: no original at all, nothing kept to compute
@@ -272,13 +278,18 @@ class GenContext:
 
     def nearest_spans(self, categories: frozenset[str]) -> list[tuple[int, int, Span]]:
         """``(start, end, span)`` of this document's spans of the given categories without digits (cached)."""
-        key = "nearest:" + "|".join(sorted(categories))
+        key = _nearest_key(categories)
         cached = self.memo.get(key)
         if cached is None:
             cached = [(s.start, s.end, s) for s, cat in zip(self.spans, self.span_categories(), strict=True)
                       if cat in categories and not any(c.isdigit() for c in self.span_text(s))]
             self.memo[key] = cached
         return cached  # type: ignore[no-any-return]
+
+
+@lru_cache(maxsize=64)
+def _nearest_key(categories: frozenset[str]) -> str:
+    return "nearest:" + "|".join(sorted(categories))
 
 
 def _is_word_char(c: str) -> bool:
