@@ -5,6 +5,9 @@ Writes ``benchmarks/results/rules_meddocan.json`` (or ``--out``) and prints a su
 * MEDDOCAN dev: token-level binary P/R/F, subtask 1 (exact span + label) and subtask 2 (exact span) P/R/F,
   overlap P/R/F, per-label recall (exact and overlap);
 * English synth dev: overlap P/R/F, labelled (canonical categories) and unlabelled;
+* upper-cased copies of both dev sets (every character upper-cased where that keeps its length, so the gold
+  offsets hold; text typed in capitals, as in nursing notes): token binary and overlap (unlabelled) P/R/F, and
+  the time of one pass (``meddocan_dev_upper``, ``english_synth_dev_upper``);
 * throughput of the full rules pipeline (detectors + resolver + propagation), single process, after a warm-up
   run: median of ``--repeat`` runs, in chars/s, UTF-8 MB/s and docs/s;
 * peak RSS of this process (``ru_maxrss``).
@@ -15,6 +18,7 @@ Usage: ``python benchmarks/rules_meddocan.py [--data ../shared/data] [--repeat 3
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import platform
 import resource
@@ -53,6 +57,36 @@ def _timed(nlp: Pipeline, docs: list[Document], repeat: int) -> dict:
     return {"runs_s": [round(t, 4) for t in times], "median_s": round(med, 4), "chars": chars, "bytes": nbytes,
             "chars_per_s": round(chars / med), "mb_per_s": round(nbytes / med / 1e6, 3),
             "docs_per_s": round(len(docs) / med, 1)}
+
+
+def upper_same_length(text: str) -> str:
+    """``text`` upper-cased character by character, keeping characters whose upper case is longer (``ß``)."""
+    return "".join(c.upper() if len(c.upper()) == 1 else c for c in text)
+
+
+def _upper(gold: list[Document], cfg: dict, **kw: object) -> dict:
+    """Token binary and overlap (unlabelled) P/R/F of the rules on the upper-cased copies of ``gold``."""
+    docs = [dataclasses.replace(d, text=upper_same_length(d.text)) for d in gold]
+    nlp = Pipeline(Config.from_dict(cfg))
+    t0 = time.perf_counter()
+    pred = [nlp.detect(d) for d in docs]
+    seconds = time.perf_counter() - t0
+    measures = evaluate(docs, pred, **kw).to_dict()["measures"]  # type: ignore[arg-type]
+    chars = sum(len(d.text) for d in docs)
+    return {"documents": len(docs), "token_binary": _prf(measures["token_binary"]),
+            "overlap_unlabeled": _prf(measures["entity_overlap_unlabeled"]),
+            "one_pass_s": round(seconds, 3), "chars_per_s": round(chars / seconds)}
+
+
+def meddocan_upper(data: Path) -> dict:
+    gold = list(cio.read(data / "meddocan" / "dev" / "brat", "brat"))
+    return _upper(gold, {"language": "es", "label_scheme": "meddocan", "detectors": {"use": ["rules"]}}, lang="es")
+
+
+def english_upper(data: Path) -> dict:
+    gold = list(cio.read(data / "pii-synth-en" / "dev.json", "presidio"))
+    return _upper(gold, {"language": "en", "label_scheme": "canonical", "detectors": {"use": ["rules"]}},
+                  lang="en", scheme="presidio", label_map="type")
 
 
 def meddocan(data: Path, repeat: int) -> dict:
@@ -118,6 +152,8 @@ def main() -> None:
         "machine": platform.machine(),
         "meddocan_dev": meddocan(args.data, args.repeat),
         "english_synth_dev": english(args.data, args.repeat),
+        "meddocan_dev_upper": meddocan_upper(args.data),
+        "english_synth_dev_upper": english_upper(args.data),
     }
     result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     result["wall_s"] = round(time.perf_counter() - t0, 1)
@@ -138,6 +174,11 @@ def main() -> None:
           f"{e['throughput']['chars_per_s']:,} chars/s")
     for label, r in e["per_type"].items():
         print(f"    {label:<34} n={r['gold']:<5} R overlap {r['recall_overlap']:.3f}")
+    for key, name in (("meddocan_dev_upper", "MEDDOCAN dev"), ("english_synth_dev_upper", "English synth")):
+        u = result[key]
+        tb, ov = u["token_binary"], u["overlap_unlabeled"]
+        print(f"{name} UPPER-CASED  token binary P/R {tb['precision']:.3f} / {tb['recall']:.3f}; overlap (unlabelled)"
+              f" P/R {ov['precision']:.3f} / {ov['recall']:.3f}; {u['chars_per_s']:,} chars/s (one pass)")
     print(f"peak RSS {result['peak_rss_mb']} MB -> {args.out}")
 
 

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
+from clinanon.detect import caseless
 from clinanon.detect.allowlist import AllowList
 from clinanon.detect.base import Detector
 from clinanon.detect.engine import RuleRecognizer, analyze_many
@@ -98,6 +99,18 @@ class RulesDetector:
 
     def analyze(self, text: str, lang: str | None = None) -> list[Span]:
         lang = lang or self.lang
+        spans = self._analyze(text, lang)
+        # text typed in capitals: the rules also run on a re-cased copy (same offsets) and candidates that rest on
+        # capitals alone are dropped there (clinanon.detect.caseless); mixed-case text has no caseless region
+        regions = caseless.caseless_regions(text)
+        if regions:
+            recased = caseless.recase(text, lang, regions)
+            titled = caseless.titlecase(text, lang, regions)
+            spans = caseless.merge(text, lang, regions, spans, self._analyze(recased, lang) if recased != text else (),
+                                   [self._analyze(titled, lang)] if titled not in (text, recased) else [])
+        return spans
+
+    def _analyze(self, text: str, lang: str) -> list[Span]:
         spans: list[Span] = []
         shared, others = _scan_groups(lang, self.families)
         # the rule-engine recognizers share one scan of the text (same spans as one scan each)
