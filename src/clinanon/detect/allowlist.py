@@ -111,12 +111,16 @@ _CONTEXT_AFTER: dict[str, tuple[str, ...]] = {
            "pouch", "node", "nodes", "cell", "cells", "duct", "ligament", "virus", "body", "bodies", "hernia",
            "diverticulum", "anomaly", "tetralogy", "needle", "wire", "nail", "splint", "classification"),
     "nl": ("syndroom", "ziekte", "test", "score", "schaal", "classificatie", "katheter", "fractuur", "teken",
-           "patiënten", "patienten"),
+           "patiënten", "patienten", "manoeuvre", "reflex", "operatie", "techniek", "methode", "index",
+           "fenomeen", "parese", "sonde", "criteria", "stadium", "lymfoom", "thyreoïditis", "contractuur"),
     "sv": ("sjukdom", "sjukdomen", "syndrom", "syndromet", "tecken", "test", "skala", "skalan", "klassifikation",
-           "kateter", "fraktur", "poäng"),
+           "kateter", "fraktur", "poäng", "manöver", "reflex", "operation", "metod", "index", "pares",
+           "stadium", "kriterier", "lymfom", "arterit", "tyreoidit", "kontraktur"),
     "de": ("syndrom", "krankheit", "erkrankung", "zeichen", "test", "skala", "score", "katheter", "fraktur",
            "klassifikation", "operation", "reflex", "tumor", "zyste", "ulkus", "ulcus", "lymphom", "sarkom",
-           "phänomen", "trias", "stadium", "index"),
+           "phänomen", "trias", "stadium", "index", "manöver", "handgriff", "schlinge", "methode", "technik",
+           "kriterien", "zelle", "zellen", "naht", "plastik", "lagerung", "schnitt", "versuch", "krise",
+           "thyreoiditis", "demenz", "parese", "lähmung", "kontraktur", "ösophagus", "op", "anastomose"),
 }
 
 # Capitalised words that match a name or place list but in clinical text are far more often not PHI.

@@ -394,11 +394,28 @@ _HOSPITAL_STOP: dict[str, frozenset[str]] = {
     "en": frozenset({"the", "a", "at", "in", "to", "from", "department", "ward", "unit", "dr", "he", "she",
                      "was", "is", "on", "er", "icu", "patient"}),
     "nl": frozenset({"het", "de", "een", "in", "op", "naar", "afdeling", "dr", "patiënt", "patient", "hij",
-                     "zij", "ze", "is", "werd"}),
+                     "zij", "ze", "is", "werd",
+                     # specialties: "Polikliniek Neurologie" is a department, not a hospital's name
+                     "neurologie", "cardiologie", "interne", "geneeskunde", "chirurgie", "longziekten",
+                     "reumatologie", "kindergeneeskunde", "psychiatrie", "gynaecologie", "verloskunde", "urologie",
+                     "dermatologie", "orthopedie", "oncologie", "radiologie", "geriatrie", "oogheelkunde", "kno",
+                     "mdl", "nefrologie", "endocrinologie", "hematologie", "anesthesiologie", "revalidatie"}),
     "sv": frozenset({"på", "i", "till", "från", "avdelning", "avd", "dr", "patienten", "han", "hon", "den",
-                     "det", "en", "ett"}),
+                     "det", "en", "ett",
+                     "neurologi", "kardiologi", "internmedicin", "medicin", "kirurgi", "ortopedi", "psykiatri",
+                     "reumatologi", "onkologi", "radiologi", "geriatrik", "urologi", "gynekologi", "barnmedicin"}),
     "de": frozenset({"das", "dem", "den", "der", "die", "ein", "eine", "im", "ins", "am", "auf", "station",
-                     "abteilung", "dr", "patient", "patientin", "er", "sie", "wurde", "ist"}),
+                     "abteilung", "dr", "patient", "patientin", "er", "sie", "wurde", "ist",
+                     # roles and specialty adjectives: "Oberärztin der Klinik", "Neurologische Klinik" name a
+                     # department or a person, not a hospital
+                     "oberärztin", "oberarzt", "chefarzt", "chefärztin", "assistenzarzt", "assistenzärztin",
+                     "arzt", "ärztin", "oberarztin", "chefarztin", "assistenzarztin", "arztin", "padiatrische",
+                     "gynakologische", "orthopadische", "direktor", "direktorin", "leiter", "leiterin",
+                     "sekretariat", "innere",
+                     "neurologische", "chirurgische", "medizinische", "psychiatrische", "kardiologische",
+                     "urologische", "gynäkologische", "radiologische", "orthopädische", "pädiatrische",
+                     "dermatologische", "geriatrische", "psychosomatische", "neurochirurgische", "onkologische",
+                     "nephrologische", "gastroenterologische", "pneumologische", "unfallchirurgische"}),
 }
 #: street words stop a hospital name, except after a particle ("Hospital Virgen del Camino")
 _STREET_WORDS = frozenset({"calle", "avenida", "paseo", "plaza", "carretera", "camino", "ronda", "travesía",
@@ -406,6 +423,11 @@ _STREET_WORDS = frozenset({"calle", "avenida", "paseo", "plaza", "carretera", "c
 _NO_FIRST = frozenset({"y", "i", "e", "o", "and", "en", "och", "und", "-"})
 _DE_GENERIC_PREFIX = frozenset({"kreis", "stadt", "kinder", "land", "landes", "universitäts", "uni", "fach",
                                 "akut", "privat", "bezirks", "kranken", "tages", "reha", "allgemein"})
+#: prefixes of a compound hospital word that make it generic when no name follows ("Polikliniek", "Fachklinik")
+_GENERIC_PREFIX: dict[str, frozenset[str]] = {
+    "de": _DE_GENERIC_PREFIX,
+    "nl": frozenset({"poli", "dag", "buiten", "kinder", "privé", "prive", "revalidatie", "psychiatrische"}),
+}
 
 
 @lru_cache(maxsize=16)
@@ -611,7 +633,7 @@ class GazetteerDetector:
                     if len(low) > len(suf) + 2 and low.endswith(suf):
                         prefix = low[: -len(suf)]
                         end_tok = self._extend_right(text, table, norm, i + 1, particles, stop)
-                        if self.lang == "de" and end_tok == i + 1 and prefix.rstrip("-s") in _DE_GENERIC_PREFIX:
+                        if end_tok == i + 1 and prefix.rstrip("-s") in _GENERIC_PREFIX.get(self.lang, ()):
                             break
                         out.append(Span(starts[i], ends[end_tok - 1], label, src, base))
                         break

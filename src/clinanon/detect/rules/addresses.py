@@ -1112,11 +1112,14 @@ _PLACE_STOP = frozenset((
 
 @cache
 def _build(lang: str) -> tuple[Detector, ...]:
-    return (AddressRecognizer(lang), PlaceContextRecognizer(lang))
+    from clinanon.detect.rules import letters
+
+    return (AddressRecognizer(lang), PlaceContextRecognizer(lang), *letters.recognizers(lang))
 
 
 def recognizers(lang: str) -> list[Detector]:
-    """The street + postcode recognizer for ``lang`` (built once per language)."""
+    """The street + postcode recognizer for ``lang``, the place-cue recognizer and, for German, Dutch and Swedish,
+    the letter-layout recognizer (:mod:`clinanon.detect.rules.letters`) (built once per language)."""
     from clinanon.detect.rules.contacts import check_language
 
     return list(_build(check_language(lang)))

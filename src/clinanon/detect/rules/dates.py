@@ -187,17 +187,36 @@ def _month_token_ok(lang: str, spec: _DateLang) -> Callable[[str], bool]:
     return ok
 
 
+#: words of a past event (a diagnosis, an operation) that make a bare year later in the same line (within 50
+#: characters) a date: "Z.n. Appendektomie 1978", "(ED 2009)", "status na CABG 2015", "opererad ... 2019"
+_YEAR_EVENT: dict[str, re.Pattern[str]] = {
+    "de": re.compile(r"(?<![\w.])(?:ED|Erstdiagnose|Erstdiagn\.|[ZS]t?\.[ \t]?n\.|Zustand[ \t]nach|(?i:diagnostiziert"
+                     r"|operiert|implantiert|entfernt))(?![\w])"),
+    "nl": re.compile(r"(?<![\w.])(?i:status[ \t]na|st\.[ \t]?na|s\.p\.|gediagnosticeerd|geopereerd|geïmplanteerd"
+                     r"|verwijderd)(?![\w])"),
+    "sv": re.compile(r"(?<![\w.])(?i:opererad|opererades|diagnostiserad|diagnostiserades|genomgått|genomgick"
+                     r"|st\.[ \t]?p\.)(?![\w])"),
+}
+
+
 def _year_adjust(lang: str) -> Callable[[str, int, int], float]:
     """Extra evidence for a bare year: ``(2014)``, a neighbouring year (``2000 y 2004``), a month before it."""
     spec = _LANG[lang]
     coord = re.compile(rf"(?i:\s{{0,2}}(?:{spec.and_words}|[-–/,])\s{{0,2}})")
     year = re.compile(r"(?<!\d)(?:1[89]\d\d|20\d\d)(?!\d)")
 
+    event = _YEAR_EVENT.get(lang)
+
     def adjust(text: str, start: int, end: int) -> float:
         before = text[max(0, start - 12):start]
         after = text[end:end + 12]
         if before.rstrip().endswith(("(", "[")) and after.lstrip()[:1] in (")", "]", ",", ";"):
             return 0.4
+        if event is not None:  # "Z.n. Appendektomie 1978", "(ED 2009)", "opererad med resektion 2019"
+            lo = max(0, start - 50)
+            line = text.rfind("\n", lo, start) + 1 or lo
+            if event.search(text, line, start) is not None:
+                return 0.4
         # a year right before ("2000 y 2004", "2010-2012") or right after ("2000 y 2004")
         mb = year.search(before)
         if mb and coord.fullmatch(before[mb.end():]):
@@ -298,7 +317,52 @@ def date_patterns(lang: str) -> tuple[RulePattern, ...]:
                     score=0.4, flags=IC,
                     context=Context.of(before=spec.date_words, boost=0.2)),
     ]
+    out += _partial_date_patterns(lang, spec)
     return tuple(out)
+
+
+def _dm_valid(s: str) -> bool:
+    d, m = (int(x) for x in _DIGITS.findall(s)[:2])
+    return 1 <= d <= 31 and 1 <= m <= 12
+
+
+#: a day and month without a year right before a range word and a full date: "vom 3.5. bis 28.6.2022",
+#: "14/9 – 22/9/2023"; searched at the end of a partial date
+_RANGE_TO: dict[str, re.Pattern[str]] = {
+    "de": re.compile(r"\s{0,2}(?:-|–|bis(?:\s{1,2}(?:zum|einschl\.?|einschließlich))?)\s{0,2}\d{1,2}\.\s?\d{1,2}\.",
+                     re.IGNORECASE),
+    "nl": re.compile(r"\s{0,2}(?:-|–|t/m|tot(?:\s{1,2}en\s{1,2}met)?)\s{0,2}\d{1,2}[/-]\d{1,2}", re.IGNORECASE),
+    "sv": re.compile(r"\s{0,2}(?:-|–|till|t\.o\.m\.?)\s{0,2}\d{1,2}/\d{1,2}", re.IGNORECASE),
+}
+#: words before a day + month without a year that make it a date ("am 3.5.", "op 14/9", "den 15/11")
+_PARTIAL_WORDS: dict[str, tuple[str, ...]] = {
+    "de": ("am", "vom", "seit", "ab", "bis", "zum", "dem", "den", "datum", "zwischen", "heute", "gestern", "morgen"),
+    "nl": ("op", "d.d", "dd", "van", "tot", "sinds", "vanaf", "datum", "t/m", "per"),
+    "sv": ("den", "från", "till", "sedan", "datum", "t.o.m", "fr.o.m", "opererad", "opererades", "inkom", "utskriven",
+           "inskriven"),
+}
+
+
+def _partial_date_patterns(lang: str, spec: _DateLang) -> list[RulePattern]:
+    """Day + month without a year (German ``3.5.``, Dutch / Swedish ``14/9``): a date only after a date word
+    or before a range to another date (``vom 3.5. bis 28.6.2022``); German, Dutch and Swedish only."""
+    if lang not in _RANGE_TO:
+        return []
+    rng = _RANGE_TO[lang]
+    sep = r"\.?\s{0,2}(?:-|–|bis|till|tot|t/m|t\.o\.m\.?)\s{0,2}\Z"
+    rng_from = re.compile((r"\d{1,2}\.\s?\d{1,2}" if lang == "de" else r"\d{1,2}[/-]\d{1,2}") + sep, re.IGNORECASE)
+
+    def in_range(text: str, start: int, end: int) -> float:
+        if rng.match(text, end) or rng_from.search(text[max(0, start - 24):start]):
+            return 0.4
+        return 0.0
+
+    shape = (r"\d{1,2}\.\s?\d{1,2}\.(?![\w.,:/-]?\d)" if lang == "de"
+             else r"\d{1,2}/\d{1,2}(?![\w/]|[.,:-]\d)")
+    return [RulePattern("day_month_numeric", first="digit", regex=_NUM_LEFT + shape, score=0.3,
+                        validator=_dm_valid, adjust=in_range,
+                        context=Context.of(before=_PARTIAL_WORDS[lang], neg_after=_UNITS, n_before=2, n_after=1,
+                                           boost=0.4, penalty=0.8))]
 
 
 # ---------------------------------------------------------------------------------------------------------

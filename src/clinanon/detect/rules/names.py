@@ -135,7 +135,8 @@ _CLINICAL = _split(
 )
 #: letter openings and addressing words before a name
 _GREETINGS = _split("dear hello hi hey thanks thank attn attention to cc re fao estimado estimada querido querida "
-                    "hola beste geachte hallo hej kära bäste liebe lieber sehr geehrte geehrter hallo")
+                    "hola beste geachte hallo hej kära bäste liebe lieber sehr geehrte geehrter hallo "
+                    "kollegin kollege kolleginnen kollegen collega collegae collegas kollega kollegor")
 #: genus initial + species / organism words: "H. pylori", "E. Coli" are not names
 _ORGANISMS = frozenset(_split(
     "pylori coli aureus epidermidis difficile aeruginosa pneumoniae tuberculosis albicans meningitidis "

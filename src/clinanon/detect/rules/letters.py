@@ -1,0 +1,284 @@
+"""Layouts and phrasings of German, Dutch and Swedish clinical letters and notes (``de``, ``nl``, ``sv``).
+
+:class:`LetterLayoutRecognizer` finds, without any gazetteer:
+
+* the town of a ``postcode Town`` line (``90530 Wendelstein``, ``3026 HB Rotterdam``, ``413 45 Göteborg``,
+  ``D-04177 Leipzig``) in an address context (the postcode starts its line or follows a comma, a bar, a middle
+  dot, a dash, a street or "in" / "te" / "i"): ``LOCATION.CITY`` 0.75, and the postcode itself
+  (``LOCATION.ZIP`` 0.7, without a country prefix such as ``D-``); one to three capitalised words, with
+  connectors (``Frankfurt am Main``, ``Halle (Saale)``), never starting with a common word;
+* the town of a letter's place-and-date line (``Wendelstein, den 17.03.2021``, ``Utrecht, 3 mei 2023``,
+  ``Göteborg, 2023-03-09``; the comma is required): ``LOCATION.CITY`` 0.7;
+* ward and room identifiers after a ward or room word: ``Station 4B``, ``Station 7 Nord``, ``Intensivstation
+  ITS 2``, ``verpleegafdeling C3``, ``Afdeling: B4 Oost``, ``avd. 34``, ``Avdelning 7`` (``LOCATION.DEPARTMENT``
+  0.75) and ``Zimmer 712``, ``kamer 214``, ``sal 3`` (``LOCATION.ROOM`` 0.75); the identifier must hold a digit
+  (``afdeling Cardiologie`` is a specialty, not a ward); a German ward named after a person (``Station
+  Laennec``) is taken when the word is not a common word or a specialty (0.6);
+* in Dutch and Swedish (nouns in lower case), one or two capitalised words after a place preposition (``in``,
+  ``te``, ``uit``, ``naar``; ``i``, ``från``, ``till``): ``vårdcentralen i Holmsund``, ``woont te Amersfoort``
+  (``LOCATION.CITY`` 0.6), unless the word is common, allowed (an eponym), a known first name or surname
+  (``naar Anna``) or in capitals (``naar SEH``);
+* relatives' first names after a kinship noun (``Tochter Gabi``, ``zijn vrouw Truus``, ``sonen Lars``):
+  ``NAME.RELATIVE`` 0.7; the word must not be a common word or a kinship noun of the language, and in German
+  (where every noun is capitalised) it must be a known first name or surname.
+
+The ward identifier and the town are the spans; the ward / room word, the postcode label and the date are not.
+All regexes are bounded and start with a digit class, a line start or (the cue families, joined in one
+alternation) a word start that the engine's word-start scan skips to; matching is linear in the text
+(``tests/test_rules_multilingual.py`` does not time it; ~1 s per MB of adversarial input was measured by hand).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import cache
+
+from clinanon.detect.engine import finditer_word_start, word_start_scan
+from clinanon.detect.gazetteer import fold
+from clinanon.document import Document, Span
+
+__all__ = ["LANGS", "LetterLayoutRecognizer", "recognizers"]
+
+LANGS: frozenset[str] = frozenset({"de", "nl", "sv"})
+
+_UP = "A-ZÄÖÜÅÉÈÀÁÓÚÍÇØÆ"
+_LO = "a-zäöüåéèàáóúíçøæß"
+#: a capitalised place word ("Wendelstein", "Garmisch-Partenkirchen", "'s-Hertogenbosch")
+_WORD = rf"(?:'s-)?[{_UP}][{_LO}][\w'’]{{0,30}}(?:-[{_UP}]?[\w'’]{{1,30}}){{0,2}}"
+_CONNECT = {
+    "de": r"am|an[ \t]der|an[ \t]dem|a\.[ \t]?d\.|im|in|bei|ob[ \t]der|auf[ \t]der|vor[ \t]der|(?:i\.|in[ \t]der)",
+    "nl": r"aan[ \t]de|aan[ \t]den|op|en|bij|ter|ten|a/d",
+    "sv": r"i|på|vid",
+}
+#: postcode shapes (each starts with a digit class, which the regex engine skips to); a country prefix
+#: ("D-", "NL-", "SE-") is not part of the span
+_POSTCODE = {
+    "de": r"[0-9]{5}",
+    "nl": r"[1-9][0-9]{3}[ \t]?(?!SA|SD|SS)[A-Z]{2}",
+    "sv": r"[1-9][0-9]{2}[ \t][0-9]{2}",
+}
+#: what may come right before a postcode in an address line (besides a line start)
+_PC_BEFORE = {
+    "de": r"(?:[,;·•|–—/][ \t]{0,3}|\b(?:in|wohnhaft|aus)[ \t]{1,2})",
+    "nl": r"(?:[,;·•|–—/][ \t]{0,3}|\b(?:te|in|wonende|uit)[ \t]{1,2})",
+    "sv": r"(?:[,;·•|–—/][ \t]{0,3}|\b(?:i|boende|från)[ \t]{1,2})",
+}
+#: ward and room words (matched case-insensitively)
+_WARD = {
+    "de": r"station|normalstation|intensivstation|wachstation|stat\.|wohnbereich",
+    "nl": r"verpleegafdeling|afdeling|afd\.|verpleegunit|unit",
+    "sv": r"vårdavdelning|avdelning|avd\.?|vårdenhet",
+}
+_ROOM = {
+    "de": r"zimmer|zi\.|zimmer-?nr\.?|raum|bettenzimmer",
+    "nl": r"kamer|kamernummer|box",
+    "sv": r"sal|salen|rum|rummet|sal-?nr\.?",
+}
+_DIRECTION = {
+    "de": r"Nord|Süd|Ost|West|Mitte|links|rechts|oben|unten|Nordflügel|Südflügel",
+    "nl": r"Noord|Zuid|Oost|West|Midden|Links|Rechts|noord|zuid|oost|west",
+    "sv": r"Norr|Söder|Öst|Väst|norra|södra|östra|västra",
+}
+#: an identifier with a digit: "4B", "7", "C3", "B4", "P2", "ITS 2", "1.12", "2-3"
+_CODE = r"(?:[A-Z]{1,4}[ \t-]?)?\d{1,3}(?:[.-]\d{1,3})?[A-Za-z]?(?![\w-]|[.,:/]\d)"
+#: prepositions after which a capitalised word is a place, in the languages that write nouns in lower case
+_PLACE_PREP = {"nl": r"in|te|uit|naar|nabij|vanuit", "sv": r"i|från|till|utanför|nära"}
+#: capitalised words after a place preposition that name a care setting ("naar Intensive Care")
+_NOT_PLACES = frozenset({"intensive", "care", "medium", "high", "spoedeisende", "eerste", "hulp", "recovery",
+                         "holding", "stroke", "unit", "cardiac", "coronary", "emergency", "ic", "icu", "ccu"})
+#: a duration or count after a number: "afdeling 4 dagen" is not a ward
+_DURATION_AFTER = re.compile(r"[ \t]{1,2}(?i:dagen|dag|weken|week|uur|uren|maanden|jaar|tage|tagen|tag|wochen|woche"
+                             r"|stunden|monate|monaten|jahre|jahren|dagar|dygn|veckor|vecka|timmar|timme|månader|år"
+                             r"|mg|ml|g|mal|keer|gånger|x)(?![\w])")
+#: kinship nouns before a relative's first name
+_KIN = {
+    "de": r"Ehefrau|Ehemann|Gattin|Gatte|Tochter|Sohn|Mutter|Vater|Bruder|Schwester|Enkel|Enkelin|Enkeltochter"
+          r"|Lebensgefährte|Lebensgefährtin|Partnerin|Partner|Nichte|Neffe|Schwiegertochter|Schwiegersohn|Betreuerin"
+          r"|Betreuer|Nachbarin|Nachbar",
+    "nl": r"vrouw|man|echtgenote|echtgenoot|dochter|zoon|moeder|vader|broer|zus|zuster|partner|kleinzoon"
+          r"|kleindochter|schoonzoon|schoondochter|buurvrouw|buurman|vriendin|vriend|nicht|neef|mantelzorger",
+    "sv": r"fru|frun|make|maken|maka|makan|hustru|hustrun|man|mannen|dotter|dottern|son|sonen|mor|modern|far|fadern"
+          r"|bror|brodern|syster|systern|sambo|sambon|mamma|pappa|barnbarn|barnbarnet|granne|grannen|väninna|vän",
+}
+_KIN_WORDS = {lang: re.compile(rf"(?i:{kin})") for lang, kin in _KIN.items()}
+#: German words after "Station" that name a specialty or a kind of ward, not a ward's own name
+_SPECIALTY = re.compile(r"(?i).*(?:logie|iatrie|chirurgie|medizin|therapie|pflege|ambulanz|aufnahme|station|"
+                        r"einheit|bereich|intensiv\w*|innere|allgemein\w*|geriatrie|pädiatrie|gynäkologie|"
+                        r"onkologie|psychosomatik|orthopädie|unfall\w*|notaufnahme)$")
+
+
+@cache
+def _common(lang: str) -> frozenset[str]:
+    from clinanon.detect.rules.names import common_words
+
+    return common_words(lang)
+
+
+@cache
+def _allowlist(lang: str):  # type: ignore[no-untyped-def]
+    from clinanon.detect.allowlist import AllowList
+
+    return AllowList(lang)
+
+
+@cache
+def _known_names(lang: str) -> frozenset[str]:
+    from clinanon.detect.gazetteer import fold, load_rows
+
+    return frozenset(fold(r[0]) for kind in ("first_name", "surname") for r in load_rows(lang, kind))
+
+
+@cache
+def _regexes(lang: str) -> dict[str, re.Pattern[str]]:
+    place = rf"{_WORD}(?:[ \t](?:(?:{_CONNECT[lang]})[ \t])?{_WORD}){{0,2}}(?:[ \t]\([{_UP}][\w.]{{1,20}}\))?"
+    date = (r"(?:\d{1,2}\.[ \t]?\d{1,2}\.[ \t]?\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}-\d{1,2}-\d{4}"
+            r"|\d{1,2}\.?[ \t]{1,2}[^\W\d_]{3,12}\.?[ \t]{1,2}\d{4})")
+    date_lead = {"de": r"(?:den|d\.|am)[ \t]{1,2}", "nl": r"(?:de|d\.d\.)[ \t]{1,2}", "sv": r"(?:den)[ \t]{1,2}"}
+    ward_code = rf"{_CODE}(?:[ \t](?:{_DIRECTION[lang]})(?![\w]))?"
+    return {
+        "postcode": re.compile(rf"(?P<pc>{_POSTCODE[lang]})(?![\w-])[ \t]{{1,3}}(?P<city>{place})(?![\w\-])"),
+        "pc_before": re.compile(rf"(?:^|{_PC_BEFORE[lang]})[ \t]{{0,4}}(?:[A-Z]{{1,2}}-)?\Z", re.MULTILINE),
+        "place_date": re.compile(rf"(?m)^[ \t]{{0,8}}(?P<city>{place}),[ \t]{{0,3}}"
+                                 rf"(?:{date_lead[lang]})?{date}[ \t.]{{0,2}}$"),
+        # the cue families in one alternation (one scan of the word starts): wards need a digit in their code,
+        # so a named ward ("Station Laennec") is tried after them; at most one family matches at a position
+        "cues": re.compile(
+            rf"(?<![\w])(?<!-)(?:"
+            rf"(?i:{_WARD[lang]})[ \t]{{0,2}}:?[ \t]{{0,3}}(?i:(?:{_WARD[lang]})[ \t]{{0,2}})?(?P<ward>{ward_code})"
+            rf"|(?i:{_ROOM[lang]})[ \t]{{0,2}}:?[ \t]{{0,3}}(?P<room>{_CODE})"
+            rf"|{'Station' if lang == 'de' else 'x^'}[ \t]{{1,2}}(?P<named>[{_UP}][{_LO}]{{2,30}}"
+            rf"(?:-[{_UP}][{_LO}]{{2,30}})?)(?![\w-])"
+            rf"|(?:{_PLACE_PREP.get(lang, 'x^')})[ \t]{{1,2}}(?P<place>{_WORD}(?:[ \t]{_WORD})?)(?![\w-])"
+            rf"|(?i:{_KIN[lang]})[ \t]{{1,2}}(?P<kin>[{_UP}][{_LO}][\w'’]{{1,30}}(?:-[{_UP}][{_LO}]{{1,30}})?)"
+            rf"(?P<next>[ \t]{{1,2}}[{_UP}][{_LO}][\w'’-]{{1,30}})?(?![\w-])"
+            rf")"),
+    }
+
+
+class LetterLayoutRecognizer:
+    """Towns of postcode lines and place-date lines, ward and room identifiers, relatives after kinship nouns
+    (see the module docstring); one language of :data:`LANGS`."""
+
+    def __init__(self, lang: str) -> None:
+        if lang not in LANGS:
+            raise ValueError(f"unsupported language {lang!r}; expected one of: {', '.join(sorted(LANGS))}")
+        self.lang = lang
+        self.name = f"letters_{lang}"
+        self._rx = _regexes(lang)
+        self._scans = {"cues": word_start_scan(self._rx["cues"].pattern, self._rx["cues"].flags)}
+
+    def __repr__(self) -> str:
+        return f"LetterLayoutRecognizer(lang={self.lang!r})"
+
+    def _place_words_ok(self, text: str, start: int, end: int) -> tuple[int, int] | None:
+        """The place span without trailing common words; ``None`` when its first word is common."""
+        common = _common(self.lang)
+        words = [(m.start(), m.end()) for m in re.finditer(r"[\w'’.()-]+", text[start:end])]
+        words = [(start + a, start + b) for a, b in words]
+        if not words or text[words[0][0]:words[0][1]].casefold() in common:
+            return None
+        while words and text[words[-1][0]:words[-1][1]].casefold() in common:
+            words.pop()
+        return (words[0][0], words[-1][1]) if words else None
+
+    def _iter(self, key: str, text: str) -> Iterator[re.Match[str]]:
+        """``self._rx[key].finditer(text)``, scanning only the word starts that can begin a match."""
+        scan = self._scans.get(key)
+        rx = self._rx[key]
+        return rx.finditer(text) if scan is None else finditer_word_start(scan, rx, text)
+
+    def analyze(self, text: str) -> list[Span]:
+        out: list[Span] = []
+        rx = self._rx
+        if _DIGIT.search(text) is not None:
+            for m in rx["postcode"].finditer(text):
+                if m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_"):
+                    continue
+                lo = max(0, m.start() - 30)
+                line = text.rfind("\n", lo, m.start()) + 1 or lo
+                if rx["pc_before"].search(text, line, m.start()) is None and not _after_street(text, m.start()):
+                    continue
+                ext = self._place_words_ok(text, *m.span("city"))
+                out.append(Span(*m.span("pc"), "LOCATION.ZIP", f"{self.name}:postcode", 0.7))
+                if ext:
+                    out.append(Span(*ext, "LOCATION.CITY", f"{self.name}:postcode_city", 0.75))
+            for m in rx["place_date"].finditer(text):
+                ext = self._place_words_ok(text, *m.span("city"))
+                if ext:
+                    out.append(Span(*ext, "LOCATION.CITY", f"{self.name}:place_date", 0.7))
+        common = _common(self.lang)
+        known = _known_names(self.lang)
+        for m in self._iter("cues", text):
+            if m.group("ward") is not None or m.group("room") is not None:
+                if _DURATION_AFTER.match(text, m.end()):
+                    continue  # "op afdeling 4 dagen"
+                key = "ward" if m.group("ward") is not None else "room"
+                label = "LOCATION.DEPARTMENT" if key == "ward" else "LOCATION.ROOM"
+                out.append(Span(*m.span(key), label, f"{self.name}:{key}", 0.75))
+            elif m.group("named") is not None:
+                w = m.group("named")
+                if w.casefold() not in common and not _SPECIALTY.match(w):
+                    out.append(Span(*m.span("named"), "LOCATION.DEPARTMENT", f"{self.name}:named_ward", 0.6))
+            elif m.group("place") is not None:
+                span = self._prep_place(text, m, common, known)
+                if span is not None:
+                    out.append(span)
+            elif m.group("kin") is not None:
+                span = self._relative(text, m, common, known)
+                if span is not None:
+                    out.append(span)
+        return out
+
+    def _prep_place(self, text: str, m: re.Match[str], common: frozenset[str],
+                    known: frozenset[str]) -> Span | None:
+        """The place after a place preposition, without a second word that is common or allowed."""
+        allow = _allowlist(self.lang)
+        base = m.start("place")
+        words = [(base + x.start(), base + x.end()) for x in _NON_SPACE.finditer(m.group("place"))]
+        if len(words) == 2 and (text[words[1][0]:words[1][1]].casefold() in common
+                                or allow.is_allowed(text[words[1][0]:words[1][1]])):
+            words.pop()
+        w = text[words[0][0]:words[0][1]]
+        if (w.casefold() in common or w.casefold() in _NOT_PLACES or allow.is_allowed(w) or fold(w) in known
+                or w.isupper()):
+            return None
+        return Span(words[0][0], words[-1][1], "LOCATION.CITY", f"{self.name}:place_prep", 0.6)
+
+    def _relative(self, text: str, m: re.Match[str], common: frozenset[str], known: frozenset[str]) -> Span | None:
+        """The first name (and a following surname) after a kinship noun."""
+        a, b = m.span("kin")
+        w = m.group("kin")
+        if w.casefold() in common or _KIN_WORDS[self.lang].fullmatch(w):
+            return None
+        if self.lang == "de" and fold(w) not in known:
+            return None  # German capitalises every noun: "Vater Herzinfarkt"
+        nxt = m.group("next")
+        if nxt and nxt.strip().casefold() not in common and (fold(nxt.strip()) in known or self.lang != "de"):
+            b = m.end("next")
+        return Span(a, b, "NAME.RELATIVE", f"{self.name}:kin", 0.7)
+
+    def detect(self, doc: Document) -> list[Span]:
+        return self.analyze(doc.text)
+
+
+_DIGIT = re.compile(r"\d")
+_NON_SPACE = re.compile(r"\S+")
+_STREET_END = re.compile(r"(?:straße|strasse|str\.|weg|allee|platz|gasse|ring|damm|ufer|straat|laan|plein|gracht|"
+                         r"dreef|kade|singel|gatan|vägen|gränd|torget|stigen)[ \t]{1,2}\d{1,4}[a-zA-Z]?"
+                         r"(?:[ \t]?-[ \t]?\d{1,4})?[ \t]{1,3}\Z", re.IGNORECASE)
+
+
+def _after_street(text: str, start: int) -> bool:
+    """A street and house number right before ``start`` on the same line ("Kerkstraat 14 4001 BD")."""
+    return _STREET_END.search(text[max(0, start - 40):start]) is not None
+
+
+@cache
+def _build(lang: str) -> tuple[LetterLayoutRecognizer, ...]:
+    return (LetterLayoutRecognizer(lang),) if lang in LANGS else ()
+
+
+def recognizers(lang: str) -> list[LetterLayoutRecognizer]:
+    """The letter-layout recognizer of ``lang`` (none for languages outside :data:`LANGS`; built once)."""
+    return list(_build(lang))
