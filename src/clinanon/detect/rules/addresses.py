@@ -1112,7 +1112,9 @@ _PLACE_STOP = frozenset((
 
 @cache
 def _build(lang: str) -> tuple[Detector, ...]:
-    return (AddressRecognizer(lang), PlaceContextRecognizer(lang))
+    from clinanon.detect.rules.us_address import recognizers as us_town_lines
+
+    return (AddressRecognizer(lang), PlaceContextRecognizer(lang), *us_town_lines(lang))
 
 
 def recognizers(lang: str) -> list[Detector]:
