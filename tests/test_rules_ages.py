@@ -139,3 +139,22 @@ def test_meddocan_dev_edad_sujeto_asistencia(meddocan_dir) -> None:  # type: ign
     precision, recall, n_gold = exact_label_scores(meddocan_dir, "dev", "EDAD_SUJETO_ASISTENCIA", recognizers)
     assert n_gold > 300
     assert precision >= 0.95 and recall >= 0.95
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("He turned 64 last week.", ["64"]),
+    ("when he was 64 he moved to the coast", ["64"]),
+    ("She is 82.", ["82"]),
+    ("The patient is now 71, lives alone.", ["71"]),
+    ("he was 6 when his father died", ["6"]),
+    # a unit, a measurement or a non-person subject: not an age
+    ("he was 5 minutes late", []),
+    ("She was 3 days post-op.", []),
+    ("The knee turned 90 degrees.", []),
+    ("He turned 2 into the corridor", []),
+    ("The pain score was 8.", []),
+    ("Her pulse is 88.", []),
+    ("Temperature was 38.5.", []),
+])
+def test_english_bare_ages_after_birthday_verbs_and_person_copulas(text: str, expected: list[str]) -> None:
+    assert found("en", text) == expected

@@ -245,10 +245,20 @@ def age_patterns(lang: str) -> tuple[RulePattern, ...]:
             RulePattern("age_yo", first="digit",
                         regex=digits + r"\s{0,2}(?:yo|y/o|y\.o\.?|yr\.?\s?old|yrs\.?\s?old)(?!\w)",
                         score=0.9, flags=IC, validator=_validator),
-            # "turned 60", "I'll turn 23": a bare number after a birthday verb, not followed by a unit or a word
+            # "turned 60", "I'll turn 23", "turned 64 last week": a bare number after a birthday verb, not followed
+            # by a unit ("turned 90 degrees", "turn 2 times")
             RulePattern("age_turned", first="letter",
-                        regex=r"\b(?:turned|turning|turns|turn)\s{1,2}(\d{1,3})(?![.,]?\d)(?!\s{0,2}(?:[^\W\d_]|%|/))",
+                        regex=r"\b(?:turned|turning|turns|turn)\s{1,2}(\d{1,3})(?![.,]?\d)(?!\s{0,2}(?:%|/|°|"
+                              r"(?:degrees?|percent|times|points?|mg|ml|units?|min|minutes?|hours?|hrs?|days?|"
+                              r"weeks?|months?|o'clock|pm|am|to|into|out)\b))",
                         score=0.8, flags=IC, group=1, validator=_validator),
+            # "She is 82.", "when he was 64 he moved", "the patient is now 71, lives alone": a person subject, a
+            # copula and a bare number that ends the clause ("he was 5 minutes late" has a unit: not an age)
+            RulePattern("age_copula", first="letter",
+                        regex=r"\b(?:he|she|the\s{1,2}patient|patient|pt\.?)\s{1,2}(?:is|was|'s)\s{1,2}"
+                              r"(?:now\s{1,2}|only\s{1,2}|just\s{1,2})?(\d{1,3})"
+                              r"(?=\s{0,2}(?:[.,;:)!?]|\r?\n|\Z|(?:and|when|he|she|at|in|but)\b))",
+                        score=0.75, flags=IC, group=1, validator=_validator),
             RulePattern("age_aged", first="letter",
                         regex=rf"\b(?:aged|age|at\s{{1,2}}(?:the\s{{1,2}})?age\s{{1,2}}of)\s{{1,3}}"
                               rf"({num}(?:\s{{0,2}}{unit_any}(?!\w))?)",
