@@ -716,6 +716,9 @@ def add_international(lang: str, first: dict[str, str], surnames: set[str],
 # language's core countries, of ``cities5000`` in the others listed. GeoNames' alternate names carry no language
 # tag and are noisy, so only the place's own name is taken, plus the Swedish names of Finnish towns (an alternate
 # name with "å", a letter Finnish does not use) and a few local forms of English exonyms written by hand below.
+#: towns below this population are left out (see geonames_cities)
+GEONAMES_MIN_POPULATION = 1000
+
 GEONAMES_COUNTRIES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {  # (cities1000, cities5000)
     "es": (("ES",), ("MX", "GT", "HN", "SV", "NI", "CR", "PA", "CU", "DO", "PR", "CO", "VE", "EC", "PE", "BO",
                      "CL", "AR", "PY", "UY")),
@@ -797,9 +800,13 @@ def geonames_cities(lang: str, known: list[tuple[str, str, str]], names: set[str
     except ImportError:
         zipf_frequency = None
     big, small = GEONAMES_COUNTRIES.get(lang, ((), ()))
-    places = [p for p in _geonames_data("cities1000.json").values() if p["countrycode"] in big]
+    # GeoNames' "cities1000" also lists every seat of a municipality, however small (a village of 60 people
+    # whose name is a surname); the population floor keeps what the file name promises
+    places = [p for p in _geonames_data("cities1000.json").values()
+              if p["countrycode"] in big and int(p.get("population") or 0) >= GEONAMES_MIN_POPULATION]
     if small:
-        places += [p for p in _geonames_data("cities5000.json").values() if p["countrycode"] in small]
+        places += [p for p in _geonames_data("cities5000.json").values()
+                   if p["countrycode"] in small and int(p.get("population") or 0) >= 5000]
     states = {code: s["name"] for code, s in _geonames_data("us_states.json").items()}
     common = CommonWords(lang)
     seen = {r[0] for r in known} | {clean(n) for n in babel.Locale(lang).territories.values()}  # "Mexico"

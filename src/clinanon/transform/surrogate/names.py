@@ -95,11 +95,14 @@ def parse_name(text: str, lang: str) -> ParsedName:
     roles: dict[int, str] = {}
     content: list[int] = []
     kin = trigger_words(lang, "kin")
+    is_kin = [fold_word(toks[i]) in kin for i in word_idx]
+    if all(is_kin):  # a name that is only a kinship word ("Bruder" is also a surname): a name all the same
+        is_kin = [False] * len(word_idx)
     # lower-case words before the first capitalised one ("su hija Ana", "his wife Mary") are context, not name
     first_cap = next((n for n, i in enumerate(word_idx) if toks[i][0].isupper()), 0)
     for n, i in enumerate(word_idx):
         w = toks[i]
-        if fold_word(w) in kin or (n < first_cap and w.islower()):
+        if is_kin[n] or (n < first_cap and w.islower()):
             continue  # kept as it is ("lit")
         key = normalize(w)
         nxt = toks[i + 1] if i + 1 < len(toks) else ""
@@ -149,14 +152,14 @@ def parse_name(text: str, lang: str) -> ParsedName:
 
 
 @lru_cache(maxsize=1 << 14)
-def looks_like_name(text: str, lang: str) -> bool:
+def looks_like_name(text: str, lang: str, relative: bool = False) -> bool:
     """True when the span looks like a person's name: a capitalised word, or a lower-case known first name.
 
-    Relation words annotated as relatives (``"padre"``, ``"Padres"``, ``"tía materna"``, ``"hija de 50 años"``)
-    are not names, even when a name list knows them or they start a sentence: kinship words (the ``kin`` lexicon of
-    the language) are no evidence of a name.
+    ``relative``: the span was labelled a relative. Relation words annotated as relatives (``"padre"``,
+    ``"Padres"``, ``"tía materna"``, ``"hija de 50 años"``) are not names, even when a name list knows them or they
+    start a sentence: then kinship words (the ``kin`` lexicon of the language) are no evidence of a name.
     """
-    kin = trigger_words(lang, "kin")
+    kin = trigger_words(lang, "kin") if relative else frozenset()
     words = [t for t in _TOKEN.findall(text) if _is_word(t) and fold_word(t) not in kin]
     if not words:
         return False

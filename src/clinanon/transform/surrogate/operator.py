@@ -94,7 +94,7 @@ def generate(category: str, text: str, ctx: GenContext) -> str | None:
     if typ == "NAME":
         if sub == "USERNAME":
             return format_preserving(text, ctx, "username")
-        if looks_like_name(text, ctx.lang):
+        if looks_like_name(text, ctx.lang, sub == "RELATIVE"):
             return surrogate_name(text, ctx)
         if any(c.isdigit() for c in text):
             return surrogate_age(text, ctx)
