@@ -35,7 +35,7 @@ ATTRIBUTION = (
     "Supercomputing Center. The corpus is distributed under the Creative Commons Attribution 4.0 International\n"
     "licence (CC-BY 4.0, see LICENSE); the model is a derived work and is distributed under the same licence.\n"
     "Training data: MEDDOCAN train (500 documents) + dev (250 documents). No corpus text is stored in the model\n"
-    "beyond the feature strings (word forms) that a CRF keeps as weights.\n"
+    "beyond the feature strings (word forms) that a CRF keeps as weights and the word list of clusters.tsv.\n"
 )
 
 
