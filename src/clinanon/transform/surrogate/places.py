@@ -442,19 +442,25 @@ def _ends_with(text: str, phrase: str) -> bool:
     return t == p or t.endswith(" " + p)
 
 
+def _city_off_document(ctx: GenContext, stream: KeyedStream, names: Sequence[str]) -> str:
+    """A keyed choice among ``names`` (non-empty) that is no word of the document's names and places (the last draw
+    when every attempt is one)."""
+    avoid = ctx.avoid_words()
+    city = names[0]
+    for _ in range(_MAX_ATTEMPTS):
+        city = stream.choice(names)
+        if normalize(city) not in avoid:
+            break
+    return city
+
+
 def _person_or_city(ctx: GenContext, stream: KeyedStream) -> str:
     """A keyed 'name part' for a rebuilt institution name: a city of the home country or a given name + surname
     (drawn from the item's stream; a city is never a word of a name or place of the document)."""
     if stream.below(2) == 0:
         names, _ = _city_names(None, ctx.lang)
         if names:
-            avoid = ctx.avoid_words()
-            city = names[0]
-            for _ in range(_MAX_ATTEMPTS):
-                city = stream.choice(names)
-                if normalize(city) not in avoid:
-                    break
-            return city
+            return _city_off_document(ctx, stream, names)
     given = given_names(ctx.lang, "M" if stream.below(2) else "F")
     first = given.pick(stream.unit())
     last = surnames(ctx.lang).pick(stream.unit())
@@ -545,12 +551,7 @@ def _hospital_core_maker(phrase: str, head: bool, lang: str) -> Callable[[GenCon
         if "{city}" in pattern:
             names = _home_cities(ctx.lang)
             if names:
-                avoid = ctx.avoid_words()
-                city = names[0]
-                for _ in range(_MAX_ATTEMPTS):
-                    city = stream.choice(names)
-                    if normalize(city) not in avoid:
-                        break
+                city = _city_off_document(ctx, stream, names)
                 if pattern == "{city}s" and city.endswith(("s", "x", "z")):  # Swedish genitive: "Lunds", "Vaxholms"
                     return city
                 return pattern.replace("{city}", city)
