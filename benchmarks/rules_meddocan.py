@@ -30,6 +30,7 @@ from pathlib import Path
 from clinanon import __version__
 from clinanon import io as cio
 from clinanon.config import Config
+from clinanon.detect.crf import upper_same_length
 from clinanon.document import Document
 from clinanon.evaluate import evaluate
 from clinanon.pipeline import Pipeline
@@ -57,11 +58,6 @@ def _timed(nlp: Pipeline, docs: list[Document], repeat: int) -> dict:
     return {"runs_s": [round(t, 4) for t in times], "median_s": round(med, 4), "chars": chars, "bytes": nbytes,
             "chars_per_s": round(chars / med), "mb_per_s": round(nbytes / med / 1e6, 3),
             "docs_per_s": round(len(docs) / med, 1)}
-
-
-def upper_same_length(text: str) -> str:
-    """``text`` upper-cased character by character, keeping characters whose upper case is longer (``ß``)."""
-    return "".join(c.upper() if len(c.upper()) == 1 else c for c in text)
 
 
 def _upper(gold: list[Document], cfg: dict, **kw: object) -> dict:

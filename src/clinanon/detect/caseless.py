@@ -39,11 +39,11 @@ import importlib
 import itertools
 import lzma
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
-from functools import cache, lru_cache
+from functools import cache
 from importlib import resources
 
+from clinanon.detect.gazetteer import fold as _fold
 from clinanon.document import Span
 
 __all__ = [
@@ -154,14 +154,6 @@ def _inside(regions: Sequence[tuple[int, int]], start: int, end: int) -> bool:
 
 # --- the lexicon ----------------------------------------------------------------------------------------
 
-def _fold_word(s: str) -> str:
-    """Case-fold and strip accents (the key of :func:`clinanon.detect.gazetteer.fold`)."""
-    if s.isascii():
-        return s.casefold()
-    return "".join(c for c in unicodedata.normalize("NFD", s.casefold()) if not unicodedata.combining(c))
-
-
-_fold = lru_cache(maxsize=65536)(_fold_word)
 
 
 @cache
@@ -178,7 +170,7 @@ def common_lexicon(lang: str) -> dict[str, bool]:
         raw = lzma.decompress(path.read_bytes()).decode("utf-8")
         for line in raw.splitlines():
             if line and not line.startswith("#"):
-                out[_fold_word(line)] = line[:1].isupper()
+                out[_fold(line)] = line[:1].isupper()
     extra: set[str] = set()
     with contextlib.suppress(ImportError):
         extra |= set(importlib.import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS)
@@ -187,7 +179,7 @@ def common_lexicon(lang: str) -> dict[str, bool]:
 
         extra |= set(common_words(lang))
     for w in extra:
-        out.setdefault(_fold_word(w), False)
+        out.setdefault(_fold(w), False)
     return out
 
 

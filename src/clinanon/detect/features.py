@@ -238,13 +238,8 @@ def _trigger_lexicon(lang: str) -> dict[str, tuple[str, ...]]:
 @lru_cache(maxsize=64)
 def trigger_words(lang: str, category: str) -> frozenset[str]:
     """The folded (case- and accent-insensitive) words of one lexicon category (``"kin"``, ``"org"`` ...) of
-    ``clinanon/data/lexicons/<lang>.tsv``; compare with :func:`fold_word`."""
+    ``clinanon/data/lexicons/<lang>.tsv``; compare with :func:`clinanon.detect.gazetteer.fold`."""
     return frozenset(w for w, cats in _trigger_lexicon(lang).items() if category in cats)
-
-
-def fold_word(word: str) -> str:
-    """``word`` case-folded and without accents: the form :func:`trigger_words` holds."""
-    return _fold(word)
 
 
 @dataclass(frozen=True, slots=True)

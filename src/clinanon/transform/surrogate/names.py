@@ -27,7 +27,8 @@ import string
 from dataclasses import dataclass
 from functools import lru_cache
 
-from clinanon.detect.features import fold_word, trigger_words
+from clinanon.detect.features import trigger_words
+from clinanon.detect.gazetteer import fold
 from clinanon.transform.surrogate._data import (
     first_name_gender,
     given_names,
@@ -95,7 +96,7 @@ def parse_name(text: str, lang: str) -> ParsedName:
     roles: dict[int, str] = {}
     content: list[int] = []
     kin = trigger_words(lang, "kin")
-    is_kin = [fold_word(toks[i]) in kin for i in word_idx]
+    is_kin = [fold(toks[i]) in kin for i in word_idx]
     if all(is_kin):  # a name that is only a kinship word ("Bruder" is also a surname): a name all the same
         is_kin = [False] * len(word_idx)
     # lower-case words before the first capitalised one ("su hija Ana", "his wife Mary") are context, not name
@@ -160,7 +161,7 @@ def looks_like_name(text: str, lang: str, relative: bool = False) -> bool:
     start a sentence: then kinship words (the ``kin`` lexicon of the language) are no evidence of a name.
     """
     kin = trigger_words(lang, "kin") if relative else frozenset()
-    words = [t for t in _TOKEN.findall(text) if _is_word(t) and fold_word(t) not in kin]
+    words = [t for t in _TOKEN.findall(text) if _is_word(t) and fold(t) not in kin]
     if not words:
         return False
     if any(w[0].isupper() for w in words):
