@@ -10,9 +10,14 @@ Writes ``benchmarks/results/rules_meddocan.json`` (or ``--out``) and prints a su
   the time of one pass (``meddocan_dev_upper``, ``english_synth_dev_upper``);
 * throughput of the full rules pipeline (detectors + resolver + propagation), single process, after a warm-up
   run: median of ``--repeat`` runs, in chars/s, UTF-8 MB/s and docs/s;
-* peak RSS of this process (``ru_maxrss``).
+* peak RSS of this process (``ru_maxrss``);
+* with ``--deduce-python PY`` (a Python with deduce, e.g. ``.venv-deduce/bin/python`` from
+  ``bash benchmarks/setup_deduce.sh``): deduce and this rules pipeline on the same texts (MEDDOCAN dev; the Dutch
+  fill-mask sentences with the Dutch rules), timed alternately in the same minutes (process CPU time, medians),
+  and the ratio of the two (``reference_deduce``). Machine speed drifts from day to day on shared machines; the
+  ratio is what carries over.
 
-Usage: ``python benchmarks/rules_meddocan.py [--data ../shared/data] [--repeat 3]``
+Usage: ``python benchmarks/rules_meddocan.py [--data ../shared/data] [--repeat 3] [--deduce-python PY]``
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import json
 import platform
 import resource
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -134,11 +140,57 @@ def english(data: Path, repeat: int) -> dict:
     }
 
 
+def _cpu_runs(nlp: Pipeline, docs: list[Document], repeat: int) -> list[float]:
+    out = []
+    for _ in range(repeat):
+        c0 = time.process_time()
+        for d in docs:
+            nlp.detect(d)
+        out.append(time.process_time() - c0)
+    return out
+
+
+def deduce_reference(data: Path, python: str, repeat: int, rounds: int = 2) -> dict:
+    """deduce vs. the rules pipeline on the same texts, alternating ``rounds`` times (process CPU, medians)."""
+    dev = data / "meddocan" / "dev" / "brat"
+    lines = data / "nl-mask-sentences" / "anon_testset_public.csv"
+    sets = {"meddocan_dev": ("es", list(cio.read(dev, "brat")), ["--dir", str(dev)])}
+    if lines.exists():
+        texts = [t for t in lines.read_text(encoding="utf-8").splitlines()[1:] if t.strip()]
+        sets["nl_mask_sentences"] = ("nl", [Document(text=t, id=str(i)) for i, t in enumerate(texts)],
+                                     ["--lines", str(lines)])
+    out: dict = {"design": f"{rounds} rounds; each round times this pipeline ({repeat} runs) and then deduce "
+                           f"({repeat} runs, a subprocess) on the same texts; medians of process CPU time", "sets": {}}
+    for name, (lang, docs, argv) in sets.items():
+        nlp = Pipeline(Config.from_dict({"language": lang, "detectors": {"use": ["rules"]}}))
+        for d in docs:  # warm-up
+            nlp.detect(d)
+        ours: list[float] = []
+        theirs: list[float] = []
+        info: dict = {}
+        for _ in range(rounds):
+            ours += _cpu_runs(nlp, docs, repeat)
+            proc = subprocess.run([python, str(ROOT / "benchmarks" / "deduce_reference.py"), *argv,
+                                   "--repeat", str(repeat)], capture_output=True, text=True, check=True)
+            # the last line is the JSON (deduce may print progress while it builds its lookup cache the first time)
+            info = json.loads(proc.stdout.strip().splitlines()[-1])
+            theirs += next(iter(info["sets"].values()))["runs_cpu_s"]
+        nbytes = sum(len(d.text.encode("utf-8")) for d in docs)
+        mine, ref = statistics.median(ours), statistics.median(theirs)
+        out["deduce"] = info.get("deduce")
+        out["sets"][name] = {"texts": len(docs), "bytes": nbytes, "clinanon_mb_per_s": round(nbytes / mine / 1e6, 3),
+                             "deduce_mb_per_s": round(nbytes / ref / 1e6, 3), "ratio": round(ref / mine, 2),
+                             "clinanon_runs_cpu_s": [round(x, 4) for x in ours],
+                             "deduce_runs_cpu_s": [round(x, 4) for x in theirs]}
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "rules_meddocan.json")
+    ap.add_argument("--deduce-python", help="a Python with deduce installed: time deduce on the same texts")
     args = ap.parse_args()
     t0 = time.perf_counter()
     result = {
@@ -152,6 +204,8 @@ def main() -> None:
         "english_synth_dev_upper": english_upper(args.data),
     }
     result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    if args.deduce_python:  # after the RSS reading: the Dutch pipeline of the comparison loads more lists
+        result["reference_deduce"] = deduce_reference(args.data, args.deduce_python, args.repeat)
     result["wall_s"] = round(time.perf_counter() - t0, 1)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
@@ -175,6 +229,9 @@ def main() -> None:
         tb, ov = u["token_binary"], u["overlap_unlabeled"]
         print(f"{name} UPPER-CASED  token binary P/R {tb['precision']:.3f} / {tb['recall']:.3f}; overlap (unlabelled)"
               f" P/R {ov['precision']:.3f} / {ov['recall']:.3f}; {u['chars_per_s']:,} chars/s (one pass)")
+    for name, r in result.get("reference_deduce", {}).get("sets", {}).items():
+        print(f"vs deduce {result['reference_deduce']['deduce']} on {name}: clinanon {r['clinanon_mb_per_s']} MB/s, "
+              f"deduce {r['deduce_mb_per_s']} MB/s (CPU) -> {r['ratio']}x")
     print(f"peak RSS {result['peak_rss_mb']} MB -> {args.out}")
 
 
