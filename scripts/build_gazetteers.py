@@ -223,7 +223,8 @@ OCEAN_CONTINENT = {  # islands whose time zones are oceans, or whose first zone 
 SOUTH_AMERICA = {"AR", "BO", "BR", "CL", "CO", "EC", "FK", "GF", "GY", "PE", "PY", "SR", "UY", "VE"}
 
 # head words of hospital / health-care-unit names: R = the name follows ("Hospital La Paz"),
-# L = the name precedes ("Maasstad Ziekenhuis"), B = either, C = compound suffix ("Södersjukhuset")
+# L = the name precedes ("Maasstad Ziekenhuis"), B = either, C = compound suffix ("Södersjukhuset"), CR = compound
+# suffix that needs a name after it ("Fachklinik Bad Rodach"; "Augenklinik" alone is generic)
 HOSPITAL_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
     "es": (("Hospital", "R"), ("Hospital Universitario", "R"), ("Hospital Clínico", "R"),
            ("Hospital General", "R"), ("Hospital Universitari", "R"), ("Hospital Comarcal", "R"),
@@ -251,7 +252,7 @@ HOSPITAL_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
            ("Universitätsspital", "R"), ("Kantonsspital", "R"), ("Spital", "R"), ("Klinik", "B"),
            ("Städtisches Klinikum", "R"), ("Kreiskrankenhaus", "R"), ("Landeskrankenhaus", "R"),
            ("Kreisklinik", "R"), ("Kliniken", "R"), ("Medizinisches Versorgungszentrum", "R"),
-           ("krankenhaus", "C"), ("klinikum", "C"), ("hospital", "C"), ("spital", "C")),
+           ("krankenhaus", "C"), ("klinikum", "C"), ("hospital", "C"), ("spital", "C"), ("klinik", "CR")),
 }
 
 # large, well-known hospitals (name, city, ISO country); written from general knowledge
@@ -326,6 +327,7 @@ HOSPITALS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("Onze Lieve Vrouwe Gasthuis", "Amsterdam", "NL"), ("Isala", "Zwolle", "NL"),
         ("Rijnstate", "Arnhem", "NL"), ("Catharina Ziekenhuis", "Eindhoven", "NL"),
         ("Maasstad Ziekenhuis", "Rotterdam", "NL"), ("Spaarne Gasthuis", "Haarlem", "NL"),
+        ("AMC", "Amsterdam", "NL"), ("VUmc", "Amsterdam", "NL"),
     ),
     "sv": (
         ("Karolinska Universitetssjukhuset", "Stockholm", "SE"), ("Karolinska", "Stockholm", "SE"),

@@ -44,6 +44,7 @@ from functools import cache
 from importlib import resources
 
 from clinanon.detect.gazetteer import fold as _fold
+from clinanon.detect.gazetteer import fold_uncached
 from clinanon.document import Span
 
 __all__ = [
@@ -170,7 +171,7 @@ def common_lexicon(lang: str) -> dict[str, bool]:
         raw = lzma.decompress(path.read_bytes()).decode("utf-8")
         for line in raw.splitlines():
             if line and not line.startswith("#"):
-                out[_fold(line)] = line[:1].isupper()
+                out[fold_uncached(line)] = line[:1].isupper()  # (not remembered: 150 000 words would flush the memo)
     extra: set[str] = set()
     with contextlib.suppress(ImportError):
         extra |= set(importlib.import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS)
@@ -179,7 +180,7 @@ def common_lexicon(lang: str) -> dict[str, bool]:
 
         extra |= set(common_words(lang))
     for w in extra:
-        out.setdefault(_fold(w), False)
+        out.setdefault(fold_uncached(w), False)
     return out
 
 

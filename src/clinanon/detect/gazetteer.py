@@ -19,6 +19,14 @@ The span's ``source`` says which list matched (``gazetteer:first_name:F``, ``gaz
 ``gazetteer:city``, ``gazetteer:hospital_pattern`` ...), so later steps (name assembly, surrogates) can use the
 gender or kind. The detector returns every candidate, overlapping ones included; :mod:`clinanon.detect.resolve`
 chooses among them.
+
+Places that are also words: a one-word city or region entry that is a common word of the language
+(:func:`common_places`: "Hoorn" ~ "hoorn", "Puno" ~ "puño", compared folded) is reported only with place context
+(:func:`place_context`: a place preposition, a postcode, an address line, a comma, a line of its own), as
+:mod:`clinanon.detect.caseless` does for such words in text typed in capitals; a city or region right after a
+word that heads an organisation's name ("AOK Hessen", a health insurer) is not reported. Listed hospitals are
+reported in capitals too ("OLVG", "UKE"); the pattern takes lower-case Swedish heads after a name ("Sundsvalls
+sjukhus") and German ``-klinik`` compounds before one ("Fachklinik Bad Rodach").
 """
 
 from __future__ import annotations
@@ -43,8 +51,11 @@ __all__ = [
     "DEFAULT_SCORES",
     "GazetteerDetector",
     "PhraseIndex",
+    "common_places",
     "fold",
+    "fold_uncached",
     "load_rows",
+    "place_context",
 ]
 
 CaseMode = Literal["fold", "exact", "upper_ok"]
@@ -82,6 +93,7 @@ DEFAULT_SCORES: Mapping[str, float] = {
     "hospital_pattern": 0.85,
 }
 _NAME_KINDS = frozenset({"first_name", "surname"})
+_PLACE_KINDS = frozenset({"city", "region"})
 
 
 # --- normalisation ---------------------------------------------------------------------------------------
@@ -124,6 +136,12 @@ def strip_accents(s: str) -> str:
 def fold(s: str, accents: bool = True) -> str:
     """Case-fold ``s`` and, when ``accents``, strip its accents: the key under which phrases are indexed."""
     return _FOLDED[s] if accents else s.casefold()
+
+
+def fold_uncached(s: str, accents: bool = True) -> str:
+    """:func:`fold` without remembering the result: for bulk loads of word lists, which would flush the memo of
+    the words of the texts being read."""
+    return _fold_accents(s) if accents else s.casefold()
 
 
 def folded_words(table: TokenTable, accents: bool = True) -> tuple[str, ...]:
@@ -372,6 +390,100 @@ def read_user_list(path: str | Path, kind: str) -> list[tuple[str, str, str]]:
     return out
 
 
+# --- places that are also common words --------------------------------------------------------------------
+
+#: words right before a place name that make it one ("in Hoorn", "aus Moers", "från Lund", "vive en Puno"), folded
+_PLACE_PREPS: dict[str, frozenset[str]] = {
+    "es": frozenset({"en", "de", "desde", "a", "hacia", "hasta", "para"}),
+    "en": frozenset({"in", "from", "to", "at", "near", "of", "into", "outside", "toward", "towards", "via"}),
+    "nl": frozenset({"in", "te", "uit", "naar", "nabij", "bij", "vanuit", "van", "richting", "via"}),
+    "sv": frozenset({"i", "fran", "till", "utanfor", "nara", "vid", "mot", "via"}),
+    "de": frozenset({"in", "aus", "nach", "bei", "von", "nahe", "richtung", "bis", "via"}),
+}
+#: separators of address lines and place lists before a place ("Kerkstraat 5, Hoorn", "Utrecht · Hoorn")
+_PLACE_SEP_BEFORE = frozenset({",", ";", "·", "•", "|", "/", "(", "–", "—"})
+#: organisations named after a region or town (health insurers: "AOK Hessen", "BKK Nordwest", "IKK Südwest"),
+#: folded: a place right after one is part of the organisation's name, not a place of its own
+_ORG_BEFORE_PLACE: dict[str, frozenset[str]] = {
+    "de": frozenset({"aok", "bkk", "ikk", "dak", "tk", "kkh", "hek", "hkk", "lkk", "barmer", "knappschaft", "ogk",
+                     "gkk", "svs", "bva", "krankenkasse", "betriebskrankenkasse", "innungskrankenkasse"}),
+}
+
+
+@lru_cache(maxsize=16)
+def common_places(lang: str, accents: bool = True) -> frozenset[str]:
+    """Folded one-word city and region entries of ``lang`` that are also common words of the language.
+
+    A common word here is a word of the language's common-word lexicon
+    (:func:`clinanon.detect.caseless.common_lexicon`: the shipped lexicon, spaCy's stop words, the names module's
+    common words) whose usual form is lower case; the comparison is made on folded forms (case and accents
+    stripped on both sides), so ``Puno`` clashes with Spanish ``puño``. German nouns (capitalised in the lexicon,
+    which lists some place names the same way) do not count. Empty when the language has no lexicon."""
+    from clinanon.detect.caseless import common_lexicon
+
+    lex = common_lexicon(lang)
+    out: set[str] = set()
+    for kind in ("city", "region"):
+        for cols in load_rows(lang, kind):
+            name = cols[0]
+            if not name.isalpha():
+                continue  # several words, a hyphen or an apostrophe: not one word
+            f = fold_uncached(name)
+            if lex.get(f) is False:
+                out.add(fold_uncached(name, accents))
+    return frozenset(out)
+
+
+def _same_line(text: str, table: TokenTable, a: int, b: int) -> bool:
+    """Tokens ``a`` < ``b`` are on the same line."""
+    return "\n" not in text[table.ends[a]:table.starts[b]]
+
+
+def place_context(text: str, table: TokenTable, norm: Sequence[str], i: int, lang: str) -> bool:
+    """Whether token ``i`` (a one-word place name) stands where a place stands, on its line: after a place
+    preposition of ``lang`` ("in", "te", "aus", "från", "en"), after a postcode and at most two capitalised words
+    ("24001 León", "1621 HB Hoorn", "24411 Ponferrada León"), after an address or list separator ("Kerkstraat 5,
+    Hoorn", "(Hoorn)"), before a comma ("Hoorn, 12 maart 2023", "León, España"), or alone on its line (a line of
+    an address block). ``norm``: the folded tokens."""
+    n = len(norm)
+    words = table.words
+    prev = i - 1 if i > 0 and _same_line(text, table, i - 1, i) else None
+    nxt = i + 1 if i + 1 < n and _same_line(text, table, i, i + 1) else None
+    if prev is None and nxt is None:
+        return True  # alone on its line
+    if nxt is not None and words[nxt] == ",":
+        return True
+    if prev is None:
+        return False
+    p = words[prev]
+    if norm[prev] in _PLACE_PREPS.get(lang, ()) or p in _PLACE_SEP_BEFORE:
+        return True
+    # a postcode up to three words before, on the line: "24001 León", "1621 HB Hoorn", "24411 Ponferrada León"
+    for k in range(prev, max(-1, prev - 3), -1):
+        if k < prev and not _same_line(text, table, k, k + 1):
+            break
+        w = words[k]
+        if w.isdigit() and 4 <= len(w) <= 6:
+            return True
+        if not w.isalpha() or not w[:1].isupper():
+            break
+    return False
+
+
+def _org_before(text: str, table: TokenTable, norm: Sequence[str], i: int, lang: str) -> bool:
+    """Token ``i`` follows, on its line (a space or a hyphen between), a word that heads an organisation's name
+    with a place in it (:data:`_ORG_BEFORE_PLACE`: "AOK Hessen", "BKK-Nordwest")."""
+    heads = _ORG_BEFORE_PLACE.get(lang)
+    if not heads:
+        return False
+    k = i - 1
+    gap = text[table.ends[k]:table.starts[i]]
+    if table.words[k] == "-" and not gap and k > 0:
+        k -= 1
+        gap = text[table.ends[k]:table.starts[k + 1]]
+    return norm[k] in heads and _gap_kind(gap) is not None
+
+
 # --- hospital names by pattern ----------------------------------------------------------------------------
 
 _PARTICLES: dict[str, frozenset[str]] = {
@@ -438,8 +550,8 @@ def _hospital_heads(lang: str, accents: AccentMode) -> tuple[PhraseIndex, tuple[
     if path.is_file():
         for _, cols in _read_lines(path):
             direction = cols[1] if len(cols) > 1 else "R"
-            if direction == "C":
-                suffixes.append((fold(cols[0], accents == "fold"), "C"))
+            if direction in ("C", "CR"):
+                suffixes.append((fold(cols[0], accents == "fold"), direction))
             else:
                 idx.add(cols[0], "hospital_word", direction)
     return idx, tuple(suffixes)
@@ -539,7 +651,8 @@ class GazetteerDetector:
         norm = folded_words(table, self.accents == "fold")
         kinds = self.kinds
         hits = [m for m in self.index._match(text, table, norm, self.case)
-                if m[4] in kinds and self._plausible(text, table, m)]
+                if m[4] in kinds and self._plausible(text, table, m)
+                and (m[4] not in _PLACE_KINDS or self._place_ok(text, table, norm, m))]
         # spans as tuples in Span field order: the same set, the same sort order, one Span per distinct tuple
         found: set[tuple[int, int, str, str, float]] = set()
         if hits:
@@ -579,8 +692,21 @@ class GazetteerDetector:
             return True
         if len(w) < 2 or not any(map(str.isalpha, w)):
             return False
+        if kind == "hospital":
+            return True  # a listed hospital acronym ("OLVG", "UKE") is no lab acronym
         short_caps = self.case != "fold" and w.isupper() and len(w) <= 4
         return not short_caps or self._caps_neighbour(text, table, i)
+
+    def _place_ok(self, text: str, table: TokenTable, norm: Sequence[str], m: _RawMatch) -> bool:
+        """A city or region hit is not the tail of an organisation's name ("AOK Hessen": a health insurer), and a
+        one-word one that is also a common word of the language (:func:`common_places`: "Hoorn", "Puno" ~ "puño")
+        needs place context (:func:`place_context`)."""
+        i, j = m[0], m[1]
+        if i > 0 and _org_before(text, table, norm, i, self.lang):
+            return False
+        if j - i == 1 and norm[i] in common_places(self.lang, self.accents == "fold"):
+            return place_context(text, table, norm, i, self.lang)
+        return True
 
     @staticmethod
     def _caps_neighbour(text: str, table: TokenTable, i: int) -> bool:
@@ -617,9 +743,18 @@ class GazetteerDetector:
                 start_tok = self._extend_left(text, table, norm, m.i, particles, stop)
             if start_tok == m.i and end_tok == m.j:
                 continue
-            if not head_cap and not any(_is_title(words[k]) for k in range(m.j, end_tok)):
-                continue  # "clínica de la AR": a lower-case head needs a Title-case name word
             score = base if head_cap else max(0.0, base - 0.25)
+            if not head_cap and end_tok == m.j:
+                # a lower-case head after the name ("Sundsvalls sjukhus", "Visby lasarett": Swedish writes it so)
+                # needs a Title-case name word before it that is not a common word ("Inget sjukhus")
+                from clinanon.detect.caseless import common_lexicon
+
+                common = common_lexicon(self.lang)
+                if not any(_is_title(words[k]) and norm[k] not in common for k in range(start_tok, m.i)):
+                    continue
+                score = base
+            elif not head_cap and not any(_is_title(words[k]) for k in range(m.j, end_tok)):
+                continue  # "clínica de la AR": a lower-case head needs a Title-case name word
             out.append(Span(starts[start_tok], ends[end_tok - 1], label, src, score))
         if suffixes:
             min_len = min(len(suf) for suf, _ in suffixes) + 3
@@ -629,11 +764,12 @@ class GazetteerDetector:
                 w = words[i]
                 if not _is_cap_word(w):
                     continue
-                for suf, _ in suffixes:
+                for suf, direction in suffixes:
                     if len(low) > len(suf) + 2 and low.endswith(suf):
                         prefix = low[: -len(suf)]
                         end_tok = self._extend_right(text, table, norm, i + 1, particles, stop)
-                        if end_tok == i + 1 and prefix.rstrip("-s") in _GENERIC_PREFIX.get(self.lang, ()):
+                        if end_tok == i + 1 and (direction == "CR"  # "Fachklinik", "Augenklinik" alone: generic
+                                                 or prefix.rstrip("-s") in _GENERIC_PREFIX.get(self.lang, ())):
                             break
                         out.append(Span(starts[i], ends[end_tok - 1], label, src, base))
                         break
@@ -691,6 +827,8 @@ class GazetteerDetector:
             low = norm[k]
             if _is_cap_word(w) and low not in stop:
                 start = k
+            elif w == "." and not (k > 0 and len(words[k - 1]) <= 3 and words[k - 1].isalpha()):
+                break  # a sentence's end ("Psychiatrie. Marburger Klinik"), not an abbreviation's dot ("St.")
             elif low in particles or w in ("'", "’", "-", "."):
                 pass
             else:

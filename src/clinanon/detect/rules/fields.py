@@ -15,7 +15,10 @@ their dot). Values are then shaped by the field's kind:
 * ``text``: the whole trimmed value (streets).
 
 Values that are empty or say "unknown" (``"-"``, ``"desconocido"``, ``"n/a"``, ``"onbekend"``...) are skipped.
-The same name shaping finds doctors after a title in running text (``"Dr. García López"`` -> NAME.DOCTOR).
+The same name shaping finds doctors after a title in running text (``"Dr. García López"`` -> NAME.DOCTOR), and in
+German after a staff role (``Oberarzt``, ``Stationsärztin``, ``OA``, ``OÄ``, ``FA``: the name's first word must then
+be a known name or no common word, ``"OA Fraktur"`` is none); academic titles before the name (``PD``,
+``Priv.-Doz.``) are skipped, never tagged.
 
 The sex recognizer (label ``SEX``) finds the value of sex/gender fields in five languages (``Sexo: Varón``,
 ``Geslacht: M``, ``Kön: K``, ``Geschlecht: w``, ``Gender: male``) and sex words next to an age
@@ -124,9 +127,16 @@ NULL_VALUES: frozenset[str] = frozenset({
     "ingen", "saknas", "unbekannt", "keine", "k.a.", "entfällt",
 })
 
+#: German staff roles before a clinician's name ("Oberarzt Tetzlaff", "Stationsärztin Roth") and their
+#: abbreviations, in capitals only and followed by a space and a capital ("OA Tetzlaff", not "OA-Fraktur", "FA:")
+_DE_ROLES = (r"oberärztin|oberarzt|chefärztin|chefarzt|fachärztin|facharzt|stationsärztin|stationsarzt|"
+             r"assistenzärztin|assistenzarzt|funktionsoberärztin|funktionsoberarzt|privatdozentin|privatdozent")
+_DE_ROLE_ABBREVIATIONS = r"(?:OÄ|OA|CÄ|FÄ|FA|FOA)(?=[ \t]{1,2}[A-ZÄÖÜ])"
+
 #: Titles that precede a name and are not part of it.
 _TITLES = (r"(?:doctora|doctor|dokter|doktor|profesora|profesor|professor|dra|dr|dña|dn|sra|srta|sr|prof|profa|"
-           r"lic|mr|mrs|ms|miss|dhr|mevr|mw|drs|dres|med|hr|fr|herr|frau|leg|läk)")
+           r"lic|mr|mrs|ms|miss|dhr|mevr|mw|drs|dres|med|hr|fr|herr|frau|leg|läk|priv\.-doz|"
+           rf"{_DE_ROLES}|(?-i:{_DE_ROLE_ABBREVIATIONS}|PD(?=[ \t]{{1,2}}Dr)))")
 _TITLE_RX = re.compile(rf"(?:{_TITLES}(?:\.|:|\b)\s{{0,2}}){{1,3}}", re.IGNORECASE)
 
 #: Words that end a name: institutions, services, address words (case-folded).
@@ -309,12 +319,14 @@ class FieldRecognizer:
 
     ``table`` lists :class:`FieldSpec` rows; a label is recognised when it is followed by ``:`` (or ``=``) and
     either starts its line or starts with a capital letter (so ``"Informe clínico del paciente:"`` is not a
-    ``Paciente:`` field). Spans: ``source = "<name>:<category>"``, score = the row's score.
+    ``Paciente:`` field). Spans: ``source = "<name>:<category>"``, score = the row's score. ``titles``: a regex of
+    the titles before a clinician's name in running text; with ``lang``, the name after a title that is not a
+    doctor title (a staff role: "Oberarzt", "OA") must not start with a common word of that language.
     """
 
     def __init__(self, name: str, table: Sequence[FieldSpec], *, min_score: float = 0.5,
                  null_values: frozenset[str] = NULL_VALUES, titles: str | None = None,
-                 title_score: float = 0.8) -> None:
+                 title_score: float = 0.8, lang: str | None = None) -> None:
         if not table:
             raise ValueError(f"field recognizer {name!r} has an empty table")
         self.name = name
@@ -332,6 +344,7 @@ class FieldRecognizer:
         # the same matches, found by skipping to the letters a title can start with
         self._title_scan = first_char_scan(_guard(title_rx) + title_rx, re.IGNORECASE) if title_rx else None
         self.title_score = title_score
+        self.lang = lang
 
     def __repr__(self) -> str:
         return f"FieldRecognizer(name={self.name!r}, rows={len(self.table)})"
@@ -445,6 +458,10 @@ class FieldRecognizer:
             ext = _name_extent(text, m_end, end)
             if ext and _COMMA_NUMBER.match(text[ext[1]:ext[1] + 6]):  # "Dr. Esquerdo, 46": a street
                 continue
+            if ext and self.lang is not None and not _DOCTOR_TITLE.match(text, m_start):
+                first = _LONG_WORD.search(text, ext[0], ext[1])
+                if first is None or not _name_word_ok(first.group(), self.lang):
+                    continue  # a role title before a common word or a specialty: "OA Fraktur", "FA Innere"
             if ext and ext[1] - ext[0] >= 2 and self.title_score >= self.min_score:
                 out.append(Span(ext[0], ext[1], _D, f"{self.name}:title", self.title_score))
         return out
@@ -459,8 +476,11 @@ _DOCTOR_TITLES: Mapping[str, str] = {
     "en": r"dr|doctor",
     "nl": r"dr|dokter",
     "sv": r"dr|doktor|överläkare|leg\.\s{0,2}läk",
-    "de": r"dr\.\s{0,2}med|dr|oberärztin|oberarzt|chefärztin|chefarzt",
+    "de": rf"dr\.\s{{0,2}}med|dr|priv\.-doz|{_DE_ROLES}|(?-i:{_DE_ROLE_ABBREVIATIONS})",
 }
+_LONG_WORD = re.compile(r"[^\W\d_]{2,}")
+#: a doctor title proper (its name needs no further check); other titles are roles ("Oberarzt", "OA", "överläkare")
+_DOCTOR_TITLE = re.compile(r"(?i:dra|dr|doctora|doctor|dokter|doktor)(?![^\W\d_])")
 
 # ---------------------------------------------------------------------------------------------------------
 # sex
@@ -543,8 +563,33 @@ def _sex_recognizer(lang: str, min_score: float) -> RuleRecognizer:
 
 
 @cache
+def _known_names(lang: str) -> frozenset[str]:
+    """Folded first names and surnames of the gazetteer of ``lang``."""
+    from clinanon.detect.gazetteer import fold, load_rows
+
+    return frozenset(fold(r[0]) for kind in ("first_name", "surname") for r in load_rows(lang, kind))
+
+
+def _name_word_ok(word: str, lang: str) -> bool:
+    """Whether ``word``, after a role title ("Oberarzt", "OA"), may start a name: it is a gazetteer first name or
+    surname, or it is no common word of ``lang`` (:func:`clinanon.detect.caseless.common_lexicon`, compared folded,
+    German nouns included: "OA Fraktur"; :func:`clinanon.detect.rules.names.common_words`), no allowed term, no
+    specialty ("FA Allgemeinmedizin") and not in capitals (an acronym)."""
+    from clinanon.detect.caseless import common_lexicon
+    from clinanon.detect.gazetteer import fold
+    from clinanon.detect.rules.letters import _SPECIALTY
+    from clinanon.detect.rules.names import _allowlist, common_words
+
+    f = fold(word.rstrip("."))
+    if f in _known_names(lang):
+        return True
+    return not (f in common_lexicon(lang) or word.casefold() in common_words(lang) or word.isupper()
+                or _SPECIALTY.match(word) or _allowlist(lang).is_allowed(word))  # type: ignore[attr-defined]
+
+
+@cache
 def _field_recognizer(lang: str, min_score: float) -> FieldRecognizer:
-    return FieldRecognizer("field", FIELD_TABLES[lang], min_score=min_score, titles=_DOCTOR_TITLES[lang])
+    return FieldRecognizer("field", FIELD_TABLES[lang], min_score=min_score, titles=_DOCTOR_TITLES[lang], lang=lang)
 
 
 def recognizers(lang: str, *, min_score: float = 0.5) -> list[Detector]:
