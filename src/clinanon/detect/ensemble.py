@@ -12,7 +12,8 @@ How :meth:`Ensemble.detect` works, for one document:
    0.5 for ``rules``, 0.0 for the others), resolve overlaps with a :class:`~clinanon.detect.resolve.Resolver`
    (which also merges adjacent name parts), and map every label into ONE target ``scheme``
    (``scheme.native(category)``: the rules' canonical ``LOCATION.STREET`` becomes MEDDOCAN's ``CALLE``).
-   A label with no native counterpart in the scheme is kept as it is.
+   A label with no native counterpart in the scheme is kept as it is. The trained members' spans are repaired
+   (:mod:`clinanon.detect.repair`: kinship words that name no one, institution names running into an address).
 3. **select per label** ``L`` with the strategy ``strategies.get(L, default)``; a key counts a *vote* per distinct
    member proposing exactly ``(start, end, L)``:
 
@@ -43,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from clinanon.detect.base import Detector
+from clinanon.detect.repair import repair_spans
 from clinanon.detect.resolve import Resolver
 from clinanon.document import Document, Span
 from clinanon.errors import ConfigError
@@ -103,7 +105,9 @@ class Ensemble:
     label scheme every member's labels are mapped into (a name or a :class:`LabelScheme`). ``strategies`` /
     ``default``: per-label strategy and the strategy of every other label (or give ``table``). ``tiebreak``: the
     member that breaks a tie of a vote among an even number of members. ``min_score``: per member (missing:
-    0.5 for ``rules_member``, 0.0 otherwise). ``propagate_names``: step 5. ``lang``: the language given to
+    0.5 for ``rules_member``, 0.0 otherwise). ``propagate_names``: step 5. ``repair``: the other members' spans
+    get :func:`clinanon.detect.repair.repair_spans` (kinship words that name no one, institution names that run
+    into an address) before they are combined. ``lang``: the language given to
     propagation (a document's ``meta["lang"]`` wins). ``output_scheme``: the scheme :meth:`detect` returns
     labels in (default: ``scheme``), e.g. vote in a model's native MEDDOCAN labels, output canonical ones.
     """
@@ -125,6 +129,7 @@ class Ensemble:
         propagate_names: bool = True,
         lang: str = "es",
         output_scheme: str | None = None,
+        repair: bool = True,
     ) -> None:
         if not detectors:
             raise ConfigError("an ensemble needs at least one detector")
@@ -151,6 +156,7 @@ class Ensemble:
         self.min_score.update(min_score or {})
         self.rules_member = rules_member
         self.propagate_names = propagate_names
+        self.repair = repair
         self.lang = lang
         self._takes_rules = {m: m != rules_member and rules_member in self.detectors and _takes_rule_spans(d)
                              for m, d in self.detectors.items()}
@@ -204,14 +210,23 @@ class Ensemble:
         """Each member's spans, filtered by score, resolved (non-overlapping) and labelled in the target scheme."""
         raw = self.run(doc) if raw is None else raw
         out: dict[str, list[Span]] = {}
+        lang = str(doc.meta.get("lang") or self.lang)
         for m in self.members:
             spans = self._resolvers[m].resolve(doc, raw.get(m, ()))
+            if self.repair and m != self.rules_member and spans:
+                spans = repair_spans(doc.text, spans, lang, self._category)
             mapped = []
             for s in spans:
                 lab = self.to_scheme(s.label)
                 mapped.append(s if lab == s.label else Span(s.start, s.end, lab, s.source, s.score))
             out[m] = mapped
         return out
+
+    def _category(self, label: str) -> str:
+        try:
+            return self.scheme.category(label)
+        except KeyError:
+            return label
 
     # --- steps 3-5 ------------------------------------------------------------------------------------------
     def is_name(self, label: str) -> bool:
@@ -283,6 +298,8 @@ class Ensemble:
 
             lang = str(doc.meta.get("lang") or self.lang)
             spans = propagate(doc, spans, labels=self.is_name, lang=lang)
+            if self.repair:  # propagation copies strings to every mention, "familia" of "médico de familia" too
+                spans = repair_spans(doc.text, spans, lang, self._category)
         return spans
 
     def output_label(self, label: str) -> str:

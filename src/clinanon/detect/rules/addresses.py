@@ -35,8 +35,8 @@ from clinanon.detect.base import Detector
 from clinanon.detect.engine import finditer_guarded, finditer_word_start, word_start_scan
 from clinanon.document import Document, Span
 
-__all__ = ["AddressBlockRecognizer", "AddressRecognizer", "InternationalAddressRecognizer", "PlaceContextRecognizer",
-           "PostcodeRecognizer", "StreetRecognizer", "recognizers"]
+__all__ = ["STRONG_STREET_TYPES", "AddressBlockRecognizer", "AddressRecognizer", "InternationalAddressRecognizer",
+           "PlaceContextRecognizer", "PostcodeRecognizer", "StreetRecognizer", "recognizers"]
 
 _UP = "A-ZÁÉÍÓÚÑÜÇÀÈÌÒÙÏÄÖÅÆØÂÊÎÔÛËŠŽČŘ"
 _LO = "a-zñçáéíóúàèòïüäöåæøßâêîôûëšžčř"
@@ -89,6 +89,8 @@ _STRONG_TYPES = (
     "Rúa", "Rua", "Carrer", "Passeig", "Pg.", "Avinguda", "Travesía", "Travesia", "Trav.", "Glorieta", "Gta.",
     "Cra.", "Carrera",
 )
+#: street-type words that start a street and little else ("Calle", "C/", "Avda.", "Ctra."), for other modules
+STRONG_STREET_TYPES: tuple[str, ...] = _STRONG_TYPES
 _WEAK_TYPES = (
     "Paseo", "PASEO", "Plaza", "PLAZA", "Plaça", "Ronda", "Camino", "Camí", "Carretera", "Urbanización", "Urb.",
     "Pasaje", "Pje.", "Callejón", "Cuesta", "Bulevar", "Boulevard", "Rambla", "Alameda", "Polígono", "Pol.",
