@@ -250,3 +250,27 @@ def test_sentence_properties(text: str, lang: str, newline: bool) -> None:
     for i, t in enumerate(view.tokens):
         s = view.sentences[view.sentence_of_token(i)]
         assert s.start <= t.start and t.end <= s.end
+
+
+def test_stop_words_read_without_importing_spacy() -> None:
+    """The rules use spaCy's stop-word lists but never import spaCy (it pulls in thinc and, if installed, torch)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from clinanon.config import Config\n"
+            "from clinanon.pipeline import Pipeline\n"
+            "from clinanon.document import Document\n"
+            "from clinanon.text import stop_words\n"
+            "assert 'y' in stop_words('es') and 'the' in stop_words('en') and 'und' in stop_words('de')\n"
+            "for lang in ('es', 'en', 'nl', 'sv', 'de'):\n"
+            "    Pipeline(Config.from_dict({'language': lang, 'detectors': {'use': ['rules']}})).detect(\n"
+            "        Document(text='PACIENTE JUAN GARCIA. Juan vive en Madrid.', id='x'))\n"
+            "print('spacy' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+    import spacy.lang.es.stop_words as es_stop
+
+    from clinanon.text import stop_words
+
+    assert stop_words("es") == frozenset(es_stop.STOP_WORDS)

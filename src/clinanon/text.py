@@ -89,12 +89,41 @@ __all__ = [
     "TokenTable",
     "check_language",
     "split_sentences",
+    "stop_words",
     "to_spacy_doc",
     "token_table",
     "tokenize",
 ]
 
 SUPPORTED_LANGUAGES: tuple[str, ...] = ("en", "es", "nl", "sv", "de")
+
+
+@cache
+def stop_words(lang: str) -> frozenset[str]:
+    """spaCy's stop words of ``lang`` (function words), empty when spaCy or its list is missing.
+
+    The list is read from ``spacy/lang/<lang>/stop_words.py`` without importing the ``spacy`` package: importing it
+    pulls in thinc and, when installed, PyTorch (about 200 MB of memory and 1.5 s), which the rules never use.
+    Falls back to the import when the file cannot be run on its own.
+    """
+    import importlib
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("spacy")
+    if spec is None or not spec.submodule_search_locations:
+        return frozenset()
+    path = Path(next(iter(spec.submodule_search_locations))) / "lang" / lang / "stop_words.py"
+    namespace: dict[str, object] = {"__name__": f"clinanon._spacy_stop_words_{lang}"}
+    try:
+        exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)  # a module of literals
+        words = namespace["STOP_WORDS"]
+    except Exception:  # not a standalone file in this spaCy version: import it after all
+        try:
+            words = importlib.import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS
+        except ImportError:
+            return frozenset()
+    return frozenset(words)  # type: ignore[arg-type]
 
 #: Invisible format characters that separate tokens like whitespace but are not whitespace for ``str.isspace``.
 IGNORABLE_CHARS: str = "\u00ad\u200b\u200c\u200d\u2060\ufeff"

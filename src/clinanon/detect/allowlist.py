@@ -190,12 +190,9 @@ _fold = fold
 
 @lru_cache(maxsize=8)
 def _stop_words(lang: str) -> frozenset[str]:
-    try:
-        import importlib
+    from clinanon.text import stop_words
 
-        words = importlib.import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS
-    except Exception:  # spaCy missing or no list for the language
-        return frozenset()
+    words = stop_words(lang)  # empty when spaCy is missing or has no list for the language
     return frozenset(_fold(w) for w in words if _fold(w) not in _STOP_EXCEPTIONS)
 
 

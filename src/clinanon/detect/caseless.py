@@ -35,7 +35,6 @@ document text.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import itertools
 import lzma
 import re
@@ -46,6 +45,7 @@ from importlib import resources
 from clinanon.detect.gazetteer import fold as _fold
 from clinanon.detect.gazetteer import fold_uncached
 from clinanon.document import Span
+from clinanon.text import stop_words
 
 __all__ = [
     "MIN_LETTERS",
@@ -173,8 +173,7 @@ def common_lexicon(lang: str) -> dict[str, bool]:
             if line and not line.startswith("#"):
                 out[fold_uncached(line)] = line[:1].isupper()  # (not remembered: 150 000 words would flush the memo)
     extra: set[str] = set()
-    with contextlib.suppress(ImportError):
-        extra |= set(importlib.import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS)
+    extra |= stop_words(lang)
     with contextlib.suppress(ImportError, ValueError):
         from clinanon.detect.rules.names import common_words
 
@@ -365,9 +364,7 @@ def titlecase(text: str, lang: str, regions: Sequence[tuple[int, int]] | None = 
 @cache
 def _stop_words(lang: str) -> frozenset[str]:
     """Folded spaCy stop words of ``lang`` (function words: articles, prepositions, pronouns ...)."""
-    with contextlib.suppress(ImportError):
-        return frozenset(_fold(w) for w in importlib.import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS)
-    return frozenset()
+    return frozenset(_fold(w) for w in stop_words(lang))
 
 
 # --- the guard ------------------------------------------------------------------------------------------

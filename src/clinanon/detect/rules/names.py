@@ -32,6 +32,7 @@ from functools import cache
 from clinanon.detect.base import Detector
 from clinanon.detect.rules.dates import LANGUAGES, RulePattern, RuleRecognizer
 from clinanon.document import Document, Span
+from clinanon.text import stop_words
 
 __all__ = ["NameNeighbourRecognizer", "common_words", "name_patterns", "recognizers"]
 
@@ -156,8 +157,7 @@ def common_words(lang: str) -> frozenset[str]:
     from clinanon.detect import allowlist as al
 
     words: set[str] = set(_MONTHS_DAYS) | set(_CLINICAL) | set(_GREETINGS)
-    with contextlib.suppress(ImportError):
-        words |= set(importlib.import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS)
+    words |= stop_words(lang)
     loc = {"en": "en_US"}.get(lang)  # the other languages' lorem lists are texts full of names and places
     with contextlib.suppress(ImportError, AttributeError, TypeError):
         # lorem texts contain names ("Martín"): a word the gazetteer lists as a name is not taken from them
