@@ -31,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from clinanon import __version__
@@ -49,15 +50,22 @@ def _prf(measure: dict) -> dict:
     return {k: m[k] for k in ("precision", "recall", "f1", "tp", "fp", "fn")}
 
 
+def _runs(nlp: Pipeline, docs: list[Document], repeat: int, clock: Callable[[], float] = time.perf_counter
+          ) -> list[float]:
+    """Seconds (by ``clock``) of ``repeat`` detection passes over ``docs``."""
+    out = []
+    for _ in range(repeat):
+        t0 = clock()
+        for d in docs:
+            nlp.detect(d)
+        out.append(clock() - t0)
+    return out
+
+
 def _timed(nlp: Pipeline, docs: list[Document], repeat: int) -> dict:
     for d in docs:  # warm-up: lazy loading of gazetteers, regex compilation
         nlp.detect(d)
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for d in docs:
-            nlp.detect(d)
-        times.append(time.perf_counter() - t0)
+    times = _runs(nlp, docs, repeat)
     chars = sum(len(d.text) for d in docs)
     nbytes = sum(len(d.text.encode("utf-8")) for d in docs)
     med = statistics.median(times)
@@ -140,16 +148,6 @@ def english(data: Path, repeat: int) -> dict:
     }
 
 
-def _cpu_runs(nlp: Pipeline, docs: list[Document], repeat: int) -> list[float]:
-    out = []
-    for _ in range(repeat):
-        c0 = time.process_time()
-        for d in docs:
-            nlp.detect(d)
-        out.append(time.process_time() - c0)
-    return out
-
-
 def deduce_reference(data: Path, python: str, repeat: int, rounds: int = 2) -> dict:
     """deduce vs. the rules pipeline on the same texts, alternating ``rounds`` times (process CPU, medians)."""
     dev = data / "meddocan" / "dev" / "brat"
@@ -169,7 +167,7 @@ def deduce_reference(data: Path, python: str, repeat: int, rounds: int = 2) -> d
         theirs: list[float] = []
         info: dict = {}
         for _ in range(rounds):
-            ours += _cpu_runs(nlp, docs, repeat)
+            ours += _runs(nlp, docs, repeat, time.process_time)
             proc = subprocess.run([python, str(ROOT / "benchmarks" / "deduce_reference.py"), *argv,
                                    "--repeat", str(repeat)], capture_output=True, text=True, check=True)
             # the last line is the JSON (deduce may print progress while it builds its lookup cache the first time)

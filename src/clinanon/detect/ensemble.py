@@ -232,10 +232,7 @@ class Ensemble:
     def is_name(self, label: str) -> bool:
         got = self._name_memo.get(label)
         if got is None:
-            try:
-                cat = self.scheme.category(label)
-            except KeyError:
-                cat = label
+            cat = self._category(label)
             got = self._name_memo[label] = category_matches(cat, "NAME") or label == "NAME"
         return got
 
@@ -309,10 +306,7 @@ class Ensemble:
         if got is None:
             out = self.output_scheme
             assert out is not None
-            try:
-                cat = self.scheme.category(label)
-            except KeyError:
-                cat = label
+            cat = self._category(label)
             got = cat if out.name == "canonical" else (out.native(cat) or label)
             self._out_memo[label] = got
         return got
