@@ -103,3 +103,16 @@ def test_order_independent_and_non_overlapping(extents, rnd) -> None:  # type: i
     new = [s for s in expected if s.source == "propagate"]
     for s in new:
         assert not any(s.overlaps(o) for o in expected if o is not s)
+
+
+def test_function_word_of_a_name_is_not_propagated_alone() -> None:
+    """A name that ran into an address ("... Ofiplaza El Retiro") must not tag every sentence-initial "El"."""
+    from clinanon.detect.propagate import propagate
+    from clinanon.document import Document, Span
+
+    text = "Dr. Mauricio Mendieta Espinosa Ofiplaza El Retiro. El paciente vio a Espinosa. The Retiro."
+    doc = Document(text=text, id="d")
+    name = Span(4, text.index(".", 5), "NAME.DOCTOR", "x", 0.9)
+    got = [(text[s.start:s.end], s.source) for s in propagate(doc, [name], lang="es")]
+    assert got == [("Mauricio Mendieta Espinosa Ofiplaza El Retiro", "x"), ("Espinosa", "propagate"),
+                   ("Retiro", "propagate")]

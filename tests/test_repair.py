@@ -41,7 +41,9 @@ def test_english_family_doctor_and_other_labels_untouched() -> None:
     fam1, fam2 = _at(text, "family", rel), _at(text, "family", rel, 1)
     other = _at(text, "family", "TERRITORIO")  # not a relative: never dropped by the kinship repair
     assert repair_spans(text, [fam1, fam2, other], "en", _cat) == [fam2, other]
-    assert repair_spans(text, [fam1], "de", _cat) == [fam1]  # no phrases for German: nothing changes
+    de = "Ihre Familie kam mit."  # no phrases for German: a kinship word stays
+    familie = _at(de, "Familie", rel)
+    assert repair_spans(de, [familie], "de", _cat) == [familie]
 
 
 def test_institution_name_ends_before_street_type_floor_or_postcode_label() -> None:
@@ -91,3 +93,36 @@ def test_ensemble_repairs_model_spans_also_after_propagation() -> None:
     assert [(s.start, s.end) for s in only_first.detect(doc)] == [(fam.start, fam.end)]
     off = Ensemble({"crf": _Fixed("crf", [fam, fam_doc])}, scheme="meddocan", lang="es", repair=False)
     assert len(off.detect(doc)) == 2
+
+
+def test_relative_without_kinship_word_or_name_is_dropped() -> None:
+    text = "Su padre de 30 años vive con su hermana Lucía."
+    anos = _at(text, "años", "FAMILIARES_SUJETO_ASISTENCIA")
+    padre = _at(text, "padre", "FAMILIARES_SUJETO_ASISTENCIA")
+    lucia = _at(text, "Lucía", "FAMILIARES_SUJETO_ASISTENCIA")
+    assert repair_spans(text, [padre, anos, lucia], "es", _cat) == [padre, lucia]
+
+
+def test_two_relatives_joined_by_a_conjunction_become_two_spans() -> None:
+    text = "Tanto su madre como su abuela fallecieron. Her mother and her sister came. La madre y el tumor."
+    es = Span(text.index("madre"), text.index(" fallecieron"), "FAMILIARES_SUJETO_ASISTENCIA", "crf", 0.7)
+    assert _texts(text, repair_spans(text, [es], "es", _cat)) == [("madre", "FAMILIARES_SUJETO_ASISTENCIA"),
+                                                                   ("abuela", "FAMILIARES_SUJETO_ASISTENCIA")]
+    en = Span(text.index("mother"), text.index(" came"), "FAMILIARES_SUJETO_ASISTENCIA", "crf", 0.7)
+    assert _texts(text, repair_spans(text, [en], "en", _cat)) == [("mother", "FAMILIARES_SUJETO_ASISTENCIA"),
+                                                                   ("sister", "FAMILIARES_SUJETO_ASISTENCIA")]
+    # "el tumor" is no relative: the span is left as it is
+    mixed = Span(text.index("madre y"), text.index(" tumor") + 6, "FAMILIARES_SUJETO_ASISTENCIA", "crf", 0.7)
+    assert repair_spans(text, [mixed], "es", _cat) == [mixed]
+
+
+def test_name_or_place_across_a_parenthesis_keeps_its_longer_side() -> None:
+    text = "hija de padres jóvenes (madre de 28 años) y Digestivo (CHUAC) Av. As Xubias, 84 15006. Tel (91) 555 12 12"
+    rel = Span(text.index("padres"), text.index(" años") + 5, "FAMILIARES_SUJETO_ASISTENCIA", "crf", 0.8)
+    street = Span(text.index("CHUAC"), text.index(", 84") + 4, "CALLE", "crf", 0.8)
+    phone = Span(text.index("(91)"), len(text), "NUMERO_TELEFONO", "crf", 0.8)  # contacts keep their brackets
+    balanced = Span(text.index("(CHUAC)"), text.index("(CHUAC)") + 7, "HOSPITAL", "crf", 0.8)
+    out = repair_spans(text, [rel, street, phone, balanced], "es", _cat)
+    assert _texts(text, out) == [("padres jóvenes", "FAMILIARES_SUJETO_ASISTENCIA"),
+                                 ("Av. As Xubias, 84", "CALLE"), ("(91) 555 12 12", "NUMERO_TELEFONO"),
+                                 ("(CHUAC)", "HOSPITAL")]

@@ -15,7 +15,7 @@ from itertools import compress, count
 
 from clinanon.detect.resolve import _SPAN_ORDER
 from clinanon.document import Document, Span
-from clinanon.text import Token, TokenTable, check_language
+from clinanon.text import Token, TokenTable, check_language, stop_words
 
 __all__ = ["propagate"]
 
@@ -52,7 +52,8 @@ def propagate(
     ``labels``: label prefixes (``"NAME"`` covers ``NAME.PATIENT``; ``"NOMBRE"`` covers MEDDOCAN's native name
     labels) or a predicate on the label. ``min_len``: shortest string (in characters) that is propagated.
     ``case="fold"`` also finds ``GARCÍA`` for ``García`` (default ``"exact"``: case-sensitive);
-    ``accents="fold"`` also finds ``Garcia``. ``surnames``: also propagate the later words of multi-word names.
+    ``accents="fold"`` also finds ``Garcia``. ``surnames``: also propagate the later words of multi-word names
+    (a single later word that is a stop word of ``lang``, such as "El" or "The", is not propagated alone).
     A new span takes the label of the span it came from (the most frequent one when a string had several;
     ties by label order) and ``score_factor`` × its highest score.
     Guarantees: the input spans are returned unchanged; new spans cover whole tokens, do not overlap any input
@@ -75,6 +76,8 @@ def propagate(
         normfn = _STRIPPED.__getitem__ if accents == "fold" else None
     normed = words if normfn is None else table.map_words(normfn)
 
+    # later words that are function words of the language are not propagated alone
+    stops = stop_words(lang or str(doc.meta.get("lang", "es"))) if surnames else frozenset()
     keys_labels: dict[tuple[str, ...], dict[str, int]] = {}  # key -> label -> count
     keys_score: dict[tuple[str, ...], float] = {}
 
@@ -110,6 +113,8 @@ def propagate(
                         b = later[y]
                         if b - a >= _MAX_PART_TOKENS:
                             break
+                        if b == a and span_words[a].casefold() in stops:
+                            continue  # a function word alone ("El" of a name that ran into "Ofiplaza El Retiro")
                         add(tuple(key[a:b + 1]), s.label, s.score)
     if not keys_labels:
         return [out[k] for k in sorted(out)]

@@ -8,6 +8,14 @@ that are wrong anywhere. :func:`repair_spans` fixes two such kinds, on character
   ``"familiares"`` in ``"antecedentes familiares"`` (family history), ``"family"`` in ``"family doctor"``: a span of
   category ``NAME.RELATIVE`` that lies inside such a phrase is dropped (Spanish and English; Dutch, German and
   Swedish write these as one word: "huisarts", "Familienanamnese", "familjeläkare");
+* **a relative that is neither a kinship word nor a name.** A ``NAME.RELATIVE`` span with no word of the kinship
+  lexicon (:func:`clinanon.detect.features.trigger_words` ``"kin"``) and no capitalised word (``"años"`` of
+  ``"padre de 30 años"``) is dropped;
+* **two relatives in one span.** A ``NAME.RELATIVE`` span of two kinship phrases joined by a conjunction
+  (``"madre como su abuela"``, ``"mother and her sister"``) becomes one span per phrase, without the leading
+  function words (``"su"``, ``"her"``);
+* **a name or place cut across a parenthesis.** A ``NAME`` or ``LOCATION`` span holding an unmatched ``(`` or ``)``
+  (``"padres jóvenes (madre de 28 años"``, ``"CHUAC) Av. As Xubias, 84"``) keeps its longer side of it;
 * **an institution name that runs into the address after it.** A ``LOCATION.HOSPITAL`` or
   ``LOCATION.ORGANIZATION`` span that goes on past a street-type word (``"Hospital Virgen de la Arrixaca Ctra"``,
   before ``". Madrid - Cartagena s/n"``), a floor (``"Hospital Morales Meseguer 2ª planta"``) or a postcode label
@@ -76,6 +84,80 @@ def _not_relative_regions(text: str, lang: str) -> list[tuple[int, int]]:
     return out
 
 
+def _has_kin_or_capital(text: str, lang: str) -> bool:
+    from clinanon.detect.features import trigger_words
+    from clinanon.detect.gazetteer import fold
+
+    kin = trigger_words(lang, "kin")
+    return any(w[:1].isupper() or fold(w) in kin for w in _WORDS.findall(text))
+
+
+def _paren_cut(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The longer side of the first unmatched parenthesis of ``text[start:end]`` (stripped of spaces and
+    punctuation), ``None`` when the span's parentheses match or nothing with a letter or digit is left."""
+    inner = text[start:end]
+    depth, cut = 0, -1
+    for k, c in enumerate(inner):
+        if c == "(":
+            depth += 1
+            if depth == 1:
+                cut = k
+        elif c == ")":
+            if depth == 0:
+                cut = k
+                break
+            depth -= 1
+            cut = -1 if depth == 0 else cut
+    if cut < 0 and depth == 0:
+        return None
+    left, right = (start, start + cut), (start + cut + 1, end)
+    best = max((left, right), key=lambda ab: sum(map(str.isalnum, text[ab[0]:ab[1]])))
+    a, b = best
+    while a < b and not text[a].isalnum():
+        a += 1
+    while b > a and not (text[b - 1].isalnum() or text[b - 1] == "."):
+        b -= 1
+    return (a, b) if a < b else None
+
+
+_WORDS = re.compile(r"[^\W\d_]+")
+_PIECES = re.compile(r"\S+")
+#: conjunctions that join two relatives ("madre y padre", "madre como su abuela")
+_AND: dict[str, frozenset[str]] = {
+    "es": frozenset({"y", "e", "o", "u", "como", "ni"}), "en": frozenset({"and", "or"}),
+    "de": frozenset({"und", "oder"}), "nl": frozenset({"en", "of"}), "sv": frozenset({"och", "eller"}),
+}
+
+
+def _split_relatives(text: str, s: Span, lang: str) -> list[Span]:
+    """``s`` cut at its conjunctions when every part is a relative (see the module docstring); else ``[s]``."""
+    from clinanon.text import stop_words
+
+    joins = _AND.get(lang, frozenset())
+    parts: list[list[tuple[int, int]]] = [[]]
+    for m in _PIECES.finditer(text, s.start, s.end):
+        if m.group().casefold() in joins:
+            parts.append([])
+        else:
+            parts[-1].append(m.span())
+    if len(parts) < 2:
+        return [s]
+    stops = stop_words(lang)
+    out = []
+    for words in parts:
+        while words and text[words[0][0]:words[0][1]].casefold() in stops:
+            words = words[1:]
+        if not words:
+            return [s]
+        a, b = words[0][0], words[-1][1]
+        while b > a and not text[b - 1].isalnum():
+            b -= 1
+        if b <= a or not _has_kin_or_capital(text[a:b], lang):
+            return [s]
+        out.append(Span(a, b, s.label, s.source, s.score))
+    return out
+
+
 def repair_spans(text: str, spans: Iterable[Span], lang: str, category_of: Callable[[str], str]) -> list[Span]:
     """``spans`` (of ``text``) with the repairs of the module docstring; ``category_of`` maps a span label to its
     canonical category. Spans are returned in their input order; a trimmed span keeps its label, source, score."""
@@ -84,11 +166,23 @@ def repair_spans(text: str, spans: Iterable[Span], lang: str, category_of: Calla
     out: list[Span] = []
     for s in spans:
         cat = category_of(s.label)
+        if ("(" in text[s.start:s.end] or ")" in text[s.start:s.end]) and (
+                category_matches(cat, "NAME") or category_matches(cat, "LOCATION")):
+            cut = _paren_cut(text, s.start, s.end)
+            if cut is not None and cut != (s.start, s.end):
+                s = Span(cut[0], cut[1], s.label, s.source, s.score)
         if category_matches(cat, "NAME.RELATIVE"):
             if relatives is None:
                 relatives = _not_relative_regions(text, lang)
             if any(a <= s.start and s.end <= b for a, b in relatives):
                 continue
+            if not _has_kin_or_capital(text[s.start:s.end], lang):
+                continue
+            if lang in _AND:
+                pieces = _split_relatives(text, s, lang)
+                if len(pieces) > 1:
+                    out.extend(pieces)
+                    continue
         elif category_matches(cat, "LOCATION.HOSPITAL") or category_matches(cat, "LOCATION.ORGANIZATION"):
             m = _tail_rx().search(text, s.start + 1, min(len(text), s.end + 2))  # "Ctra." ends past the span
             if m is not None and m.start() < s.end:
