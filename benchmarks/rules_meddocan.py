@@ -9,13 +9,16 @@ Writes ``benchmarks/results/rules_meddocan.json`` (or ``--out``) and prints a su
   offsets hold; text typed in capitals, as in nursing notes): token binary and overlap (unlabelled) P/R/F, and
   the time of one pass (``meddocan_dev_upper``, ``english_synth_dev_upper``);
 * throughput of the full rules pipeline (detectors + resolver + propagation), single process, after a warm-up
-  run: median of ``--repeat`` runs, in chars/s, UTF-8 MB/s and docs/s;
+  run: median of ``--repeat`` runs, in chars/s, UTF-8 MB/s and docs/s; one document at a time
+  (``Pipeline.detect``, ``throughput``) and in batches (``Pipeline.pipe``, the path of ``clinanon deidentify``
+  over a corpus: each step runs over 32 documents before the next, ``throughput_pipe``; checked to give the
+  same spans);
 * peak RSS of this process (``ru_maxrss``);
 * with ``--deduce-python PY`` (a Python with deduce, e.g. ``.venv-deduce/bin/python`` from
   ``bash benchmarks/setup_deduce.sh``): deduce and this rules pipeline on the same texts (MEDDOCAN dev; the Dutch
   fill-mask sentences with the Dutch rules), timed alternately in the same minutes (process CPU time, medians),
-  and the ratio of the two (``reference_deduce``). Machine speed drifts from day to day on shared machines; the
-  ratio is what carries over.
+  and the ratios (``reference_deduce``; deduce has no batch API, it runs one text at a time). Machine speed
+  drifts from day to day on shared machines; the ratio is what carries over.
 
 Usage: ``python benchmarks/rules_meddocan.py [--data ../shared/data] [--repeat 3] [--deduce-python PY]``
 """
@@ -50,22 +53,24 @@ def _prf(measure: dict) -> dict:
     return {k: m[k] for k in ("precision", "recall", "f1", "tp", "fp", "fn")}
 
 
-def _runs(nlp: Pipeline, docs: list[Document], repeat: int, clock: Callable[[], float] = time.perf_counter
-          ) -> list[float]:
-    """Seconds (by ``clock``) of ``repeat`` detection passes over ``docs``."""
+def _runs(nlp: Pipeline, docs: list[Document], repeat: int, clock: Callable[[], float] = time.perf_counter,
+          mode: str = "doc") -> list[float]:
+    """Seconds (by ``clock``) of ``repeat`` detection passes over ``docs``: one document at a time (``doc``) or
+    in batches (``pipe``)."""
     out = []
     for _ in range(repeat):
         t0 = clock()
-        for d in docs:
-            nlp.detect(d)
+        if mode == "pipe":
+            for _d in nlp.pipe(docs, deidentify=False):
+                pass
+        else:
+            for d in docs:
+                nlp.detect(d)
         out.append(clock() - t0)
     return out
 
 
-def _timed(nlp: Pipeline, docs: list[Document], repeat: int) -> dict:
-    for d in docs:  # warm-up: lazy loading of gazetteers, regex compilation
-        nlp.detect(d)
-    times = _runs(nlp, docs, repeat)
+def _rates(times: list[float], docs: list[Document]) -> dict:
     chars = sum(len(d.text) for d in docs)
     nbytes = sum(len(d.text.encode("utf-8")) for d in docs)
     med = statistics.median(times)
@@ -73,6 +78,18 @@ def _timed(nlp: Pipeline, docs: list[Document], repeat: int) -> dict:
             "chars_per_s": round(chars / med), "mb_per_s": round(nbytes / med / 1e6, 3),
             "docs_per_s": round(len(docs) / med, 1)}
 
+
+def _timed(nlp: Pipeline, docs: list[Document], repeat: int) -> dict[str, dict]:
+    """``throughput`` (one document at a time) and ``throughput_pipe`` (batches), runs interleaved."""
+    one = [nlp.detect(d).spans for d in docs]  # warm-up: lazy loading of gazetteers, regex compilation
+    same = one == [d.spans for d in nlp.pipe(docs, deidentify=False)]
+    doc_runs: list[float] = []
+    pipe_runs: list[float] = []
+    for _ in range(repeat):
+        doc_runs += _runs(nlp, docs, 1)
+        pipe_runs += _runs(nlp, docs, 1, mode="pipe")
+    return {"throughput": _rates(doc_runs, docs), "throughput_pipe": {**_rates(pipe_runs, docs),
+                                                                      "same_spans_as_one_by_one": same}}
 
 def _upper(gold: list[Document], cfg: dict, **kw: object) -> dict:
     """Token binary and overlap (unlabelled) P/R/F of the rules on the upper-cased copies of ``gold``."""
@@ -123,7 +140,7 @@ def meddocan(data: Path, repeat: int) -> dict:
         "overlap_unlabeled": _prf(measures["entity_overlap_unlabeled"]),
         "leak_chars": rep["leakage"]["all"]["leaked_chars"] if "all" in rep["leakage"] else rep["leakage"],
         "per_label": per_label,
-        "throughput": _timed(nlp, gold, repeat),
+        **_timed(nlp, gold, repeat),
     }
 
 
@@ -144,7 +161,7 @@ def english(data: Path, repeat: int) -> dict:
         "overlap_by_type": _prf(measures["entity_overlap"]),
         "token_binary": _prf(measures["token_binary"]),
         "per_type": per_label,
-        "throughput": _timed(nlp, gold, repeat),
+        **_timed(nlp, gold, repeat),
     }
 
 
@@ -157,28 +174,34 @@ def deduce_reference(data: Path, python: str, repeat: int, rounds: int = 2) -> d
         texts = [t for t in lines.read_text(encoding="utf-8").splitlines()[1:] if t.strip()]
         sets["nl_mask_sentences"] = ("nl", [Document(text=t, id=str(i)) for i, t in enumerate(texts)],
                                      ["--lines", str(lines)])
-    out: dict = {"design": f"{rounds} rounds; each round times this pipeline ({repeat} runs) and then deduce "
-                           f"({repeat} runs, a subprocess) on the same texts; medians of process CPU time", "sets": {}}
+    out: dict = {"design": f"{rounds} rounds; each round times this pipeline one document at a time ({repeat} runs),"
+                           f" in batches (Pipeline.pipe, {repeat} runs) and then deduce ({repeat} runs, a subprocess)"
+                           " on the same texts; medians of process CPU time", "sets": {}}
     for name, (lang, docs, argv) in sets.items():
         nlp = Pipeline(Config.from_dict({"language": lang, "detectors": {"use": ["rules"]}}))
         for d in docs:  # warm-up
             nlp.detect(d)
         ours: list[float] = []
+        ours_pipe: list[float] = []
         theirs: list[float] = []
         info: dict = {}
         for _ in range(rounds):
             ours += _runs(nlp, docs, repeat, time.process_time)
+            ours_pipe += _runs(nlp, docs, repeat, time.process_time, mode="pipe")
             proc = subprocess.run([python, str(ROOT / "benchmarks" / "deduce_reference.py"), *argv,
                                    "--repeat", str(repeat)], capture_output=True, text=True, check=True)
             # the last line is the JSON (deduce may print progress while it builds its lookup cache the first time)
             info = json.loads(proc.stdout.strip().splitlines()[-1])
             theirs += next(iter(info["sets"].values()))["runs_cpu_s"]
         nbytes = sum(len(d.text.encode("utf-8")) for d in docs)
-        mine, ref = statistics.median(ours), statistics.median(theirs)
+        mine, batched, ref = statistics.median(ours), statistics.median(ours_pipe), statistics.median(theirs)
         out["deduce"] = info.get("deduce")
         out["sets"][name] = {"texts": len(docs), "bytes": nbytes, "clinanon_mb_per_s": round(nbytes / mine / 1e6, 3),
+                             "clinanon_pipe_mb_per_s": round(nbytes / batched / 1e6, 3),
                              "deduce_mb_per_s": round(nbytes / ref / 1e6, 3), "ratio": round(ref / mine, 2),
+                             "ratio_pipe": round(ref / batched, 2),
                              "clinanon_runs_cpu_s": [round(x, 4) for x in ours],
+                             "clinanon_pipe_runs_cpu_s": [round(x, 4) for x in ours_pipe],
                              "deduce_runs_cpu_s": [round(x, 4) for x in theirs]}
     return out
 
@@ -212,8 +235,9 @@ def main() -> None:
           f"{m['token_binary']['recall']:.3f} / {m['token_binary']['f1']:.3f}")
     for key in ("subtask1_exact", "subtask2_span", "overlap"):
         print(f"              {key:<16} P/R/F {m[key]['precision']:.3f} / {m[key]['recall']:.3f} / {m[key]['f1']:.3f}")
-    print(f"              {m['throughput']['chars_per_s']:,} chars/s, {m['throughput']['mb_per_s']} MB/s, "
-          f"{m['throughput']['docs_per_s']} docs/s")
+    for key in ("throughput", "throughput_pipe"):
+        print(f"              {key:<16} {m[key]['chars_per_s']:,} chars/s, {m[key]['mb_per_s']} MB/s, "
+              f"{m[key]['docs_per_s']} docs/s")
     for label, r in m["per_label"].items():
         print(f"    {label:<34} n={r['gold']:<5} R exact {r['recall_exact']:.3f}  R overlap {r['recall_overlap']:.3f}"
               f"  P exact {r['precision_exact']:.3f}")
@@ -229,7 +253,8 @@ def main() -> None:
               f" P/R {ov['precision']:.3f} / {ov['recall']:.3f}; {u['chars_per_s']:,} chars/s (one pass)")
     for name, r in result.get("reference_deduce", {}).get("sets", {}).items():
         print(f"vs deduce {result['reference_deduce']['deduce']} on {name}: clinanon {r['clinanon_mb_per_s']} MB/s, "
-              f"deduce {r['deduce_mb_per_s']} MB/s (CPU) -> {r['ratio']}x")
+              f"batched {r['clinanon_pipe_mb_per_s']} MB/s, deduce {r['deduce_mb_per_s']} MB/s (CPU) -> {r['ratio']}x,"
+              f" batched {r['ratio_pipe']}x")
     print(f"peak RSS {result['peak_rss_mb']} MB -> {args.out}")
 
 

@@ -24,7 +24,7 @@ from clinanon.detect.base import Detector
 from clinanon.document import Document, SanitizedDocument, Span
 from clinanon.errors import ConfigError
 from clinanon.taxonomy import LabelScheme, category_matches, get_scheme
-from clinanon.text import check_language
+from clinanon.text import check_language, keep_token_tables
 
 __all__ = ["LanguageDispatch", "Pipeline", "get_detector_factory", "list_detectors", "register_detector"]
 
@@ -242,16 +242,47 @@ class Pipeline:
         lang = doc.meta.get("lang")
         return str(lang) if lang else self.config.language
 
+    def candidates_many(self, docs: Sequence[Document]) -> list[list[Span]]:
+        """``[self.candidates(d) for d in docs]``; detectors with a ``detect_many`` (the rules) run over the
+        whole batch at once."""
+        out: list[list[Span]] = [[] for _ in docs]
+        for d in self.detectors:
+            many = getattr(d, "detect_many", None)
+            found = many(docs) if many is not None else [d.detect(doc) for doc in docs]
+            for spans, f in zip(out, found, strict=True):
+                spans.extend(f)
+        return out
+
     def detect_spans(self, doc: Document) -> list[Span]:
         """Resolved, propagated predictions with labels in the configured scheme."""
-        # what depends on the label only (name or not, label in the scheme) is looked up once per label
-        memo = self.__dict__.get("_label_memo")
-        if memo is None or memo[0] is not self.scheme:
-            memo = self.__dict__["_label_memo"] = (self.scheme, {}, {})
-        _, to_scheme, is_name = memo
-        spans = self.resolver.resolve(doc, self.candidates(doc))
+        return self._finish(doc, self.candidates(doc))
+
+    def detect_spans_many(self, docs: Sequence[Document]) -> list[list[Span]]:
+        """``[self.detect_spans(d) for d in docs]`` (the same spans), each step run over the whole batch (see
+        :meth:`pipe`)."""
+        with keep_token_tables(len(docs)):
+            return self._finish_many(docs, self.candidates_many(docs))
+
+    def _finish(self, doc: Document, candidates: list[Span]) -> list[Span]:
+        return self._finish_many([doc], [candidates])[0]
+
+    def _finish_many(self, docs: Sequence[Document], candidates: Sequence[list[Span]]) -> list[list[Span]]:
+        """Resolve, propagate names and map labels to the scheme, each step over all ``docs``."""
+        resolved = [self.resolver.resolve(doc, c) for doc, c in zip(docs, candidates, strict=True)]
         if self.config.detectors.propagate_names:
             from clinanon.detect.propagate import propagate
+
+            name_label = self._label_memo()[2]
+            # the rules detector's tokens of doc.text are cached (clinanon.text.token_table): not tokenized again
+            resolved = [propagate(doc, spans, labels=name_label, lang=self._doc_lang(doc))
+                        for doc, spans in zip(docs, resolved, strict=True)]
+        return [self._to_scheme_all(spans) for spans in resolved]
+
+    def _label_memo(self) -> tuple[LabelScheme, dict[str, str], Callable[[str], bool]]:
+        """What depends on the label only (its label in the scheme; name or not), looked up once per label."""
+        memo = self.__dict__.get("_label_memo_")
+        if memo is None or memo[0] is not self.scheme:
+            is_name: dict[str, bool] = {}
 
             def name_label(label: str) -> bool:
                 known = is_name.get(label)
@@ -259,8 +290,11 @@ class Pipeline:
                     known = is_name[label] = self._is_name(label)
                 return known
 
-            # the rules detector's tokens of doc.text are cached (clinanon.text.token_table): not tokenized again
-            spans = propagate(doc, spans, labels=name_label, lang=self._doc_lang(doc))
+            memo = self.__dict__["_label_memo_"] = (self.scheme, {}, name_label)
+        return memo
+
+    def _to_scheme_all(self, spans: list[Span]) -> list[Span]:
+        to_scheme = self._label_memo()[1]
         out = []
         for s in spans:
             target = to_scheme.get(s.label)
@@ -290,6 +324,36 @@ class Pipeline:
             spans = self.detect_spans(doc)
         return self.anonymizer.anonymize(doc, spans)
 
-    def pipe(self, docs: Iterable[Document], *, deidentify: bool = True) -> Iterator[Document | SanitizedDocument]:
-        for doc in docs:
-            yield self.deidentify(doc) if deidentify else self.detect(doc)
+    def pipe(self, docs: Iterable[Document], *, deidentify: bool = True, batch_size: int = 32,
+             batch_chars: int = 400_000) -> Iterator[Document | SanitizedDocument]:
+        """:meth:`deidentify` (or :meth:`detect`) for each document, in order, the same results.
+
+        Documents are taken in batches of up to ``batch_size`` documents and ``batch_chars`` characters, and each
+        detection step runs over a whole batch before the next one starts (faster on a corpus: the step's
+        patterns and tables stay in the CPU caches). ``batch_size=1`` processes one document at a time. An error
+        in a batch is raised for the first document that fails, as one-by-one processing would.
+        """
+        if batch_size < 1 or batch_chars < 1:
+            raise ConfigError(f"batch_size and batch_chars must be at least 1 (got {batch_size}, {batch_chars})")
+        for batch in _batches(docs, batch_size, batch_chars):
+            try:
+                found = self.detect_spans_many(batch)
+            except Exception:
+                found = None  # find the failing document: one by one, as without batches
+            for i, doc in enumerate(batch):
+                spans = found[i] if found is not None else self.detect_spans(doc)
+                yield self.anonymizer.anonymize(doc, spans) if deidentify else doc.with_spans(spans)
+
+
+def _batches(docs: Iterable[Document], size: int, chars: int) -> Iterator[list[Document]]:
+    """Consecutive batches of at most ``size`` documents and (unless one document is longer) ``chars`` characters."""
+    batch: list[Document] = []
+    n = 0
+    for doc in docs:
+        if batch and (len(batch) >= size or n + len(doc.text) > chars):
+            yield batch
+            batch, n = [], 0
+        batch.append(doc)
+        n += len(doc.text)
+    if batch:
+        yield batch

@@ -67,8 +67,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Sequence
-from contextlib import suppress
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from functools import cache
 from itertools import accumulate, chain, pairwise
@@ -88,6 +88,7 @@ __all__ = [
     "Token",
     "TokenTable",
     "check_language",
+    "keep_token_tables",
     "split_sentences",
     "stop_words",
     "to_spacy_doc",
@@ -211,7 +212,7 @@ class TokenTable:
     number of tokens only, never text.
     """
 
-    __slots__ = ("_mapped", "_tokens", "ends", "starts", "text", "words")
+    __slots__ = ("_mapped", "_sets", "_tokens", "ends", "starts", "text", "words")
 
     def __init__(self, text: str, starts: tuple[int, ...], ends: tuple[int, ...], words: tuple[str, ...]) -> None:
         self.text = text
@@ -220,6 +221,7 @@ class TokenTable:
         self.words = words
         self._tokens: tuple[Token, ...] | None = None
         self._mapped: dict[Callable[[str], str], tuple[str, ...]] = {}
+        self._sets: dict[Callable[[str], str], frozenset[str]] = {}
 
     def __repr__(self) -> str:
         return f"TokenTable(tokens={len(self.starts)})"
@@ -240,6 +242,14 @@ class TokenTable:
         out = self._mapped.get(fn)
         if out is None:
             out = self._mapped[fn] = tuple(map(fn, self.words))
+        return out
+
+    def word_set(self, fn: Callable[[str], str]) -> frozenset[str]:
+        """``frozenset(self.map_words(fn))``, computed once per function (for "does the text hold any of these
+        words" tests)."""
+        out = self._sets.get(fn)
+        if out is None:
+            out = self._sets[fn] = frozenset(self.map_words(fn))
         return out
 
     @classmethod
@@ -280,7 +290,31 @@ def _token_arrays(text: str) -> tuple[list[int], list[int], list[str]]:
 
 
 _TABLES: dict[int, TokenTable] = {}
-_TABLES_MAX = 4
+_TABLES_DEFAULT = 4
+_TABLES_MAX = _TABLES_DEFAULT
+#: capacities asked for by the open :func:`keep_token_tables` blocks
+_TABLES_ASKED: list[int] = []
+
+
+@contextmanager
+def keep_token_tables(n: int) -> Iterator[None]:
+    """Keep the token tables of (at least) the last ``n`` texts cached while the block runs.
+
+    For a batch of ``n`` documents processed step by step over the whole batch (each step sees every document
+    before the next step runs), so that every step reuses the batch's tables instead of tokenizing again.
+    Blocks may nest; the capacity goes back to the default (a few texts) when the last one exits.
+    """
+    global _TABLES_MAX
+    _TABLES_ASKED.append(max(0, int(n)))
+    _TABLES_MAX = max([_TABLES_DEFAULT, *_TABLES_ASKED])
+    try:
+        yield
+    finally:
+        _TABLES_ASKED.remove(max(0, int(n)))
+        _TABLES_MAX = max([_TABLES_DEFAULT, *_TABLES_ASKED])
+        while len(_TABLES) > _TABLES_MAX:
+            with suppress(KeyError, StopIteration, RuntimeError):  # another thread may evict at the same time
+                del _TABLES[next(iter(_TABLES))]
 
 
 def token_table(text: str) -> TokenTable:

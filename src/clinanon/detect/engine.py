@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 from clinanon.detect.base import Pattern
 from clinanon.document import Document, Span
+from clinanon.text import _MARKS, token_table
 
 try:  # Python >= 3.11
     import re._constants as _sre_c
@@ -53,9 +54,11 @@ except ImportError:  # pragma: no cover - older interpreters
 
 __all__ = [
     "Context",
+    "CueWords",
     "RulePattern",
     "RuleRecognizer",
     "analyze_many",
+    "cue_words",
     "finditer_first_char",
     "finditer_guarded",
     "finditer_word_start",
@@ -67,6 +70,7 @@ __all__ = [
 ]
 
 _WORD = re.compile(r"\w+")
+
 
 
 def _words(items: Iterable[str]) -> frozenset[str]:
@@ -226,6 +230,100 @@ def word_start_scan(regex: str, flags: int = 0) -> re.Pattern[str] | None:
         if kind != "lit" or not (char.isascii() and char.isalnum() if ic else re.match(r"\w", char)):
             return None
     return re.compile(r"\W(?=" + _trie_source(prefixes) + ")")
+
+
+def cue_words(regex: str, flags: int = 0, depth: int = 24) -> CueWords | None:
+    """The first words of the matches of ``regex``, for a cheap test that a text has none of them.
+
+    For a regex whose matches start at a word start with a word of letters only, ended by a non-word character
+    (a residence cue such as ``vive en``): the folded first words (:func:`clinanon.detect.gazetteer.fold`, so
+    case- and accent-insensitive: a superset of what a case-insensitive regex equates) of every match. ``None``
+    when they cannot be listed: unbounded prefixes, a first word longer than ``depth`` characters, or one that
+    holds a digit or a character class. See :meth:`CueWords.absent_from`.
+    """
+    from clinanon.detect.gazetteer import fold
+
+    def first_word(p: tuple[_Atom, ...], is_open: bool, d: int) -> str | None:
+        """The letters before the first non-word literal; ``None`` when unknown (a class, a digit, cut)."""
+        word = []
+        for kind, char, _ic in p:
+            if kind != "lit":
+                return None
+            if not char.isalpha():
+                return "".join(word) if word and not _WORD.match(char) else None
+            word.append(char)
+        # the match ends with the word, or goes on unseen (a prefix as long as the depth may go on, open or not)
+        return None if is_open or len(p) >= d else "".join(word)
+
+    words: set[str] = set()
+    letters: set[str] = set()
+    for branch in _top_branches(regex):  # one by one: the words after the first multiply the prefixes
+        # as shallow as the branch's first words allow (deeper prefixes multiply with the words that follow)
+        for d in range(2, depth + 1):
+            try:
+                parsed = _sre_parse.parse(branch, flags)
+                found = _seq_prefixes(parsed.data, d, bool(parsed.state.flags & _IGNORECASE))
+            except (_Unknown, re.error, RecursionError, TypeError, ValueError, IndexError):
+                return None
+            firsts = [first_word(p, is_open, d) for p, is_open in found]
+            if None not in firsts:
+                break
+        else:
+            return None
+        words.update(fold(w) for w in firsts if w is not None)
+        letters.update(c for p, _ in found for kind, c, _ic in p if kind == "lit" and c.isalpha())
+    if not words or "" in words:
+        return None
+    # characters the token test could miss a regex word start or a cue letter by: combining marks (they end a
+    # regex word but not a token) and characters the regex engine matches case-insensitively to a cue letter
+    # while their fold differs (LONG S for "s", KELVIN SIGN for "k", dotless i for "i")
+    odd = {v for c in letters for v in _case_variants(c) if fold(v) != fold(c)}
+    unsafe = re.compile(f"[{_MARKS}{''.join(map(re.escape, sorted(odd)))}]")
+    return CueWords(frozenset(words), unsafe)
+
+
+def _top_branches(regex: str) -> list[str]:
+    """``regex`` split at its top-level ``|`` (outside groups and classes)."""
+    out, depth, start, i, in_class = [], 0, 0, 0, False
+    while i < len(regex):
+        c = regex[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if regex[i + 1:i + 2] == "]":  # "[]...]": a literal "]" first
+                i += 1
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            out.append(regex[start:i])
+            start = i + 1
+        i += 1
+    out.append(regex[start:])
+    return out
+
+
+@dataclass(frozen=True)
+class CueWords:
+    """Folded cue words and the characters that make a token test unreliable (see :func:`cue_words`)."""
+
+    words: frozenset[str]
+    unsafe: re.Pattern[str]
+
+    def absent_from(self, text: str) -> bool:
+        """True when no token of ``text`` folds to a cue word, so the cue regex cannot match in ``text``; False
+        when one does, or when ``text`` holds a character for which the test is not exact (then the regex must
+        run). Uses the text's cached token table (:func:`clinanon.text.token_table`)."""
+        from clinanon.detect.gazetteer import folded_word_set
+
+        if self.unsafe.search(text) is not None:
+            return False
+        return self.words.isdisjoint(folded_word_set(token_table(text)))
 
 
 def finditer_word_start(scan: re.Pattern[str], rx: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:

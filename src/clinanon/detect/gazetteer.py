@@ -149,6 +149,11 @@ def folded_words(table: TokenTable, accents: bool = True) -> tuple[str, ...]:
     return table.map_words(_FOLDED.__getitem__ if accents else str.casefold)
 
 
+def folded_word_set(table: TokenTable) -> frozenset[str]:
+    """The set of :func:`folded_words` (accents stripped) of ``table`` (computed once per table and shared)."""
+    return table.word_set(_FOLDED.__getitem__)
+
+
 @lru_cache(maxsize=1)
 def _allowlist_filter() -> object:
     from clinanon.detect.allowlist import AllowList

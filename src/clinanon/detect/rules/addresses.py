@@ -32,7 +32,7 @@ import re
 from functools import cache
 
 from clinanon.detect.base import Detector
-from clinanon.detect.engine import finditer_guarded, finditer_word_start, word_start_scan
+from clinanon.detect.engine import cue_words, finditer_guarded, finditer_word_start, word_start_scan
 from clinanon.document import Document, Span
 
 __all__ = ["STRONG_STREET_TYPES", "AddressBlockRecognizer", "AddressRecognizer", "InternationalAddressRecognizer",
@@ -1032,6 +1032,8 @@ class PlaceContextRecognizer:
         # the cues are case-insensitive words after (?<![\w]): only word starts whose first letters pass their
         # prefixes are tried (finditer_word_start(self._scan, self._rx, text) = self._rx.finditer(text))
         self._scan = word_start_scan(self._rx.pattern, self._rx.flags)
+        # most notes have no cue word at all: a test on the note's (cached, folded) words skips both scans then
+        self._cues = cue_words(_PLACE_CUES[lang])
         self._rx_lower = re.compile(
             rf"(?<![\w])(?:{_PLACE_CUES[lang]})[ \t]{{1,2}}(?P<place>[^\W\d_A-Z]{_TOWN_CHAR}{{2,30}}"
             rf"(?:[ \t]{_TOWN_CHAR}{{2,30}})?)(?![\w\-])")
@@ -1057,6 +1059,8 @@ class PlaceContextRecognizer:
     def analyze(self, text: str) -> list[Span]:
         from clinanon.detect.rules.names import common_words
 
+        if self._cues is not None and self._cues.absent_from(text):
+            return []  # no cue word: neither pattern can match (both start with a cue)
         common = common_words(self.lang)
         out = []
         matches = self._rx.finditer(text) if self._scan is None else finditer_word_start(self._scan, self._rx, text)
