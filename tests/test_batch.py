@@ -140,3 +140,50 @@ def test_kill_9_then_resume(tmp_path: Path) -> None:
 def test_input_error_records_are_json_safe() -> None:
     rec = InputError("bad offset", path="x.ann", line=3, offset=10).to_record()
     assert json.loads(json.dumps(rec))["line"] == 3
+
+
+class _BatchingProcessor:
+    """Records the batches it gets; fails a whole batch when one document in it is bad."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[str]] = []
+
+    def __call__(self, doc: Document) -> Document:
+        return _upper(doc)
+
+    def many(self, docs: list[Document]) -> list[Document]:
+        self.batches.append([d.id for d in docs])
+        return [_upper(d) for d in docs]
+
+
+def test_processors_with_many_get_batches_and_bad_documents_stay_alone(tmp_path: Path) -> None:
+    from clinanon import batch
+
+    docs = [Document(f"d{i}", f"texto {i}") for i in range(batch.BATCH_SIZE + 5)]
+    docs[3] = Document("crash", f"boom {SECRET}")
+    src = tmp_path / "in.jsonl"
+    _write_jsonl(src, docs)
+    proc = _BatchingProcessor()
+    out = tmp_path / "out.jsonl"
+    result = run_batch(cio.iter_records(src), lambda: proc, out, "jsonl")
+    assert [len(b) for b in proc.batches] == [batch.BATCH_SIZE, 5]  # the first batch failed, then ran one by one
+    assert (result.processed, result.errors) == (len(docs) - 1, 1)
+    assert [d.id for d in cio.read(out)] == [d.id for d in docs if d.id != "crash"]
+    assert SECRET not in result.errors_path.read_text()
+
+
+def test_pipeline_processor_batches_give_the_same_output(tmp_path: Path) -> None:
+    from clinanon.cli import _PipelineFactory
+    from clinanon.config import Config
+
+    docs = [Document(f"n{i}", f"Paciente Juan García, {40 + i} años, vive en Tudela. NHC: 12345{i}.")
+            for i in range(6)]
+    src = tmp_path / "in.jsonl"
+    _write_jsonl(src, docs)
+    factory = _PipelineFactory(Config.from_dict({"language": "es", "detectors": {"use": ["rules"]}}), False)
+    proc = factory()
+    assert hasattr(proc, "many")
+    out = tmp_path / "out.jsonl"
+    run_batch(cio.iter_records(src), factory, out, "jsonl")
+    assert [d.spans for d in cio.read(out)] == [proc(d).spans for d in docs]
+    assert all(d.spans for d in cio.read(out))

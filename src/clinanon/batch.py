@@ -6,6 +6,10 @@ done the journal is turned into the requested output format atomically (temp fil
 An interrupted run resumes with ``resume=True``: finished documents are read back from the journal, a half-written
 last line is cut off, and only the rest is processed. The final output never exists half-written.
 
+A processor with a ``many(docs)`` method (the pipeline's, see :meth:`clinanon.pipeline.Pipeline.pipe`) gets the
+documents in batches of :data:`BATCH_SIZE` (each detection step runs over the whole batch: faster); when a batch
+fails, its documents are processed one by one, so that only the bad ones become error records.
+
 The errors report (JSONL: path, line, offset, doc id, error type, reason — never document text) is written
 atomically at the end, also when there are no errors, so a run always accounts for every input.
 """
@@ -19,16 +23,20 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import IO, Any
 
 from clinanon.document import Document, SanitizedDocument
 from clinanon.errors import ClinanonError, InputError
 
-__all__ = ["BatchResult", "Processor", "journal_path", "run_batch"]
+__all__ = ["BATCH_SIZE", "BatchResult", "Processor", "journal_path", "run_batch"]
 
 Processor = Callable[[Document], Document | SanitizedDocument]
 Record = Document | InputError
+#: documents handed at once to a processor that has a ``many(docs)`` method (per worker process)
+BATCH_SIZE = 32
+_Result = tuple[str, dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -109,20 +117,42 @@ def _init_worker(factory: Callable[[], Processor]) -> None:
     _WORKER = factory()
 
 
-def _run_one(doc: Document) -> tuple[str, dict[str, Any]]:
+def _run_many(docs: list[Document]) -> list[_Result]:
     assert _WORKER is not None
-    try:
-        return "ok", _as_output(_WORKER(doc)).to_dict()
-    except Exception as exc:
-        return "error", _error_record(exc, doc).to_record()
+    return _process_docs(_WORKER, docs)
 
 
-def _process_serial(processor: Processor, docs: Iterable[Document]) -> Iterator[tuple[str, dict[str, Any]]]:
+def _process_docs(processor: Processor, docs: list[Document]) -> list[_Result]:
+    """``("ok", output)`` or ``("error", error record)`` for each document, in order: in one batch when the
+    processor has a ``many`` method, else (or when the batch fails) one by one."""
+    many = getattr(processor, "many", None)
+    if many is not None and len(docs) > 1:
+        try:
+            results = list(many(docs))
+        except Exception:
+            pass  # one by one: only the documents that fail become errors
+        else:
+            if len(results) == len(docs):
+                return [("ok", _as_output(r).to_dict()) for r in results]
+    out: list[_Result] = []
     for doc in docs:
         try:
-            yield "ok", _as_output(processor(doc)).to_dict()
+            out.append(("ok", _as_output(processor(doc)).to_dict()))
         except Exception as exc:
-            yield "error", _error_record(exc, doc).to_record()
+            out.append(("error", _error_record(exc, doc).to_record()))
+    return out
+
+
+def _chunks(docs: Iterable[Document], size: int) -> Iterator[list[Document]]:
+    it = iter(docs)
+    while chunk := list(islice(it, size)):
+        yield chunk
+
+
+def _process_serial(processor: Processor, docs: Iterable[Document]) -> Iterator[_Result]:
+    size = BATCH_SIZE if getattr(processor, "many", None) is not None else 1
+    for chunk in _chunks(docs, size):
+        yield from _process_docs(processor, chunk)
 
 
 def run_batch(
@@ -199,7 +229,9 @@ def run_batch(
         if workers > 1:
             ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
             with ctx.Pool(workers, initializer=_init_worker, initargs=(processor_factory,)) as pool:
-                results: Iterable[tuple[str, dict[str, Any]]] = pool.imap(_run_one, tracked(), chunksize=4)
+                # batches of a few documents per task: each worker gets the batch path and the load stays even
+                batches = pool.imap(_run_many, _chunks(tracked(), 8))
+                results: Iterable[_Result] = (r for batch in batches for r in batch)
                 for i, (kind, payload) in enumerate(results):
                     processed, errors = _account(kind, processed, errors)
                     log(keyed[i], kind, payload)

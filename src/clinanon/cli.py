@@ -136,8 +136,21 @@ class _PipelineFactory:
     def __call__(self) -> Any:
         from clinanon.pipeline import Pipeline
 
-        nlp = Pipeline(self.config)
-        return nlp.deidentify if self.deidentify else nlp.detect
+        return _PipelineProcessor(Pipeline(self.config), self.deidentify)
+
+
+class _PipelineProcessor:
+    """One document (``__call__``) or a batch (``many``: each detection step over the whole batch)."""
+
+    def __init__(self, nlp: Any, deidentify: bool) -> None:
+        self.nlp = nlp
+        self.deidentify = deidentify
+
+    def __call__(self, doc: Any) -> Any:
+        return self.nlp.deidentify(doc) if self.deidentify else self.nlp.detect(doc)
+
+    def many(self, docs: list[Any]) -> list[Any]:
+        return list(self.nlp.pipe(docs, deidentify=self.deidentify, batch_size=max(1, len(docs))))
 
 
 def _run(input_path: Path, out: Path, in_format: str | None, out_format: str | None, config: Config,
