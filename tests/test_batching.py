@@ -163,3 +163,15 @@ def test_place_context_skips_notes_without_cues_and_finds_the_rest() -> None:
     assert [(s.start, s.end) for s in r.analyze("Paciente re\u017fide en Tudela")] == [(19, 25)]
     # a combining mark ends a regex word but not a token: no skipping when the note has one
     assert not r._cues.absent_from("cafe\u0301vive en Tudela")
+
+
+def test_default_pipeline_with_the_shipped_model_batches_to_the_same_spans() -> None:
+    """The default Spanish pipeline (language dispatch -> ensemble of rules and the shipped CRF) and the rules
+    of the other languages: the batch path gives the one-by-one spans, documents of mixed languages in order."""
+    nlp = Pipeline(Config.from_dict({"language": "es"}))
+    one = [nlp.detect(d) for d in NOTES]
+    assert list(nlp.pipe(NOTES, deidentify=False, batch_size=4)) == one
+    dispatch = nlp.detectors[0]
+    assert hasattr(dispatch, "detect_many")
+    assert dispatch.detect_many(NOTES) == [dispatch.detect(d) for d in NOTES]
+    assert any(d.spans for d in one)

@@ -148,6 +148,22 @@ class LanguageDispatch:
     def detect(self, doc: Document) -> list[Span]:
         return self.detector_for(str(doc.meta.get("lang") or self.lang)).detect(doc)
 
+    def detect_many(self, docs: Sequence[Document]) -> list[list[Span]]:
+        """``[self.detect(d) for d in docs]``: the documents of one language go to their detector together (its
+        ``detect_many`` when it has one)."""
+        groups: dict[str, list[int]] = {}
+        for i, d in enumerate(docs):
+            groups.setdefault(str(d.meta.get("lang") or self.lang), []).append(i)
+        out: list[list[Span]] = [[] for _ in docs]
+        for lang, idx in groups.items():
+            det = self.detector_for(lang)
+            many = getattr(det, "detect_many", None)
+            batch = [docs[i] for i in idx]
+            found = many(batch) if many is not None else [det.detect(d) for d in batch]
+            for i, spans in zip(idx, found, strict=True):
+                out[i] = spans
+        return out
+
 
 def _default_factory(config: Config) -> Detector:
     """Per document language: rules + the shipped CRF for Spanish, the rules of the language elsewhere."""

@@ -177,12 +177,13 @@ class Ensemble:
                               f"nor a member ({', '.join(self.members)})")
 
     # --- steps 1-2 ------------------------------------------------------------------------------------------
-    def run(self, doc: Document) -> dict[str, list[Span]]:
-        """Every member's raw spans (the rules member runs once; its candidates feed ``rule_spans`` members)."""
+    def run(self, doc: Document, rule_spans: Sequence[Span] | None = None) -> dict[str, list[Span]]:
+        """Every member's raw spans (the rules member runs once; its candidates feed ``rule_spans`` members).
+        ``rule_spans``: the rules member's spans of ``doc`` when they are already known (see :meth:`run_many`)."""
         out: dict[str, list[Span]] = {}
-        rule_spans: list[Span] | None = None
         if self.rules_member in self.detectors:
-            rule_spans = out[self.rules_member] = list(self.detectors[self.rules_member].detect(doc))
+            found = self.detectors[self.rules_member].detect(doc) if rule_spans is None else rule_spans
+            rule_spans = out[self.rules_member] = list(found)
         for m, det in self.detectors.items():
             if m in out:
                 continue
@@ -191,6 +192,14 @@ class Ensemble:
             else:
                 out[m] = list(det.detect(doc))
         return out
+
+    def run_many(self, docs: Sequence[Document]) -> list[dict[str, list[Span]]]:
+        """``[self.run(d) for d in docs]``; a rules member with a ``detect_many`` runs over the whole batch."""
+        rules = self.detectors.get(self.rules_member)
+        many = getattr(rules, "detect_many", None)
+        if many is None:
+            return [self.run(d) for d in docs]
+        return [self.run(d, rule_spans=r) for d, r in zip(docs, many(docs), strict=True)]
 
     def to_scheme(self, label: str) -> str:
         """``label`` in the target scheme (unchanged when the scheme has no counterpart)."""
@@ -314,7 +323,14 @@ class Ensemble:
     def detect(self, doc: Document) -> list[Span]:
         """The combined spans of ``doc`` (sorted; non-overlapping; labels in the target scheme, or in
         ``output_scheme`` when one was given: the members vote in ``scheme``, the caller reads ``output_scheme``)."""
-        spans = self.combine(doc, self.prepare(doc))
+        return self._output(self.combine(doc, self.prepare(doc)))
+
+    def detect_many(self, docs: Sequence[Document]) -> list[list[Span]]:
+        """``[self.detect(d) for d in docs]`` (the same spans), the rules member run over the whole batch."""
+        return [self._output(self.combine(d, self.prepare(d, raw)))
+                for d, raw in zip(docs, self.run_many(docs), strict=True)]
+
+    def _output(self, spans: list[Span]) -> list[Span]:
         if self.output_scheme is None:
             return spans
         out = []
