@@ -95,13 +95,20 @@ class WeightedList:
         return len(self.items)
 
     def __post_init__(self) -> None:
-        # derived once (the dataclass is frozen): the total weight and the last index, read by every pick
+        # derived once (the dataclass is frozen): the total weight and the last index, read by every pick, and
+        # whether every weight is 1 (cumulative weights 1.0, 2.0, ... n: exact in floating point)
         object.__setattr__(self, "_total", self.cumulative[-1] if self.cumulative else 0.0)
         object.__setattr__(self, "_last", len(self.items) - 1)
+        object.__setattr__(self, "uniform", all(c == i for i, c in enumerate(self.cumulative, 1)))
 
     def pick(self, u: float) -> str:
-        """The entry whose cumulative-weight interval holds ``u * total`` (``0 <= u < 1``)."""
-        return self.items[min(bisect.bisect_right(self.cumulative, u * self._total), self._last)]  # type: ignore[attr-defined]
+        """The entry whose cumulative-weight interval holds ``u * total`` (``0 <= u < 1``).
+
+        With equal weights that is entry ``int(u * total)``: the number of cumulative weights ``1.0, 2.0, ...`` at
+        most ``u * total`` (what the binary search over them finds), without touching them."""
+        x = u * self._total  # type: ignore[attr-defined]
+        i = int(x) if self.uniform else bisect.bisect_right(self.cumulative, x)  # type: ignore[attr-defined]
+        return self.items[min(i, self._last)]  # type: ignore[attr-defined]
 
 
 def _provider(kind: str, lang: str) -> type | None:
@@ -189,12 +196,18 @@ def _genders(lang: str) -> dict[str, str]:
 
 def first_name_gender(name: str, lang: str) -> str | None:
     """``"F"``, ``"M"`` or ``"N"`` for a known first name (the note's language first, then the others)."""
-    key = normalize(name)
+    return _genders_any(lang).get(normalize(name))
+
+
+@lru_cache(maxsize=8)
+def _genders_any(lang: str) -> dict[str, str]:
+    """The gender lists of ``lang`` and then of the other languages merged, the first list that knows a name
+    winning (one lookup instead of one per language)."""
+    out: dict[str, str] = {}
     for lg in (lang, *(x for x in LANGS if x != lang)):
-        g = _genders(_lang(lg)).get(key)
-        if g is not None:
-            return g
-    return None
+        for k, g in _genders(_lang(lg)).items():
+            out.setdefault(k, g)
+    return out
 
 
 @lru_cache(maxsize=8)

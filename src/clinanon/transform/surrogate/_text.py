@@ -5,21 +5,32 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from itertools import filterfalse
 
 __all__ = ["apply_case", "apply_shape", "fold_accents", "is_ascii_word", "normalize"]
 
 _WS = re.compile(r"\s+")
+_unicode_normalize = unicodedata.normalize
+_combining = unicodedata.combining
 
 
 def fold_accents(s: str) -> str:
     """Remove combining accents (``"García"`` -> ``"Garcia"``); ``ñ`` -> ``n``, ``ß`` stays."""
-    decomposed = unicodedata.normalize("NFKD", s)
-    return unicodedata.normalize("NFC", "".join(c for c in decomposed if not unicodedata.combining(c)))
+    decomposed = _unicode_normalize("NFKD", s)
+    if decomposed.isascii():  # nothing to remove, and NFC leaves ASCII as it is
+        return decomposed
+    return _unicode_normalize("NFC", "".join(filterfalse(_combining, decomposed)))
 
 
-@lru_cache(maxsize=1 << 16)
 def normalize(s: str) -> str:
     """The consistency key of a string: case-folded, accent-folded, whitespace collapsed and stripped."""
+    if s.isascii():  # casefold is lower for ASCII, and no accents: cheaper than a cache lookup
+        return " ".join(s.lower().split())
+    return _normalize_unicode(s)
+
+
+@lru_cache(maxsize=1 << 15)
+def _normalize_unicode(s: str) -> str:
     folded = s.casefold()
     if not folded.isascii():
         folded = fold_accents(folded)

@@ -41,7 +41,6 @@ never shifts to or above it.
 
 from __future__ import annotations
 
-import collections
 import datetime as dt
 import itertools
 import re
@@ -126,12 +125,18 @@ def _name_lookup(lang: str, kind: str) -> dict[str, tuple[int, int]]:
 
 
 def _find_name(word: str, lang: str, kind: str) -> tuple[str, int, int] | None:
-    key = normalize(word)
+    """``(language, variant, value)`` of a month/weekday name, the note's language first, then the others."""
+    return _name_lookup_any(lang, kind).get(normalize(word))
+
+
+@lru_cache(maxsize=16)
+def _name_lookup_any(lang: str, kind: str) -> dict[str, tuple[str, int, int]]:
+    """The :func:`_name_lookup` tables of ``lang`` and then of the other languages merged (the first wins)."""
+    out: dict[str, tuple[str, int, int]] = {}
     for lg in (lang, *(x for x in _LANGS if x != lang)):
-        hit = _name_lookup(lg, kind).get(key)
-        if hit is not None:
-            return lg, hit[0], hit[1]
-    return None
+        for key, (vi, value) in _name_lookup(lg, kind).items():
+            out.setdefault(key, (lg, vi, value))
+    return out
 
 
 # --- parsed dates --------------------------------------------------------------------------------------------
@@ -183,6 +188,23 @@ class ParsedDate:
         return dt.date(self.year, self.month, self.day)  # type: ignore[arg-type]
 
 
+_PIECE_SLOTS = tuple(Piece.__dict__[f].__set__ for f in ("kind", "text", "width", "lang", "variant", "value"))
+
+
+def _piece(kind: str, text: str, width: int = 0, lang: str = "", variant: int = 0, value: int = 0) -> Piece:
+    """``Piece(kind, text, width, lang, variant, value)`` without the frozen dataclass's ``__init__`` (slots written
+    directly; the values are known valid): the parser makes one per token."""
+    p = object.__new__(Piece)
+    s_kind, s_text, s_width, s_lang, s_variant, s_value = _PIECE_SLOTS
+    s_kind(p, kind)
+    s_text(p, text)
+    s_width(p, width)
+    s_lang(p, lang)
+    s_variant(p, variant)
+    s_value(p, value)
+    return p
+
+
 def _valid(y: int | None, m: int | None, d: int | None) -> bool:
     if m is not None and not 1 <= m <= 12:
         return False
@@ -214,7 +236,7 @@ def parse_date(text: str, lang: str = "es") -> ParsedDate | None:
     kinds: list[str] = []
     names: dict[int, tuple[str, int, int]] = {}
     for i, (pos, t) in enumerate(toks):
-        if any(a <= pos < b for a, b in times):
+        if times and any(a <= pos < b for a, b in times):
             kinds.append("lit")
         elif t.isdigit() and t.isascii():
             kinds.append("num")
@@ -322,9 +344,9 @@ def _compact(text: str, toks: list[tuple[int, str]], kinds: list[str], i: int) -
     v = toks[i][1]
     for y, m, d, layout in ((int(v[:4]), int(v[4:6]), int(v[6:]), "ymd"), (int(v[4:]), int(v[2:4]), int(v[:2]), "dmy")):
         if 1800 <= y <= 2199 and _valid(y, m, d):
-            pieces = [Piece("lit", t) for _, t in toks[:i]]
-            pieces.append(Piece("compact_" + layout, v, 8))
-            pieces.extend(Piece("lit", t) for _, t in toks[i + 1:])
+            pieces = [_piece("lit", t) for _, t in toks[:i]]
+            pieces.append(_piece("compact_" + layout, v, 8))
+            pieces.extend(_piece("lit", t) for _, t in toks[i + 1:])
             return ParsedDate(tuple(pieces), y, m, d)
     return None
 
@@ -338,7 +360,7 @@ def _pieces(toks: list[tuple[int, str]], kinds: list[str], roles: dict[int, str]
         if i in roles:
             r = roles[i]
             if r == "year":
-                out.append(Piece("year", t, len(t)))
+                out.append(_piece("year", t, len(t)))
             else:
                 if len(t) >= 2 and t.startswith("0"):
                     width = len(t)
@@ -347,14 +369,14 @@ def _pieces(toks: list[tuple[int, str]], kinds: list[str], roles: dict[int, str]
                     width = 0 if (written or (others and min(others) == 1)) else len(t)
                 else:
                     width = 0
-                out.append(Piece(r, t, width))
+                out.append(_piece(r, t, width))
         elif k in ("monthname", "weekday"):
             lg, vi, value = names[i]
-            out.append(Piece(k, t, 0, lg, vi, value))
+            out.append(_piece(k, t, 0, lg, vi, value))
         elif k == "ordinal":
-            out.append(Piece("ordinal", t))
+            out.append(_piece("ordinal", t))
         else:
-            out.append(Piece("lit", t))
+            out.append(_piece("lit", t))
     return tuple(out)
 
 
@@ -441,7 +463,8 @@ def _keyed_tiers(ctx: GenContext, component: str, lo: int, hi: int) -> Iterator[
         if tier is None:
             values = list(range(top + 1, upper + 1))
             budget = _TIER_BUDGET[min(i, len(_TIER_BUDGET) - 1)]
-            tier = ctx.memo[key] = ctx.rand.stream("offset-tier", component, i).sample(values, budget or len(values))
+            stream = ctx.rand.stream("offset-tier", component, str(i))  # the parts' encoding with i an int, too
+            tier = ctx.memo[key] = stream.sample(values, budget or len(values))
         top = upper
         yield tier
 
@@ -490,11 +513,14 @@ class _DateSearch:
         above ``limit``, not the exact count)."""
         hit = self.cache.get((component, value))
         if hit is None:
-            off = Offsets(value if component == "days" else base.days, value if component == "months" else base.months,
-                          value if component == "years" else base.years)
+            days = value if component == "days" else base.days
+            months = value if component == "months" else base.months
+            years = value if component == "years" else base.years
+            lang, leaks, multi = self.ctx.lang, self.ctx.leaks, self.groups["multi"]
             hit = 0
             for t, n in self.groups[component].items():
-                if self.bad(t, off):
+                new = _shift_text(t, lang, days, months, years)  # self.bad(t, Offsets(days, months, years)), inlined
+                if (new != t and leaks(new)) or (new == t and t not in multi):
                     hit += n
                     if limit is not None and hit > limit:
                         return hit  # a lower bound: not cached
@@ -548,14 +574,20 @@ def date_offsets(ctx: GenContext) -> Offsets:
     scope, the document's span texts); no collision whenever some value in the tried ranges avoids all.
     Cached per document.
     """
-    cached = ctx.memo.get("date_offsets")
+    memo = ctx.memo
+    cached = memo.get("date_offsets")
     if cached is not None:
         return cached  # type: ignore[no-any-return]
     chosen = scope_offsets(ctx)
-    texts = [ctx.span_text(s) for s in ctx.spans_of("DATE")][:_MAX_DATES_CHECKED]
-    if ctx.settings.avoid_collisions and texts and _collides(ctx, texts, chosen):
-        chosen = _search_offsets(_DateSearch(ctx, texts), chosen)
-    ctx.memo["date_offsets"] = chosen
+    if ctx.settings.avoid_collisions:
+        idx = (ctx._tables or ctx._doc_tables()).by_type.get("DATE")
+        if idx:
+            spans, doc = ctx.spans, ctx.doc
+            text = doc.text if doc is not None else ""
+            texts = [text[spans[i].start:spans[i].end] if doc is not None else "" for i in idx[:_MAX_DATES_CHECKED]]
+            if _collides(ctx, texts, chosen):
+                chosen = _search_offsets(_DateSearch(ctx, texts), chosen)
+    memo["date_offsets"] = chosen
     return chosen
 
 
@@ -563,12 +595,17 @@ def _collides(ctx: GenContext, texts: list[str], off: Offsets) -> bool:
     """Whether :meth:`_DateSearch.bad` holds for some text of ``texts`` under ``off`` (the texts that parse as a
     date of a kind no component shifts are not checked), without building the search tables."""
     lang = ctx.lang
+    days, months, years = off.days, off.months, off.years
+    leaks = ctx.leaks
     for t in dict.fromkeys(texts):
         parsed = parse_date(t, lang)
         if parsed is not None and parsed.kind not in _KIND_COMPONENT:
             continue
-        new = _shift_text(t, lang, off.days, off.months, off.years)
-        if (new != t and ctx.leaks(new)) or (new == t and parsed is not None):
+        new = _shift_text(t, lang, days, months, years)
+        if new == t:
+            if parsed is not None:
+                return True
+        elif leaks(new):
             return True
     return False
 
@@ -795,45 +832,81 @@ def age_offset(ctx: GenContext) -> int:
     magnitudes up to 5, then up to 10 — under which none collides, else the one with the fewest collisions.
     One offset per document; a pure function of (key, scope, the document's span texts). Cached.
     """
-    cached = ctx.memo.get("age_offset")
+    memo = ctx.memo
+    cached = memo.get("age_offset")
     if cached is not None:
         return cached  # type: ignore[no-any-return]
-    lo, hi = ctx.settings.age_shift
-    bounds = [(lo, hi)]
-    for upper in _wider("ages", lo, hi):
-        if upper > bounds[-1][1]:
-            bounds.append((bounds[-1][1] + 1, upper))
+    settings = ctx.settings
+    bounds = _age_bounds(*settings.age_shift)
+    rand = ctx.rand
 
     def tier(a: int, b: int) -> list[int]:
-        values = [sign * k for k in range(a, b + 1) for sign in (1, -1)]
-        ctx.rand.stream("age-offset", a, b).shuffle(values)
+        values = list(_age_tier_values(a, b))
+        rand.stream("age-offset", str(a), str(b)).shuffle(values)  # the stream of the parts (a, b): same encoding
         return values
 
     first_tier = tier(*bounds[0])
     chosen = first_tier[0]
-    texts = [ctx.span_text(s) for s in ctx.spans_of("AGE")]
-    texts += [t for t in (ctx.span_text(s) for s in ctx.spans_of("NAME"))
-              if any(map(str.isdigit, t)) and not any(map(str.isupper, t))]
-    counts = collections.Counter(texts[:_MAX_DATES_CHECKED])
-    if ctx.settings.avoid_collisions and counts:
-        lang = ctx.lang if ctx.lang in DATE_LOCALES else "en"
+    if settings.avoid_collisions:
+        counts = _age_texts(ctx)
+        if counts:
+            lang = ctx.lang if ctx.lang in DATE_LOCALES else "en"
+            cap = settings.age_cap
+            leaks = ctx.leaks
 
-        def cost(off: int) -> int:
-            return sum(n for t, n in counts.items()
-                       if (new := _age_with(t, lang, ctx.settings.age_cap, off)) != t and ctx.leaks(new, already=t))
+            def cost(off: int) -> int:
+                total = 0
+                for t, n in counts.items():
+                    new = _age_with(t, lang, cap, off)
+                    if new != t and leaks(new, already=t):
+                        total += n
+                return total
 
-        best: tuple[int, int] | None = None
-        tiers = itertools.chain(first_tier, itertools.chain.from_iterable(tier(a, b) for a, b in bounds[1:]))
-        for off in tiers:
-            c = cost(off)
-            if best is None or c < best[0]:
-                best = (c, off)
-            if c == 0:
-                break
-        assert best is not None
-        chosen = best[1]
-    ctx.memo["age_offset"] = chosen
+            best: tuple[int, int] | None = None
+            tiers = itertools.chain(first_tier, itertools.chain.from_iterable(tier(a, b) for a, b in bounds[1:]))
+            for off in tiers:
+                c = cost(off)
+                if best is None or c < best[0]:
+                    best = (c, off)
+                if c == 0:
+                    break
+            assert best is not None
+            chosen = best[1]
+    memo["age_offset"] = chosen
     return chosen
+
+
+@lru_cache(maxsize=64)
+def _age_bounds(lo: int, hi: int) -> tuple[tuple[int, int], ...]:
+    """The magnitude ranges :func:`age_offset` tries: the configured one, then the wider tiers."""
+    bounds = [(lo, hi)]
+    for upper in _wider("ages", lo, hi):
+        if upper > bounds[-1][1]:
+            bounds.append((bounds[-1][1] + 1, upper))
+    return tuple(bounds)
+
+
+@lru_cache(maxsize=64)
+def _age_tier_values(a: int, b: int) -> tuple[int, ...]:
+    return tuple(sign * k for k in range(a, b + 1) for sign in (1, -1))
+
+
+def _age_texts(ctx: GenContext) -> dict[str, int]:
+    """How often each text a document's age offset must not collide on occurs (its first
+    ``_MAX_DATES_CHECKED`` AGE spans and lower-case NAME spans holding digits), in first-occurrence order."""
+    spans, doc = ctx.spans, ctx.doc
+    by_type = (ctx._tables or ctx._doc_tables()).by_type
+    text = doc.text if doc is not None else ""
+    span_text = (lambda s: text[s.start:s.end]) if doc is not None else (lambda s: "")
+    texts = [span_text(spans[i]) for i in by_type.get("AGE", ())]
+    for i in by_type.get("NAME", ()):
+        t = span_text(spans[i])
+        if any(map(str.isdigit, t)) and not any(map(str.isupper, t)):
+            texts.append(t)
+    counts: dict[str, int] = {}
+    for t in texts[:_MAX_DATES_CHECKED]:
+        counts[t] = counts.get(t, 0) + 1
+    return counts
 
 
 def surrogate_age(text: str, ctx: GenContext) -> str:

@@ -43,52 +43,47 @@ _PNR_SHAPE = re.compile(r"(?:(?:19|20)\d{2}(?:0[1-9]|1[0-2])\d{2}\s?-?\s?|\d{2}(
 
 _UPPER = string.ascii_uppercase
 _LOWER = string.ascii_lowercase
-_DIGITS = string.digits
 
 
 _RUN_DIGITS = 18  # digits drawn at once (10**18 < 2**60: far below a stream draw's limit)
+
+
+_FP_TOKEN = re.compile(r"[0-9]+|[^0-9]")  # ASCII digit runs, and every other character on its own
+_POW10 = tuple(10 ** k for k in range(_RUN_DIGITS + 1))
 
 
 def _fp_chars(text: str, stream: KeyedStream) -> str:
     """``text`` with every ASCII digit replaced by a keyed digit (a run's first digit stays non-zero when it was)
     and every letter by a keyed ASCII letter of the same case; digit runs are drawn as whole numbers."""
     out: list[str] = []
+    append = out.append
     below = stream.below
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if "0" <= ch <= "9":
-            j = i + 1
-            while j < n and "0" <= text[j] <= "9":
-                j += 1
-            first = True
-            for a in range(i, j, _RUN_DIGITS):
+    for tok in _FP_TOKEN.findall(text):
+        if len(tok) > 1 or "0" <= tok <= "9":  # a run of ASCII digits, drawn in chunks of _RUN_DIGITS
+            j = len(tok)
+            for a in range(0, j, _RUN_DIGITS):
                 k = min(_RUN_DIGITS, j - a)
-                if first and text[a] != "0":
-                    out.append(str(10 ** (k - 1) + below(9 * 10 ** (k - 1))))
+                if a == 0 and tok[0] != "0":
+                    append(str(_POW10[k - 1] + below(9 * _POW10[k - 1])))
                 else:
-                    out.append(str(below(10 ** k)).zfill(k))
-                first = False
-            i = j
-            continue
-        if ch.isalpha():
-            out.append((_UPPER if ch.isupper() else _LOWER)[below(26)])
+                    append(str(below(_POW10[k])).zfill(k))
+        elif tok.isalpha():
+            append((_UPPER if tok.isupper() else _LOWER)[below(26)])
         else:
-            out.append(ch)
-        i += 1
+            append(tok)
     return "".join(out)
 
 
 def format_preserving(text: str, ctx: GenContext, purpose: str = "id") -> str:
     """``text`` with each digit/letter replaced by a keyed digit/letter (see the module docstring)."""
-    if not any(c.isalnum() for c in text):
+    if not any(map(str.isalnum, text)):
         return text
     key = normalize(text)
     out = text
     stream = ctx.rand.stream(purpose, key)
     for _ in range(_MAX_ATTEMPTS):
         out = _fp_chars(text, stream)
-        if normalize(out) != key and not ctx.leaks(out):
+        if ctx.fresh(out, key):  # normalize(out) != key and not ctx.leaks(out)
             break
     return out
 
@@ -97,10 +92,12 @@ def _alnum_positions(text: str) -> list[int]:
     return [i for i, c in enumerate(text) if c.isalnum()]
 
 
-def _place(text: str, compact: str) -> str:
-    """Write ``compact`` (one char per alphanumeric position of ``text``) into ``text``'s layout, keeping case."""
+def _place(text: str, compact: str, pos: list[int] | None = None) -> str:
+    """Write ``compact`` (one char per alphanumeric position of ``text``: ``pos``) into ``text``'s layout, keeping
+    case."""
     chars = list(text)
-    pos = _alnum_positions(text)
+    if pos is None:
+        pos = _alnum_positions(text)
     if len(pos) != len(compact):
         raise ValueError("layout mismatch")
     for i, c in zip(pos, compact, strict=True):
@@ -109,11 +106,7 @@ def _place(text: str, compact: str) -> str:
 
 
 def _digits(rng: KeyedStream, n: int, first_nonzero: bool = True) -> str:
-    if n <= 0:
-        return ""
-    below = rng.below
-    head = _DIGITS[1 + below(9)] if first_nonzero else _DIGITS[below(10)]
-    return head + "".join([_DIGITS[below(10)] for _ in range(n - 1)])
+    return rng.decimal(n, first_nonzero)
 
 
 @lru_cache(maxsize=1 << 14)
@@ -149,10 +142,11 @@ def id_kind(text: str, lang: str) -> str | None:
     return None
 
 
-def _make(kind: str, text: str, rng: KeyedStream) -> str | None:
-    """A compact surrogate (alphanumerics only, same count as ``text``) of ``kind``, or None to re-draw."""
-    pos = _alnum_positions(text)
-    orig = "".join(text[i] for i in pos).upper()
+def _make(kind: str, text: str, rng: KeyedStream, orig: str | None = None) -> str | None:
+    """A compact surrogate (alphanumerics only, same count as ``text``) of ``kind``, or None to re-draw.
+    ``orig``: ``text``'s alphanumerics, upper-cased (computed when not given)."""
+    if orig is None:
+        orig = "".join([text[i] for i in _alnum_positions(text)]).upper()
     n = len(orig)
     if kind == "dni":
         digits = _digits(rng, n - 1)
@@ -208,14 +202,16 @@ def surrogate_identifier(text: str, ctx: GenContext) -> str:
         return format_preserving(text, ctx)
     key = normalize(text)
     stream = ctx.rand.stream("id", kind, key)
+    pos = _alnum_positions(text)
+    orig = "".join([text[i] for i in pos]).upper()
     for _ in range(_MAX_ATTEMPTS):
-        compact = _make(kind, text, stream)
+        compact = _make(kind, text, stream, orig)
         if compact is None:
             continue
         try:
-            out = _place(text, compact)
+            out = _place(text, compact, pos)
         except ValueError:
             break
-        if normalize(out) != key and not ctx.leaks(out):
+        if ctx.fresh(out, key):  # normalize(out) != key and not ctx.leaks(out)
             return out
     return format_preserving(text, ctx)

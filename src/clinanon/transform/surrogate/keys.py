@@ -66,7 +66,9 @@ _LEN = struct.Struct(">I")
 _BLOCK = 64  # SHA-256 block size (HMAC key padding)
 _IPAD = bytes(x ^ 0x36 for x in range(256))
 _OPAD = bytes(x ^ 0x5C for x in range(256))
-_CAP_256 = 1 << 256
+_ROOM_256 = 1 << 192  # a 256-bit block's headroom for draws with 64 spare bits (see KeyedStream)
+_POW10 = tuple(10 ** i for i in range(40))
+_DIGIT_CHARS = "0123456789"
 
 
 class MissingKeyError(ConfigError):
@@ -293,12 +295,15 @@ class KeyedStream:
 
     The seed is read as one big integer in mixed radix: ``below(n)`` takes ``value % n`` and keeps
     ``value // n``; when fewer than ``64`` bits of headroom are left for the next draw, the next block
-    ``HMAC-SHA256(seed, counter)`` replaces it (each draw's bias stays below ``2**-64``). Integer arithmetic only,
+    (keyed BLAKE2b-256 of the block counter under the seed) replaces it (each draw's bias stays below ``2**-64``).
+    The headroom is kept as ``room = (2**bits >> 64) // (product of the radices read from the block)``: the block
+    has room for a draw below ``n`` exactly when ``room >= n`` (the same test as ``2**bits // product >= n << 64``,
+    one integer division per draw instead of two). Integer arithmetic only,
     so the draws are the same on every machine and Python version. Not for secrets: for keyed, reproducible
     choices (the seed is secret because the key is).
     """
 
-    __slots__ = ("_block", "_cap", "_seed", "_value")
+    __slots__ = ("_block", "_room", "_seed", "_value")
 
     def __init__(self, seed: bytes) -> None:
         n = len(seed)
@@ -307,7 +312,7 @@ class KeyedStream:
         self._seed = seed if type(seed) is bytes else bytes(seed)
         self._block = 0
         self._value = int.from_bytes(seed, "big")
-        self._cap = _CAP_256 if n == 32 else 1 << (8 * n)
+        self._room = _ROOM_256 if n == 32 else 1 << (8 * n - 64)
 
     def __repr__(self) -> str:
         return f"KeyedStream(block={self._block})"
@@ -316,16 +321,18 @@ class KeyedStream:
         self._block += 1
         block = hashlib.blake2b(self._block.to_bytes(8, "big"), key=self._seed, digest_size=32).digest()
         self._value = int.from_bytes(block, "big")
-        self._cap = _CAP_256
+        self._room = _ROOM_256
 
     def below(self, n: int) -> int:
         """A keyed integer in ``range(n)`` (``1 <= n < 2**128``)."""
         if not 0 < n < 1 << 128:
             raise ValueError("below needs 0 < n < 2**128")
-        if self._cap < n << 64:
+        room = self._room
+        if room < n:  # fewer than 64 spare bits for this draw: next block
             self._refill()
+            room = _ROOM_256
+        self._room = room // n
         self._value, r = divmod(self._value, n)
-        self._cap //= n
         return r
 
     def randrange(self, start: int, stop: int | None = None) -> int:
@@ -333,6 +340,27 @@ class KeyedStream:
         if stop is None:
             start, stop = 0, start
         return start + self.below(stop - start)
+
+    def decimal(self, n: int, first_nonzero: bool = False) -> str:
+        """``n`` keyed decimal digits: exactly the digits (and the stream state) of ``str(1 + below(9))`` (when
+        ``first_nonzero``) or ``str(below(10))`` for the first digit, then ``str(below(10))`` for each next one.
+
+        When the current block has room for all the draws, they are read in one division: ``x = value % (9 or
+        10) * 10**(n-1)`` holds the first digit in ``x % (9 or 10)`` and the next ones, first drawn lowest, in
+        ``x // (9 or 10)``."""
+        if n <= 0:
+            return ""
+        lead = 9 if first_nonzero else 10
+        total = lead * _POW10[n - 1] if n <= len(_POW10) else lead * 10 ** (n - 1)
+        room = self._room
+        if room >= total:  # no refill between the draws: one reading of the mixed-radix number
+            self._room = room // total
+            self._value, x = divmod(self._value, total)
+            head = _DIGIT_CHARS[x % lead + (lead == 9)]
+            return head + str(x // lead).zfill(n - 1)[::-1] if n > 1 else head
+        below = self.below
+        head = _DIGIT_CHARS[1 + below(9)] if first_nonzero else _DIGIT_CHARS[below(10)]
+        return head + "".join([_DIGIT_CHARS[below(10)] for _ in range(n - 1)])
 
     def choice(self, seq: Sequence[_T]) -> _T:
         """A keyed element of a non-empty sequence."""
@@ -361,16 +389,6 @@ class KeyedStream:
 
 
 _new_stream = object.__new__
-
-
-def _stream_from_seed(seed: bytes) -> KeyedStream:
-    """``KeyedStream(seed)`` for a 32-byte ``bytes`` seed, without the argument checks (hot path)."""
-    st = _new_stream(KeyedStream)
-    st._seed = seed
-    st._block = 0
-    st._value = int.from_bytes(seed, "big")
-    st._cap = _CAP_256
-    return st
 
 
 def _key_states(material: bytes) -> tuple[Any, Any]:
@@ -419,15 +437,18 @@ class KeyedRandom:
         """An index in ``range(n)`` (bias below 2**-200)."""
         if n <= 0:
             raise ValueError("index needs n > 0")
-        return self.integer(*parts) % n
+        return int.from_bytes(self.digest(*parts), "big") % n  # self.integer(*parts) % n
 
     def choice(self, seq: Sequence[_T], *parts: str | int | bytes) -> _T:
         """A keyed element of a non-empty sequence."""
-        return seq[self.index(len(seq), *parts)]
+        n = len(seq)
+        if n <= 0:
+            raise ValueError("index needs n > 0")
+        return seq[int.from_bytes(self.digest(*parts), "big") % n]  # seq[self.index(len(seq), *parts)]
 
     def unit(self, *parts: str | int | bytes) -> float:
         """A number in ``[0, 1)``."""
-        return (self.integer(*parts) >> 203) / float(1 << 53)
+        return (int.from_bytes(self.digest(*parts), "big") >> 203) / float(1 << 53)
 
     def stream(self, *parts: str | int | bytes) -> KeyedStream:
         """All the draws for one item: a :class:`KeyedStream` seeded with BLAKE2b-256 of the encoded parts, keyed
@@ -452,7 +473,13 @@ class KeyedRandom:
             else:
                 h = hashers[0].copy()
                 h.update(b"l" + _encode(parts))
-        return _stream_from_seed(h.digest())
+        seed = h.digest()
+        st = _new_stream(KeyedStream)  # KeyedStream(seed) without its argument checks (one per generated item)
+        st._seed = seed
+        st._block = 0
+        st._value = int.from_bytes(seed, "big")
+        st._room = _ROOM_256
+        return st
 
     def rng(self, *parts: str | int | bytes) -> HmacRandom:
         """A ``random.Random`` seeded with the keyed digest of the parts (slower than :meth:`stream`)."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 import string
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -37,7 +38,7 @@ from clinanon.transform.surrogate._data import (
     known_surnames,
     surnames,
 )
-from clinanon.transform.surrogate._text import apply_shape, normalize
+from clinanon.transform.surrogate._text import _normalize_unicode, apply_shape, normalize
 from clinanon.transform.surrogate.scope import GenContext
 
 __all__ = ["NamePart", "ParsedName", "looks_like_name", "parse_name", "surrogate_name"]
@@ -76,6 +77,18 @@ class ParsedName:
         return frozenset(normalize(p.text) for p in self.parts if p.role == "surname")
 
 
+_set_part_text = NamePart.__dict__["text"].__set__
+_set_part_role = NamePart.__dict__["role"].__set__
+
+
+def _name_part(text: str, role: str) -> NamePart:
+    """``NamePart(text, role)`` without the frozen dataclass's ``__init__`` (one per token of a parsed name)."""
+    part = object.__new__(NamePart)
+    _set_part_text(part, text)
+    _set_part_role(part, role)
+    return part
+
+
 def _is_word(tok: str) -> bool:
     return tok[:1].isalpha()
 
@@ -92,7 +105,7 @@ def _is_surname(word: str, lang: str) -> bool:
 def parse_name(text: str, lang: str) -> ParsedName:
     """Split a name into roles (see the module docstring) and find its gender (a pure function: cached)."""
     toks = _TOKEN.findall(text)
-    word_idx = [i for i, t in enumerate(toks) if _is_word(t)]
+    word_idx = [i for i, t in enumerate(toks) if t[:1].isalpha()]  # _is_word
     roles: dict[int, str] = {}
     content: list[int] = []
     kin = trigger_words(lang, "kin")
@@ -148,7 +161,8 @@ def parse_name(text: str, lang: str) -> ParsedName:
         if roles.get(i) == "given":
             gender = first_name_gender(toks[i], lang)
             break
-    parts = tuple(NamePart(t, roles.get(i, "lit")) for i, t in enumerate(toks))
+    get = roles.get
+    parts = tuple([_name_part(t, get(i, "lit")) for i, t in enumerate(toks)])
     return ParsedName(parts, gender)
 
 
@@ -161,7 +175,7 @@ def looks_like_name(text: str, lang: str, relative: bool = False) -> bool:
     start a sentence: then kinship words (the ``kin`` lexicon of the language) are no evidence of a name.
     """
     kin = trigger_words(lang, "kin") if relative else frozenset()
-    words = [t for t in _TOKEN.findall(text) if _is_word(t) and fold(t) not in kin]
+    words = [t for t in _TOKEN.findall(text) if t[:1].isalpha() and fold(t) not in kin]  # _is_word
     if not words:
         return False
     if any(w[0].isupper() for w in words):
@@ -174,14 +188,18 @@ def _eligible_letters(lang: str, src: str) -> tuple[str, ...]:
     return tuple(c for c in initial_letters(lang) if c != src) or tuple(string.ascii_uppercase)
 
 
-def _target_letter(ctx: GenContext, letter: str) -> str:
-    """The initial every given name starting with ``letter`` maps to in this scope (keyed; never ``letter``)."""
-    src = normalize(letter)[:1].upper()
-    memo_key = f"initial-letter:{src}"
+def _target_letter(ctx: GenContext, letter: str, key: str | None = None) -> str:
+    """The initial every given name starting with ``letter`` maps to in this scope (keyed; never ``letter``).
+    ``key``: ``normalize(letter)`` when the caller has it."""
+    src = (normalize(letter) if key is None else key)[:1].upper()
+    memo_key = ("initial-letter", src)
     target = ctx.memo.get(memo_key)
     if target is None:
         target = ctx.memo[memo_key] = ctx.rand.choice(_eligible_letters(ctx.lang, src), "initial-letter", src)
     return target  # type: ignore[no-any-return]
+
+
+_2_53 = 1 << 53
 
 
 def _draw(ctx: GenContext, role: str, original: str, gender: str | None) -> str:
@@ -190,28 +208,46 @@ def _draw(ctx: GenContext, role: str, original: str, gender: str | None) -> str:
     A given name is drawn among the names of its gender that start with the scope's target letter for its own
     initial, so an initial (``"J."``) and the full name (``"Juan"``) get the same surrogate initial.
     """
-    key = normalize(original)
-    g = (gender or "N") if role == "given" else ""
-    memo_key = f"draw:{g}:{key}"  # the same part in another name of the document: same choice (cached)
-    choice = ctx.memo.get(memo_key)
+    return apply_shape(original, _choice(ctx, "given" if role == "given" else "", original, gender), ctx.lang)
+
+
+def _choice(ctx: GenContext, role: str, original: str, gender: str | None,
+            avoid: frozenset[str] | None = None) -> str:
+    """The list entry :func:`_draw` shapes like ``original`` (``role``: ``"given"`` or ``""`` for a surname);
+    the same part in another name of the document gets the same choice (cached per document)."""
+    # normalize(original), its ASCII case inlined (this runs for every part of every name)
+    key = " ".join(original.lower().split()) if original.isascii() else _normalize_unicode(original)
+    g = (gender or "N") if role else ""
+    memo = ctx.memo
+    memo_key = ("draw", g, key)
+    choice = memo.get(memo_key)
     if choice is None:
-        avoid = ctx.avoid_words()
+        if avoid is None:
+            avoid = ctx.avoid_words()
+        lang = ctx.lang
         if g:
-            pool = given_names_by_letter(ctx.lang, g).get(_target_letter(ctx, original))
+            letter = memo.get(("initial-letter", key[:1].upper()))  # _target_letter's memo, looked up here first
+            if letter is None:
+                letter = _target_letter(ctx, original, key)
+            pool = given_names_by_letter(lang, g).get(letter)
             if pool is None or not pool.items:
-                pool = given_names(ctx.lang, g)
+                pool = given_names(lang, g)
             stream = ctx.rand.stream("given", g, key)
         else:
-            pool = surnames(ctx.lang)
+            pool = surnames(lang)
             stream = ctx.rand.stream("surname", key)
+        below = stream.below
+        items, cumulative, uniform = pool.items, pool.cumulative, pool.uniform  # type: ignore[attr-defined]
+        total, last = cumulative[-1] if cumulative else 0.0, len(items) - 1
         choice = original
         for _ in range(_MAX_ATTEMPTS):
-            choice = pool.pick(stream.unit())
-            ck = normalize(choice)
+            x = below(_2_53) / 9007199254740992.0 * total  # pool.pick(stream.unit()), inlined
+            choice = items[min(int(x) if uniform else bisect_right(cumulative, x), last)]
+            ck = " ".join(choice.lower().split()) if choice.isascii() else _normalize_unicode(choice)
             if ck != key and ck not in avoid:
                 break
-        ctx.memo[memo_key] = choice
-    return apply_shape(original, choice, ctx.lang)
+        memo[memo_key] = choice
+    return choice  # type: ignore[no-any-return]
 
 
 def _initial(ctx: GenContext, letter: str) -> str:
@@ -222,12 +258,19 @@ def _initial(ctx: GenContext, letter: str) -> str:
 
 def surrogate_name(text: str, ctx: GenContext) -> str:
     """The surrogate of a person's name (see the module docstring)."""
-    parsed = parse_name(text, ctx.lang)
+    lang = ctx.lang
+    parsed = parse_name(text, lang)
+    gender = parsed.gender
+    avoid: frozenset[str] | None = None
     out = []
     for p in parsed.parts:
-        if p.role in ("given", "surname"):
-            out.append(_draw(ctx, p.role, p.text, parsed.gender))
-        elif p.role == "initial":
+        role = p.role
+        if role == "given" or role == "surname":
+            if avoid is None:
+                avoid = ctx.avoid_words()
+            part = p.text
+            out.append(apply_shape(part, _choice(ctx, "given" if role == "given" else "", part, gender, avoid), lang))
+        elif role == "initial":
             out.append(_initial(ctx, p.text))
         else:
             out.append(p.text)

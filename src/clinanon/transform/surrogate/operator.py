@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -43,16 +44,25 @@ from pydantic import Field, PrivateAttr, SecretStr, field_validator, model_valid
 from clinanon.document import Span
 from clinanon.taxonomy import parent
 from clinanon.transform.base import Edit, OperatorBase, OperatorContext, register_operator
-from clinanon.transform.surrogate._text import normalize
+from clinanon.transform.surrogate._text import _normalize_unicode, normalize
 from clinanon.transform.surrogate.contacts import surrogate_email, surrogate_ip, surrogate_phone, surrogate_url
 from clinanon.transform.surrogate.dates import surrogate_age, surrogate_date
 from clinanon.transform.surrogate.identifiers import format_preserving, surrogate_identifier
 from clinanon.transform.surrogate.keys import KEY_ENV, KeyedRandom, SurrogateKey, load_key, parse_key
 from clinanon.transform.surrogate.names import looks_like_name, surrogate_name
-from clinanon.transform.surrogate.places import surrogate_place, surrogate_profession
+from clinanon.transform.surrogate.places import (
+    surrogate_city,
+    surrogate_country,
+    surrogate_department,
+    surrogate_hospital,
+    surrogate_organization,
+    surrogate_profession,
+    surrogate_street,
+    surrogate_zip,
+)
 from clinanon.transform.surrogate.scope import GenContext, ResolvedScope, Settings, resolve_scope
 
-__all__ = ["SurrogateOperator", "generate"]
+__all__ = ["SurrogateOperator", "clear_text_caches", "generate"]
 
 log = logging.getLogger("clinanon.surrogate")
 
@@ -87,31 +97,103 @@ def _memo_digits(category: str) -> bool:
     return _type(category) != "LOCATION" or category.partition(".")[2] in _PLACE_POSITION_FREE
 
 
-def generate(category: str, text: str, ctx: GenContext) -> str | None:
-    """The surrogate of ``text`` for a canonical ``category``; ``None`` when the span is not replaceable."""
+Generator = Callable[[str, GenContext], "str | None"]
+
+
+def _name_generator(sub: str) -> Generator:
+    relative = sub == "RELATIVE"
+
+    def gen(text: str, ctx: GenContext) -> str | None:
+        if looks_like_name(text, ctx.lang, relative):
+            return surrogate_name(text, ctx)
+        if any(map(str.isdigit, text)):
+            return surrogate_age(text, ctx)
+        return None
+
+    return gen
+
+
+def _fixed_purpose(purpose: str) -> Generator:
+    def gen(text: str, ctx: GenContext) -> str:
+        return format_preserving(text, ctx, purpose)
+
+    return gen
+
+
+def _contact_generator(sub: str) -> Generator:
+    def gen(text: str, ctx: GenContext) -> str:
+        return _contact(text, ctx, sub)
+
+    return gen
+
+
+def _none(text: str, ctx: GenContext) -> None:
+    return None
+
+
+_PLACE_GENERATORS: dict[str, Generator] = {
+    "COUNTRY": surrogate_country, "ZIP": surrogate_zip, "STREET": surrogate_street, "HOSPITAL": surrogate_hospital,
+    "ORGANIZATION": surrogate_organization, "DEPARTMENT": surrogate_department, "ROOM": _fixed_purpose("room"),
+}
+
+
+def _generator_of(category: str) -> Generator:
+    """The generator :func:`generate` runs for ``category`` (the dispatch of :func:`generate`, resolved once)."""
     typ = _type(category)
     sub = category.partition(".")[2]
     if typ == "NAME":
-        if sub == "USERNAME":
-            return format_preserving(text, ctx, "username")
-        if looks_like_name(text, ctx.lang, sub == "RELATIVE"):
-            return surrogate_name(text, ctx)
-        if any(c.isdigit() for c in text):
-            return surrogate_age(text, ctx)
-        return None
+        return _fixed_purpose("username") if sub == "USERNAME" else _name_generator(sub)
     if typ == "DATE":
-        return surrogate_date(text, ctx)
+        return surrogate_date
     if typ == "AGE":
-        return surrogate_age(text, ctx)
-    if typ == "LOCATION":
-        return surrogate_place(text, ctx, category)
+        return surrogate_age
+    if typ == "LOCATION":  # surrogate_place's dispatch
+        return _PLACE_GENERATORS.get(sub, surrogate_city)
     if typ == "PROFESSION":
-        return surrogate_profession(text, ctx)
+        return surrogate_profession
     if typ == "CONTACT":
-        return _contact(text, ctx, sub)
+        return _contact_generator(sub)
     if typ == "ID":
-        return surrogate_identifier(text, ctx)
-    return None
+        return surrogate_identifier
+    return _none
+
+
+#: category -> (its generator, whether a span holding digits may be memoized by its text): resolved once per
+#: category (a data-independent table)
+_PLANS: dict[str, tuple[Generator, bool]] = {}
+
+
+def _plan(category: str) -> tuple[Generator, bool]:
+    plan = _PLANS.get(category)
+    if plan is None:
+        if len(_PLANS) > 1024:  # categories come from a scheme: a handful; never grow without bound
+            _PLANS.clear()
+        plan = _PLANS[category] = (_generator_of(category), _memo_digits(category))
+    return plan
+
+
+def generate(category: str, text: str, ctx: GenContext) -> str | None:
+    """The surrogate of ``text`` for a canonical ``category``; ``None`` when the span is not replaceable."""
+    return _plan(category)[0](text, ctx)
+
+
+def _text_caches() -> list[Any]:
+    """The process-wide memos keyed on span texts (or on places found from them): pure functions, cached so that
+    a string seen before (in an earlier document) costs a lookup."""
+    from clinanon.transform.surrogate import _text, contacts, dates, identifiers, names, places
+
+    return [_text._normalize_unicode, _text.apply_shape, contacts._phone_keep, contacts._phone_valid,
+            contacts._ascii_word, dates.parse_date, dates._shift_text, dates.parse_age, dates._age_with,
+            identifiers.id_kind, names.parse_name, names.looks_like_name, places._city_choices, places._city_names,
+            places._street_tokens, places._street_plan, places._hospital_kind]
+
+
+def clear_text_caches() -> None:
+    """Empty the process-wide memos keyed on span texts (outputs never depend on them). Word lists, gazetteers and
+    other tables built from the shipped data stay loaded. Benchmarks call this before a run to measure a first
+    pass over the documents (as in a fresh process) rather than a repeat over strings already seen."""
+    for cache in _text_caches():
+        cache.cache_clear()
 
 
 _SEX_WORDS = {
@@ -132,6 +214,22 @@ def _sex(text: str, ctx: GenContext) -> str:
     from clinanon.transform.surrogate._text import apply_case
 
     return text.replace(stripped, apply_case(stripped, choice), 1) if stripped else text
+
+
+_new_object = object.__new__
+_set_start = Edit.__dict__["start"].__set__  # Edit's slots, written directly: frozen only blocks __setattr__
+_set_end = Edit.__dict__["end"].__set__
+_set_text = Edit.__dict__["text"].__set__
+
+
+def _edit(start: int, end: int, text: str) -> Edit:
+    """``Edit(start, end, text)`` for values known valid (span offsets and a str): the dataclass's checks and its
+    frozen ``__setattr__`` skipped (one edit per span)."""
+    e = _new_object(Edit)
+    _set_start(e, start)
+    _set_end(e, end)
+    _set_text(e, text)
+    return e
 
 
 def _range(v: tuple[int, int], name: str) -> tuple[int, int]:
@@ -275,18 +373,20 @@ class SurrogateOperator(OperatorBase):
         return self._generate(span, ctx.category, state, original)
 
     def _generate(self, span: Span, category: str, state: _DocState, original: str) -> str | None:
-        """The surrogate of ``span`` (not looked up in the document's results; stored there when memoizable)."""
+        """The surrogate of ``span`` (not looked up in the document's results; stored there when memoizable).
+        :meth:`edit` holds a copy of this body (keep the two the same)."""
         gctx = state.gctx
         gctx.span, gctx.category = span, category  # one context object per document, updated per span
+        gen, memo_digits = _PLANS.get(category) or _plan(category)
         if category == "SEX":
             new = None if self.keep_sex else _sex(original, gctx)
         else:
-            new = generate(category, original, gctx)
+            new = gen(original, gctx)
             if new is None or new == original:
                 new = None
             elif normalize(new) == normalize(original):  # differs only in case/accents: not a surrogate
                 new = format_preserving(original, gctx, "fallback")
-        if _memo_digits(category) or not any(map(str.isdigit, original)):
+        if memo_digits or not any(map(str.isdigit, original)):
             state.results[(category, original)] = new
         return new
 
@@ -306,17 +406,32 @@ class SurrogateOperator(OperatorBase):
         start, end = span.start, span.end
         original = doc.text[start:end]
         category = ctx.category
-        new = state.results.get((category, original), _UNSET)
-        if new is _UNSET:
-            new = self._generate(span, category, state, original)
+        results = state.results
+        new = results.get((category, original), _UNSET)
+        if new is _UNSET:  # self._generate(span, category, state, original), inlined (once per generated span)
+            gctx = state.gctx
+            gctx.span, gctx.category = span, category
+            gen, memo_digits = _PLANS.get(category) or _plan(category)
+            if category == "SEX":
+                new = None if self.keep_sex else _sex(original, gctx)
+            else:
+                new = gen(original, gctx)
+                if new is None or new == original:
+                    new = None
+                # normalize(new) == normalize(original) (their ASCII case inlined): differs only in case/accents
+                elif (" ".join(new.lower().split()) if new.isascii() else _normalize_unicode(new)) == (
+                        " ".join(original.lower().split()) if original.isascii() else _normalize_unicode(original)):
+                    new = format_preserving(original, gctx, "fallback")
+            if memo_digits or not any(map(str.isdigit, original)):
+                results[(category, original)] = new
         fields = self.__dict__
         if new is None:
             state.stats["kept"] += 1
-            return Edit(start, end, f"[{category}]" if fields["unhandled"] == "tag" else original)
+            return _edit(start, end, f"[{category}]" if fields["unhandled"] == "tag" else original)
         state.stats["replaced"] += 1
         if fields["ledger"] is not None:
             self._record(span, ctx, original, new)  # type: ignore[arg-type]
-        return Edit(start, end, new)  # type: ignore[arg-type]
+        return _edit(start, end, new)  # type: ignore[arg-type]
 
     # --- ledger ---------------------------------------------------------------------------------------------
     def _open_ledger(self) -> Any:

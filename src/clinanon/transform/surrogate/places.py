@@ -22,8 +22,9 @@ All choices are keyed by the normalized original, so each place maps to one surr
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 
 from clinanon.document import Span
@@ -41,7 +42,7 @@ from clinanon.transform.surrogate._data import (
     places,
     surnames,
 )
-from clinanon.transform.surrogate._text import apply_shape, normalize
+from clinanon.transform.surrogate._text import _normalize_unicode, apply_shape, normalize
 from clinanon.transform.surrogate.identifiers import format_preserving
 from clinanon.transform.surrogate.keys import KeyedStream
 from clinanon.transform.surrogate.scope import GenContext
@@ -87,18 +88,22 @@ def _pick(ctx: GenContext, pool: Sequence[str], purpose: str, key: str, avoid: f
     original of the document (re-drawn from the item's keyed stream, at most ``_MAX_ATTEMPTS`` times)."""
     if not pool:
         return ""
-    memo_key = f"pick:{purpose}:{key}"  # each call site passes the same pool and avoid set for a key
-    choice = ctx.memo.get(memo_key)
+    memo = ctx.memo
+    memo_key = ("pick", purpose, key)  # each call site passes the same pool and avoid set for a key
+    choice = memo.get(memo_key)
     if choice is not None:
         return choice  # type: ignore[no-any-return]
-    stream = ctx.rand.stream(purpose, key)
+    below = ctx.rand.stream(purpose, key).below
+    n = len(pool)
+    forms = (ctx._tables or ctx._doc_tables()).leak_forms
     choice = pool[0]
     for _ in range(_MAX_ATTEMPTS):
-        choice = stream.choice(pool)
-        ck = normalize(choice)
-        if ck != key and ck not in avoid and not ctx.leaks(choice):
+        choice = pool[below(n)]  # stream.choice(pool)
+        ck = " ".join(choice.lower().split()) if choice.isascii() else _normalize_unicode(choice)  # normalize
+        # not ctx.leaks(choice): for one word (the usual case), whether it is not an original itself
+        if ck != key and ck not in avoid and ((ck not in forms) if ck.isalnum() else not ctx.leaks(choice)):
             break
-    ctx.memo[memo_key] = choice
+    memo[memo_key] = choice
     return choice
 
 
@@ -118,12 +123,62 @@ def _city_choices(key: str, lang: str) -> tuple[tuple[str, ...], dict[str, Place
 
 @lru_cache(maxsize=4096)
 def _city_names(place: Place | None, lang: str) -> tuple[tuple[str, ...], dict[str, Place]]:
-    """The sorted surrogate names for a place and the place of each name (cached)."""
-    pool = _city_pool(place, lang)
+    """The sorted surrogate names for a place and the place of each name (cached): the distinct names of
+    :func:`_city_pool` and, for each, its first place in the pool."""
+    source = _city_source(place, lang)
+    if isinstance(source, tuple):  # a country's list without the place: from the list's precomputed tables
+        return source[0].choices_without(source[1])
     by: dict[str, Place] = {}
-    for p in pool:
+    for p in source:
         by.setdefault(p.name, p)
     return tuple(sorted(by)), by
+
+
+class _PlaceList:
+    """A country's cities (a list of the locale) with what :func:`_city_names` needs of the list without one
+    place, computed once: the first place of every name, the sorted names, the places of every name."""
+
+    __slots__ = ("first", "items", "names", "same_name")
+
+    def __init__(self, items: Iterable[Place]) -> None:
+        self.items = tuple(items)
+        first: dict[str, Place] = {}
+        same: dict[str, list[Place]] = {}
+        for p in self.items:
+            first.setdefault(p.name, p)
+            same.setdefault(p.name, []).append(p)
+        self.first = first
+        self.names = tuple(sorted(first))
+        self.same_name = same
+
+    def without(self, place: Place) -> list[Place]:
+        """``[p for p in items if p != place]``."""
+        return _others(self.items, place)
+
+    def size_without(self, place: Place) -> int:
+        """``len(self.without(place))``."""
+        return len(self.items) - sum(1 for p in self.same_name.get(place.name, ()) if p == place)
+
+    def choices_without(self, place: Place) -> tuple[tuple[str, ...], dict[str, Place]]:
+        """The sorted distinct names of ``self.without(place)`` and the first place of each (in list order)."""
+        same = self.same_name.get(place.name, ())
+        rest = [p for p in same if p != place]
+        if len(rest) == len(same):  # the place is not in the list
+            return self.names, dict(self.first)
+        by = dict(self.first)
+        if rest:
+            by[place.name] = rest[0]
+            return self.names, by
+        del by[place.name]
+        i = bisect.bisect_left(self.names, place.name)
+        return self.names[:i] + self.names[i + 1:], by
+
+
+@lru_cache(maxsize=64)
+def _country_cities(lang: str, country: str, located: bool) -> _PlaceList:
+    """The cities of ``country`` in ``lang``'s gazetteer (only those with a region when ``located``)."""
+    cities = places(lang).cities_by_country.get(country, ())
+    return _PlaceList([p for p in cities if p.region] if located else cities)
 
 
 #: a city's (region's) surrogate comes from the narrowest pool with at least this many candidates: same region,
@@ -131,8 +186,9 @@ def _city_names(place: Place | None, lang: str) -> tuple[tuple[str, ...], dict[s
 MIN_PLACE_POOL = 50
 
 
-def _first_large(pools: Sequence[list[Place]]) -> list[Place]:
-    """The first pool with at least :data:`MIN_PLACE_POOL` places, else the last non-empty one (else [])."""
+def _first_large(pools: Iterable[list[Place]]) -> list[Place]:
+    """The first pool with at least :data:`MIN_PLACE_POOL` places, else the last non-empty one (else []). The
+    pools may come from a generator: the ones after the chosen pool are never built."""
     last: list[Place] = []
     for pool in pools:
         if len(pool) >= MIN_PLACE_POOL:
@@ -142,7 +198,22 @@ def _first_large(pools: Sequence[list[Place]]) -> list[Place]:
     return last
 
 
+def _others(places_: Iterable[Place], place: Place) -> list[Place]:
+    """``[p for p in places_ if p != place]``, comparing the names first (the dataclass comparison of all the
+    fields only for the places of the same name)."""
+    name = place.name
+    return [p for p in places_ if p.name != name or p != place]
+
+
 def _city_pool(place: Place | None, lang: str) -> list[Place]:
+    """The places a city or region may become (see the module docstring and :data:`MIN_PLACE_POOL`)."""
+    source = _city_source(place, lang)
+    return source[0].without(source[1]) if isinstance(source, tuple) else source
+
+
+def _city_source(place: Place | None, lang: str) -> list[Place] | tuple[_PlaceList, Place]:
+    """:func:`_city_pool`, where a country-wide pool of cities stays ``(the country's list, the place)`` (the
+    list without the place, not built)."""
     P = places(lang)
     home = HOME_COUNTRY.get(lang, "")
     if place is None:
@@ -150,21 +221,42 @@ def _city_pool(place: Place | None, lang: str) -> list[Place]:
         return pool
     country, region = place.country, normalize(place.region)
     if place.kind == "city":
-        same = [p for p in P.cities_by_region.get((country, region), ()) if p != place]
+        # _first_large of: the same region, the region's parent, the country's cities with a region (for a place
+        # with a region), the country's cities; the country-wide pools are measured without being built
+        last: list[Place] | tuple[_PlaceList, Place] = []
+        same = _others(P.cities_by_region.get((country, region), ()), place)
+        if len(same) >= MIN_PLACE_POOL:
+            return same
+        if same:
+            last = same
         parent = P.region_parent.get((country, region))
-        wider: list[Place] = []
         if parent:
             siblings = P.regions_by_parent.get((country, normalize(parent)), ())
-            wider = [c for r in siblings for c in P.cities_by_region.get((country, normalize(r.name)), ())
-                     if c != place]
-        country_wide = [p for p in P.cities_by_country.get(country, ()) if p != place]
+            wider = _others((c for r in siblings for c in P.cities_by_region.get((country, normalize(r.name)), ())),
+                            place)
+            if len(wider) >= MIN_PLACE_POOL:
+                return wider
+            if wider:
+                last = wider
         # a place with a known region gets one too, when there are enough (the GeoNames towns have none): a
         # Spanish city stays in a province, so a postcode next to it keeps the province's code
-        located = [p for p in country_wide if p.region] if place.region else []
-        return _first_large([same, wider, located, country_wide])
-    same = [p for p in P.regions_by_parent.get((country, region), ()) if p != place]
-    level = [p for p in P.regions_by_country.get(country, ()) if p != place and bool(p.region) == bool(place.region)]
-    pool = _first_large([same, level, [p for p in P.regions_by_country.get(country, ()) if p != place]])
+        for located in ((True, False) if place.region else (False,)):
+            cities = _country_cities(lang, country, located)
+            n = cities.size_without(place)
+            if n >= MIN_PLACE_POOL:
+                return cities, place
+            if n:
+                last = (cities, place)
+        return last
+
+    def region_pools() -> Iterator[list[Place]]:  # same parent, same level of the country, the country's regions
+        yield _others(P.regions_by_parent.get((country, region), ()), place)
+        in_country = P.regions_by_country.get(country, ())
+        has_region = bool(place.region)
+        yield [p for p in _others(in_country, place) if bool(p.region) == has_region]
+        yield _others(in_country, place)
+
+    pool = _first_large(region_pools())
     return pool or [p for p in P.cities_by_country.get(country, ())]
 
 
@@ -178,7 +270,7 @@ def surrogate_city_place(text: str, ctx: GenContext) -> Place | None:
     names, by = _city_choices(key, ctx.lang)
     if not names:
         return None
-    return by.get(_pick(ctx, names, "city", key, _location_avoid(ctx)))
+    return by.get(_pick(ctx, names, "city", key, ctx.avoid_words()))  # _location_avoid(ctx)
 
 
 def surrogate_city(text: str, ctx: GenContext) -> str:
@@ -310,10 +402,12 @@ def surrogate_zip(text: str, ctx: GenContext) -> str:
             place = surrogate_city_place(province, ctx) if province else None
         code = _province_code(place) or f"{ctx.rand.index(52, 'zip-province', key) + 1:02d}"
         new = stripped
-        stream = ctx.rand.stream("zip", key)
+        below = ctx.rand.stream("zip", key).below
+        forms = (ctx._tables or ctx._doc_tables()).leak_forms
         for _ in range(_MAX_ATTEMPTS):
-            new = f"{code}0{stream.below(50) + 1:02d}"
-            if new != stripped and not ctx.leaks(new):
+            new = f"{code}0{below(50) + 1:02d}"
+            # ctx.leaks(new): a code of ASCII digits (its own normalized form) leaks when it is an original
+            if new != stripped and (new not in forms if new.isascii() and new.isalnum() else not ctx.leaks(new)):
                 break
         return text.replace(stripped, new, 1)
     return format_preserving(text, ctx, "zip")
@@ -369,11 +463,12 @@ _KEEP, _DIGITS_RUN, _WORD_PART, _COMPOUND_PART = 0, 1, 2, 3
 
 
 @lru_cache(maxsize=4096)
-def _street_plan(text: str, lang: str) -> tuple[tuple[int, str, str, str], ...]:
+def _street_plan(text: str, lang: str) -> tuple[tuple[tuple[int, str, str, str], ...], str, tuple[str, ...]]:
     """What :func:`surrogate_street` does with each token of ``text`` (a pure function: cached):
     ``(what, token, normalized token, compound suffix)``, ``what`` being kept as is, a digit run, a word drawn
-    from the surnames, or a compound whose stem is drawn (nl/de/sv)."""
-    toks = _street_tokens(text)[0]
+    from the surnames, or a compound whose stem is drawn (nl/de/sv); with the key and digit runs of
+    :func:`_street_tokens`."""
+    toks, name_key, digit_runs = _street_tokens(text)
     plan: list[tuple[int, str, str, str]] = []
     for i, t in enumerate(toks):
         if t.isdigit():
@@ -394,40 +489,43 @@ def _street_plan(text: str, lang: str) -> tuple[tuple[int, str, str, str], ...]:
             plan.append((_COMPOUND_PART, t, k, suffix))
         else:
             plan.append((_WORD_PART, t, k, ""))
-    return tuple(plan)
+    return tuple(plan), name_key, digit_runs
 
 
 def surrogate_street(text: str, ctx: GenContext) -> str:
     """A street address of the same type and shape (see the module docstring)."""
-    _, name_key, digit_runs = _street_tokens(text)
-    avoid = ctx.place_words()
     lang = ctx.lang
+    plan, name_key, digit_runs = _street_plan(text, lang)
+    avoid = ctx.place_words()
     out: list[str] = []
+    append = out.append
     numbers: KeyedStream | None = None  # one stream for all the numbers of the address
-    for what, t, k, suffix in _street_plan(text, lang):
+    numbers_avoid: frozenset[str] = frozenset()
+    for what, t, k, suffix in plan:
         if what == _KEEP:
-            out.append(t)
+            append(t)
         elif what == _DIGITS_RUN:
             if numbers is None:
                 numbers = ctx.rand.stream("street-number", name_key, *digit_runs)
-            stream = numbers
+                numbers_avoid = ctx.avoid_words()
+            keep_zero = t[0] == "0" and len(t) > 1
             new = t
             for _ in range(_MAX_ATTEMPTS):
-                first = str(stream.randrange(1, 10)) if t[0] != "0" or len(t) == 1 else "0"
-                new = first + "".join([str(stream.below(10)) for _ in range(len(t) - 1)])
-                if new != t and new not in ctx.avoid_words():
+                # str(stream.randrange(1, 10)) (or "0") + str(stream.below(10)) per further digit
+                new = "0" + numbers.decimal(len(t) - 1) if keep_zero else numbers.decimal(len(t), True)
+                if new != t and new not in numbers_avoid:
                     break
-            out.append(new)
+            append(new)
         elif what == _WORD_PART:
-            out.append(apply_shape(t, _pick(ctx, surnames(lang).items, "street-word", k, avoid), lang))
+            append(apply_shape(t, _pick(ctx, surnames(lang).items, "street-word", k, avoid), lang))
         else:
             stem = _pick(ctx, list(_stems(lang)), "street-stem", k, avoid)
             cut = len(t) - len(suffix)
             new = stem + t[cut:]
             out.append(apply_shape(t[:cut] or t, new) if t.isupper() or t.islower() else new)
     result = "".join(out)
-    return result if normalize(result) != normalize(text) and not ctx.leaks(result) \
-        else format_preserving(text, ctx, "street")
+    # normalize(result) != normalize(text) and not ctx.leaks(result)
+    return result if ctx.fresh(result, normalize(text)) else format_preserving(text, ctx, "street")
 
 
 # --- hospitals, units, organisations, professions --------------------------------------------------------------
@@ -475,7 +573,7 @@ def _rebuild(ctx: GenContext, key: str, purpose: str, make: Callable[[str], str]
     stream = ctx.rand.stream(purpose, "core", key)
     for _ in range(_MAX_ATTEMPTS):
         new = make(core(ctx, stream))
-        if normalize(new) != key and not ctx.leaks(new):
+        if ctx.fresh(new, key):  # normalize(new) != key and not ctx.leaks(new)
             break
     return new
 
@@ -500,6 +598,18 @@ def _hospitals_by_kind(lang: str) -> dict[tuple[str | None, str | None], tuple[s
 @lru_cache(maxsize=8)
 def _hospital_names(lang: str) -> tuple[str, ...]:
     return tuple(sorted(h[0] for h in places(lang).hospitals))
+
+
+@lru_cache(maxsize=8)
+def _normalized_hospitals_by_kind(lang: str) -> dict[tuple[str | None, str | None], tuple[tuple[str, str], ...]]:
+    """:func:`_hospitals_by_kind` with each name's normalized form (a list of the locale, computed once)."""
+    return {k: tuple((h, normalize(h)) for h in v) for k, v in _hospitals_by_kind(lang).items()}
+
+
+@lru_cache(maxsize=8)
+def _normalized_hospital_names(lang: str) -> tuple[tuple[str, str], ...]:
+    """:func:`_hospital_names` with each name's normalized form (computed once)."""
+    return tuple((h, normalize(h)) for h in _hospital_names(lang))
 
 
 #: how the name part of a rebuilt hospital name is made, per language, after a head phrase (``Hospital
@@ -587,16 +697,18 @@ def surrogate_hospital(text: str, ctx: GenContext) -> str:
         phrase = head = tail = None
     real_first = ctx.rand.index(4, "hospital-source", key) == 0
     if phrase is not None:
-        same = [h for h in _hospitals_by_kind(lang).get((head, tail), ())
-                if normalize(h) != key and normalize(h) not in avoid]
+        candidates = _normalized_hospitals_by_kind(lang).get((head, tail), ()) if real_first else ()
         canon = phrase if stripped[:len(phrase)].lower() != phrase.lower() else (
             stripped[:len(phrase)] if head else stripped[-len(phrase):])
         is_head = head is not None
     else:
-        same = [h for h in _hospital_names(lang) if normalize(h) != key and normalize(h) not in avoid]
+        candidates = _normalized_hospital_names(lang) if real_first else ()
         canon, is_head = _DEFAULT_HOSPITAL_PHRASE.get(lang, ("Hospital", True))
         if ctx.leaks(canon):
             canon = ""
+    # the real hospitals of the kind that are neither the original nor an original of the document (only needed
+    # for the one in four spans that may take a real one)
+    same = [h for h, hk in candidates if hk != key and hk not in avoid]
     if real_first and len(same) >= 3:
         new = _pick(ctx, same, "hospital", key, avoid)
     else:

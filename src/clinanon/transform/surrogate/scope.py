@@ -24,7 +24,7 @@ from typing import Any, Literal
 from clinanon.document import Document, Span
 from clinanon.errors import ConfigError
 from clinanon.taxonomy import parent
-from clinanon.transform.surrogate._text import normalize
+from clinanon.transform.surrogate._text import _normalize_unicode, normalize
 from clinanon.transform.surrogate.keys import KeyedRandom, SurrogateKey
 
 __all__ = ["GenContext", "ResolvedScope", "ScopeName", "Settings", "resolve_scope"]
@@ -101,7 +101,11 @@ class _DocTables:
         else:
             get = ctx.categories.get
             self.cats = tuple(get(s, s.label) for s in spans)
-        norms = list(map(normalize, [text[s.start:s.end] for s in spans])) if text is not None else [""] * len(spans)
+        if text is not None:  # normalize of every span text, its ASCII case inlined
+            norms = [" ".join(t.lower().split()) if t.isascii() else _normalize_unicode(t)
+                     for t in [text[s.start:s.end] for s in spans]]
+        else:
+            norms = [""] * len(spans)
         by_type: dict[str, list[int]] = {}
         types = list(map(_type, self.cats))
         for i, typ in enumerate(types):
@@ -249,7 +253,8 @@ class GenContext:
         tables = self._tables or self._doc_tables()
         if not tables.leak_forms:  # no leak_words and no leak_other
             return False
-        text = normalize(candidate)
+        # normalize(candidate), its ASCII case inlined (one call less on this hot path)
+        text = " ".join(candidate.lower().split()) if candidate.isascii() else _normalize_unicode(candidate)
         if text.isalnum():  # one word: only an original equal to it can occur in it as a whole word sequence
             if text not in tables.leak_forms:
                 return False
@@ -257,32 +262,40 @@ class GenContext:
         if tables.leak_words.keys().isdisjoint(_WORD_RUN.findall(text)) and (
                 not tables.leak_other or next(_other_forms_in(text, tables), None) is None):
             return False  # the usual case: no word of the candidate starts an original (checked in C)
-        if already is None:
-            n = len(text)
-            by_word = tables.leak_words
-            for m in _WORD_RUN.finditer(text):  # the loop of _forms_in, inlined: this is the hot path
-                forms = by_word.get(m.group())
-                if forms is not None:
-                    i = m.start()
-                    for f in forms:
-                        j = i + len(f)
-                        if text.startswith(f, i) and (j == n or not _is_word_char(text[j])):
-                            return True
-            return bool(tables.leak_other) and next(_other_forms_in(text, tables), None) is not None
-        found = _forms_in(text, tables)
-        first = next(found, None)
-        if first is None:  # the usual case: no original at all, nothing kept to compute
+        return _leaks_slow(text, already, tables)
+
+    def fresh(self, candidate: str, key: str) -> bool:
+        """``normalize(candidate) != key and not self.leaks(candidate)`` (``key``: the normalized original), with
+        the candidate normalized once: whether a generated candidate may be used."""
+        text = " ".join(candidate.lower().split()) if candidate.isascii() else _normalize_unicode(candidate)
+        if text == key:
             return False
-        kept = set(_forms_in(normalize(already), tables))
-        return first not in kept or any(f not in kept for f in found)
+        tables = self._tables or self._doc_tables()
+        if not tables.leak_forms:
+            return True
+        if text.isalnum():
+            return text not in tables.leak_forms
+        if tables.leak_words.keys().isdisjoint(_WORD_RUN.findall(text)) and (
+                not tables.leak_other or next(_other_forms_in(text, tables), None) is None):
+            return True
+        return not _leaks_slow(text, None, tables)
 
     def nearest_spans(self, categories: frozenset[str]) -> list[tuple[int, int, Span]]:
         """``(start, end, span)`` of this document's spans of the given categories without digits (cached)."""
         key = _nearest_key(categories)
         cached = self.memo.get(key)
         if cached is None:
-            cached = [(s.start, s.end, s) for s, cat in zip(self.spans, self.span_categories(), strict=True)
-                      if cat in categories and not any(c.isdigit() for c in self.span_text(s))]
+            tables = self._tables or self._doc_tables()
+            cats, by_type, spans = tables.cats, tables.by_type, self.spans
+            # the spans of the categories' types, in document order (instead of a pass over every span)
+            types = {_type(c) for c in categories}
+            idx = [i for t in types for i in by_type.get(t, ())]
+            if len(types) > 1:
+                idx.sort()
+            doc = self.doc
+            text = doc.text if doc is not None else ""
+            cached = [(s.start, s.end, s) for s in (spans[i] for i in idx if cats[i] in categories)
+                      if doc is None or not any(map(str.isdigit, text[s.start:s.end]))]
             self.memo[key] = cached
         return cached  # type: ignore[no-any-return]
 
@@ -290,6 +303,29 @@ class GenContext:
 @lru_cache(maxsize=64)
 def _nearest_key(categories: frozenset[str]) -> str:
     return "nearest:" + "|".join(sorted(categories))
+
+
+def _leaks_slow(text: str, already: str | None, tables: _DocTables) -> bool:
+    """:meth:`GenContext.leaks` for a normalized ``text`` of several words some word of which starts an original
+    (or with originals that start with a non-word character)."""
+    if already is None:
+        n = len(text)
+        by_word = tables.leak_words
+        for m in _WORD_RUN.finditer(text):  # the loop of _forms_in, inlined
+            forms = by_word.get(m.group())
+            if forms is not None:
+                i = m.start()
+                for f in forms:
+                    j = i + len(f)
+                    if text.startswith(f, i) and (j == n or not _is_word_char(text[j])):
+                        return True
+        return bool(tables.leak_other) and next(_other_forms_in(text, tables), None) is not None
+    found = _forms_in(text, tables)
+    first = next(found, None)
+    if first is None:  # the usual case: no original at all, nothing kept to compute
+        return False
+    kept = set(_forms_in(normalize(already), tables))
+    return first not in kept or any(f not in kept for f in found)
 
 
 def _is_word_char(c: str) -> bool:
