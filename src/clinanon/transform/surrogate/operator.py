@@ -44,7 +44,7 @@ from pydantic import Field, PrivateAttr, SecretStr, field_validator, model_valid
 from clinanon.document import Span
 from clinanon.taxonomy import parent
 from clinanon.transform.base import Edit, OperatorBase, OperatorContext, register_operator
-from clinanon.transform.surrogate._text import _normalize_unicode, normalize
+from clinanon.transform.surrogate._text import normalize
 from clinanon.transform.surrogate.contacts import surrogate_email, surrogate_ip, surrogate_phone, surrogate_url
 from clinanon.transform.surrogate.dates import surrogate_age, surrogate_date
 from clinanon.transform.surrogate.identifiers import format_preserving, surrogate_identifier
@@ -216,22 +216,6 @@ def _sex(text: str, ctx: GenContext) -> str:
     return text.replace(stripped, apply_case(stripped, choice), 1) if stripped else text
 
 
-_new_object = object.__new__
-_set_start = Edit.__dict__["start"].__set__  # Edit's slots, written directly: frozen only blocks __setattr__
-_set_end = Edit.__dict__["end"].__set__
-_set_text = Edit.__dict__["text"].__set__
-
-
-def _edit(start: int, end: int, text: str) -> Edit:
-    """``Edit(start, end, text)`` for values known valid (span offsets and a str): the dataclass's checks and its
-    frozen ``__setattr__`` skipped (one edit per span)."""
-    e = _new_object(Edit)
-    _set_start(e, start)
-    _set_end(e, end)
-    _set_text(e, text)
-    return e
-
-
 def _range(v: tuple[int, int], name: str) -> tuple[int, int]:
     lo, hi = v
     if lo < 1 or hi < lo:
@@ -373,8 +357,7 @@ class SurrogateOperator(OperatorBase):
         return self._generate(span, ctx.category, state, original)
 
     def _generate(self, span: Span, category: str, state: _DocState, original: str) -> str | None:
-        """The surrogate of ``span`` (not looked up in the document's results; stored there when memoizable).
-        :meth:`edit` holds a copy of this body (keep the two the same)."""
+        """The surrogate of ``span`` (not looked up in the document's results; stored there when memoizable)."""
         gctx = state.gctx
         gctx.span, gctx.category = span, category  # one context object per document, updated per span
         gen, memo_digits = _PLANS.get(category) or _plan(category)
@@ -406,32 +389,17 @@ class SurrogateOperator(OperatorBase):
         start, end = span.start, span.end
         original = doc.text[start:end]
         category = ctx.category
-        results = state.results
-        new = results.get((category, original), _UNSET)
-        if new is _UNSET:  # self._generate(span, category, state, original), inlined (once per generated span)
-            gctx = state.gctx
-            gctx.span, gctx.category = span, category
-            gen, memo_digits = _PLANS.get(category) or _plan(category)
-            if category == "SEX":
-                new = None if self.keep_sex else _sex(original, gctx)
-            else:
-                new = gen(original, gctx)
-                if new is None or new == original:
-                    new = None
-                # normalize(new) == normalize(original) (their ASCII case inlined): differs only in case/accents
-                elif (" ".join(new.lower().split()) if new.isascii() else _normalize_unicode(new)) == (
-                        " ".join(original.lower().split()) if original.isascii() else _normalize_unicode(original)):
-                    new = format_preserving(original, gctx, "fallback")
-            if memo_digits or not any(map(str.isdigit, original)):
-                results[(category, original)] = new
+        new = state.results.get((category, original), _UNSET)
+        if new is _UNSET:
+            new = self._generate(span, category, state, original)
         fields = self.__dict__
         if new is None:
             state.stats["kept"] += 1
-            return _edit(start, end, f"[{category}]" if fields["unhandled"] == "tag" else original)
+            return Edit(start, end, f"[{category}]" if fields["unhandled"] == "tag" else original)
         state.stats["replaced"] += 1
         if fields["ledger"] is not None:
             self._record(span, ctx, original, new)  # type: ignore[arg-type]
-        return _edit(start, end, new)  # type: ignore[arg-type]
+        return Edit(start, end, new)  # type: ignore[arg-type]
 
     # --- ledger ---------------------------------------------------------------------------------------------
     def _open_ledger(self) -> Any:
