@@ -8,10 +8,10 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _surrogate_context import doc_context
 from clinanon.document import Document, Span
 from clinanon.transform import Anonymizer
-from clinanon.transform.engine import SpanCategories
-from clinanon.transform.surrogate import GenContext, KeyedRandom, Settings, SurrogateOperator, parse_key
+from clinanon.transform.surrogate import GenContext, KeyedRandom, SurrogateOperator, parse_key
 from clinanon.transform.surrogate._text import normalize
 from clinanon.transform.surrogate.keys import _encode_stream
 from clinanon.transform.surrogate.operator import _memo_digits
@@ -30,14 +30,7 @@ def test_normalize_collapses_whitespace_like_the_regex(text: str) -> None:
 
 
 def _ctx(originals: list[str], categories: list[str]) -> GenContext:
-    text, spans, pos = "", [], 0
-    for o, c in zip(originals, categories, strict=True):
-        spans.append(Span(pos, pos + len(o), c))
-        text += o + " | "
-        pos += len(o) + 3
-    doc = Document("d", text, tuple(spans))
-    cats = SpanCategories(doc.spans, [s.label for s in doc.spans])
-    return GenContext(KeyedRandom(parse_key(KEY), "document:d"), "es", Settings(), doc, doc.spans, cats)
+    return doc_context(originals, categories, KEY)
 
 
 _CATS = st.sampled_from(["NAME.PATIENT", "LOCATION.CITY", "DATE", "ID.PATIENT"])

@@ -11,6 +11,7 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _surrogate_context import doc_context
 from clinanon.document import Document, Span
 from clinanon.transform import Anonymizer
 from clinanon.transform.base import Edit, OperatorContext
@@ -18,7 +19,6 @@ from clinanon.transform.engine import SpanCategories
 from clinanon.transform.surrogate import (
     GenContext,
     KeyedRandom,
-    Settings,
     SurrogateOperator,
     _data,
     dates,
@@ -236,14 +236,7 @@ def test_city_pools_and_choices_match_the_list_definitions() -> None:
 # --- the document context and the operator -------------------------------------------------------------------------
 
 def _ctx(originals: list[str], categories: list[str]) -> GenContext:
-    text, spans, pos = "", [], 0
-    for o, c in zip(originals, categories, strict=True):
-        spans.append(Span(pos, pos + len(o), c))
-        text += o + " | "
-        pos += len(o) + 3
-    doc = Document("d", text, tuple(spans))
-    cats = SpanCategories(doc.spans, [s.label for s in doc.spans])
-    return GenContext(KeyedRandom(parse_key(KEY), "document:d"), "es", Settings(), doc, doc.spans, cats)
+    return doc_context(originals, categories, KEY)
 
 
 _ORIGINALS = ["Juan García", "12/03/2005", "Madrid", "28012", "C/ Mayor 3", "varón", "45 años", "-5"]

@@ -308,19 +308,9 @@ def _nearest_key(categories: frozenset[str]) -> str:
 def _leaks_slow(text: str, already: str | None, tables: _DocTables) -> bool:
     """:meth:`GenContext.leaks` for a normalized ``text`` of several words some word of which starts an original
     (or with originals that start with a non-word character)."""
-    if already is None:
-        n = len(text)
-        by_word = tables.leak_words
-        for m in _WORD_RUN.finditer(text):  # the loop of _forms_in, inlined
-            forms = by_word.get(m.group())
-            if forms is not None:
-                i = m.start()
-                for f in forms:
-                    j = i + len(f)
-                    if text.startswith(f, i) and (j == n or not _is_word_char(text[j])):
-                        return True
-        return bool(tables.leak_other) and next(_other_forms_in(text, tables), None) is not None
     found = _forms_in(text, tables)
+    if already is None:
+        return next(found, None) is not None
     first = next(found, None)
     if first is None:  # the usual case: no original at all, nothing kept to compute
         return False
