@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from clinanon.config import Config
-from clinanon.detect.base import Detector
+from clinanon.detect.base import Detector, detect_batch
 from clinanon.document import Document, SanitizedDocument, Span
 from clinanon.errors import ConfigError
 from clinanon.taxonomy import LabelScheme, category_matches, get_scheme
@@ -156,10 +156,7 @@ class LanguageDispatch:
             groups.setdefault(str(d.meta.get("lang") or self.lang), []).append(i)
         out: list[list[Span]] = [[] for _ in docs]
         for lang, idx in groups.items():
-            det = self.detector_for(lang)
-            many = getattr(det, "detect_many", None)
-            batch = [docs[i] for i in idx]
-            found = many(batch) if many is not None else [det.detect(d) for d in batch]
+            found = detect_batch(self.detector_for(lang), [docs[i] for i in idx])
             for i, spans in zip(idx, found, strict=True):
                 out[i] = spans
         return out
@@ -263,9 +260,7 @@ class Pipeline:
         whole batch at once."""
         out: list[list[Span]] = [[] for _ in docs]
         for d in self.detectors:
-            many = getattr(d, "detect_many", None)
-            found = many(docs) if many is not None else [d.detect(doc) for doc in docs]
-            for spans, f in zip(out, found, strict=True):
+            for spans, f in zip(out, detect_batch(d, docs), strict=True):
                 spans.extend(f)
         return out
 

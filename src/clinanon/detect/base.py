@@ -18,18 +18,26 @@ from typing import Any, Protocol, runtime_checkable
 
 from clinanon.document import Document, Span
 
-__all__ = ["Detector", "GoldDataReport", "Pattern", "PatternRecognizer"]
+__all__ = ["Detector", "GoldDataReport", "Pattern", "PatternRecognizer", "detect_batch"]
 
 
 @runtime_checkable
 class Detector(Protocol):
-    """Finds PHI candidates in a document."""
+    """Finds PHI candidates in a document. A detector may also have ``detect_many(docs)`` (the spans of each
+    document, computed over the batch at once): see :func:`detect_batch`."""
 
     name: str
 
     def detect(self, doc: Document) -> list[Span]:
         """Spans on ``doc.text`` (the document's own spans are ignored)."""
         ...
+
+
+def detect_batch(detector: Detector, docs: Sequence[Document]) -> list[list[Span]]:
+    """``[detector.detect(d) for d in docs]``, through the detector's ``detect_many(docs)`` when it has one (an
+    optional method: the same spans, computed step by step over the batch, as the rules detector does)."""
+    many = getattr(detector, "detect_many", None)
+    return list(many(docs)) if many is not None else [detector.detect(d) for d in docs]
 
 
 @dataclass

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from clinanon.detect.base import Detector
+from clinanon.detect.base import Detector, detect_batch
 from clinanon.detect.repair import repair_spans
 from clinanon.detect.resolve import Resolver
 from clinanon.document import Document, Span
@@ -196,10 +196,9 @@ class Ensemble:
     def run_many(self, docs: Sequence[Document]) -> list[dict[str, list[Span]]]:
         """``[self.run(d) for d in docs]``; a rules member with a ``detect_many`` runs over the whole batch."""
         rules = self.detectors.get(self.rules_member)
-        many = getattr(rules, "detect_many", None)
-        if many is None:
+        if rules is None:
             return [self.run(d) for d in docs]
-        return [self.run(d, rule_spans=r) for d, r in zip(docs, many(docs), strict=True)]
+        return [self.run(d, rule_spans=r) for d, r in zip(docs, detect_batch(rules, docs), strict=True)]
 
     def to_scheme(self, label: str) -> str:
         """``label`` in the target scheme (unchanged when the scheme has no counterpart)."""
