@@ -299,8 +299,8 @@ def evaluate(
             nlp = Pipeline(cfg)
             with _progress("detecting", len(gold_docs)) as advance:
                 pred_docs = []
-                for i, d in enumerate(gold_docs, 1):
-                    pred_docs.append(nlp.detect(d))
+                for i, d in enumerate(nlp.pipe(gold_docs, deidentify=False), 1):
+                    pred_docs.append(d)
                     advance(i)
         scheme_name = scheme or (cfg.label_scheme if cfg else None)
         report = run_eval(gold_docs, pred_docs, lang=language, scheme=scheme_name, label_map=labels.value)
