@@ -305,12 +305,13 @@ def keep_token_tables(n: int) -> Iterator[None]:
     Blocks may nest; the capacity goes back to the default (a few texts) when the last one exits.
     """
     global _TABLES_MAX
-    _TABLES_ASKED.append(max(0, int(n)))
+    n = max(0, int(n))
+    _TABLES_ASKED.append(n)
     _TABLES_MAX = max([_TABLES_DEFAULT, *_TABLES_ASKED])
     try:
         yield
     finally:
-        _TABLES_ASKED.remove(max(0, int(n)))
+        _TABLES_ASKED.remove(n)
         _TABLES_MAX = max([_TABLES_DEFAULT, *_TABLES_ASKED])
         while len(_TABLES) > _TABLES_MAX:
             with suppress(KeyError, StopIteration, RuntimeError):  # another thread may evict at the same time

@@ -259,10 +259,14 @@ def cue_words(regex: str, flags: int = 0, depth: int = 24) -> CueWords | None:
     letters: set[str] = set()
     for branch in _top_branches(regex):  # one by one: the words after the first multiply the prefixes
         # as shallow as the branch's first words allow (deeper prefixes multiply with the words that follow)
+        try:
+            parsed = _sre_parse.parse(branch, flags)
+        except (re.error, RecursionError):
+            return None
+        ic = bool(parsed.state.flags & _IGNORECASE)
         for d in range(2, depth + 1):
             try:
-                parsed = _sre_parse.parse(branch, flags)
-                found = _seq_prefixes(parsed.data, d, bool(parsed.state.flags & _IGNORECASE))
+                found = _seq_prefixes(parsed.data, d, ic)
             except (_Unknown, re.error, RecursionError, TypeError, ValueError, IndexError):
                 return None
             firsts = [first_word(p, is_open, d) for p, is_open in found]

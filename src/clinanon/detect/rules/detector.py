@@ -105,8 +105,10 @@ class RulesDetector:
         out: list[list[Span]] = [[] for _ in docs]
         by_lang: dict[str, list[int]] = {}
         for i, d in enumerate(docs):
-            if caseless.caseless_regions(d.text):
-                out[i] = self.detect(d)  # text typed in capitals: the re-cased runs, as in analyze()
+            regions = caseless.caseless_regions(d.text)
+            if regions:  # text typed in capitals: the re-cased runs, as in analyze()
+                lang = self.language_of(d)
+                out[i] = self._merge_caseless(d.text, lang, regions, self._analyze(d.text, lang))
             else:
                 by_lang.setdefault(self.language_of(d), []).append(i)
         with keep_token_tables(len(docs)):
@@ -121,12 +123,14 @@ class RulesDetector:
         # text typed in capitals: the rules also run on a re-cased copy (same offsets) and candidates that rest on
         # capitals alone are dropped there (clinanon.detect.caseless); mixed-case text has no caseless region
         regions = caseless.caseless_regions(text)
-        if regions:
-            recased = caseless.recase(text, lang, regions)
-            titled = caseless.titlecase(text, lang, regions)
-            spans = caseless.merge(text, lang, regions, spans, self._analyze(recased, lang) if recased != text else (),
-                                   [self._analyze(titled, lang)] if titled not in (text, recased) else [])
-        return spans
+        return self._merge_caseless(text, lang, regions, spans) if regions else spans
+
+    def _merge_caseless(self, text: str, lang: str, regions: list[tuple[int, int]], spans: list[Span]) -> list[Span]:
+        """``spans`` (found on ``text``) merged with the runs on the re-cased and title-cased copies."""
+        recased = caseless.recase(text, lang, regions)
+        titled = caseless.titlecase(text, lang, regions)
+        return caseless.merge(text, lang, regions, spans, self._analyze(recased, lang) if recased != text else (),
+                              [self._analyze(titled, lang)] if titled not in (text, recased) else [])
 
     def _analyze(self, text: str, lang: str) -> list[Span]:
         return self._analyze_many([text], lang)[0]

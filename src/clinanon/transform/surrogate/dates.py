@@ -188,23 +188,6 @@ class ParsedDate:
         return dt.date(self.year, self.month, self.day)  # type: ignore[arg-type]
 
 
-_PIECE_SLOTS = tuple(Piece.__dict__[f].__set__ for f in ("kind", "text", "width", "lang", "variant", "value"))
-
-
-def _piece(kind: str, text: str, width: int = 0, lang: str = "", variant: int = 0, value: int = 0) -> Piece:
-    """``Piece(kind, text, width, lang, variant, value)`` without the frozen dataclass's ``__init__`` (slots written
-    directly; the values are known valid): the parser makes one per token."""
-    p = object.__new__(Piece)
-    s_kind, s_text, s_width, s_lang, s_variant, s_value = _PIECE_SLOTS
-    s_kind(p, kind)
-    s_text(p, text)
-    s_width(p, width)
-    s_lang(p, lang)
-    s_variant(p, variant)
-    s_value(p, value)
-    return p
-
-
 def _valid(y: int | None, m: int | None, d: int | None) -> bool:
     if m is not None and not 1 <= m <= 12:
         return False
@@ -344,9 +327,9 @@ def _compact(text: str, toks: list[tuple[int, str]], kinds: list[str], i: int) -
     v = toks[i][1]
     for y, m, d, layout in ((int(v[:4]), int(v[4:6]), int(v[6:]), "ymd"), (int(v[4:]), int(v[2:4]), int(v[:2]), "dmy")):
         if 1800 <= y <= 2199 and _valid(y, m, d):
-            pieces = [_piece("lit", t) for _, t in toks[:i]]
-            pieces.append(_piece("compact_" + layout, v, 8))
-            pieces.extend(_piece("lit", t) for _, t in toks[i + 1:])
+            pieces = [Piece("lit", t) for _, t in toks[:i]]
+            pieces.append(Piece("compact_" + layout, v, 8))
+            pieces.extend(Piece("lit", t) for _, t in toks[i + 1:])
             return ParsedDate(tuple(pieces), y, m, d)
     return None
 
@@ -360,7 +343,7 @@ def _pieces(toks: list[tuple[int, str]], kinds: list[str], roles: dict[int, str]
         if i in roles:
             r = roles[i]
             if r == "year":
-                out.append(_piece("year", t, len(t)))
+                out.append(Piece("year", t, len(t)))
             else:
                 if len(t) >= 2 and t.startswith("0"):
                     width = len(t)
@@ -369,14 +352,14 @@ def _pieces(toks: list[tuple[int, str]], kinds: list[str], roles: dict[int, str]
                     width = 0 if (written or (others and min(others) == 1)) else len(t)
                 else:
                     width = 0
-                out.append(_piece(r, t, width))
+                out.append(Piece(r, t, width))
         elif k in ("monthname", "weekday"):
             lg, vi, value = names[i]
-            out.append(_piece(k, t, 0, lg, vi, value))
+            out.append(Piece(k, t, 0, lg, vi, value))
         elif k == "ordinal":
-            out.append(_piece("ordinal", t))
+            out.append(Piece("ordinal", t))
         else:
-            out.append(_piece("lit", t))
+            out.append(Piece("lit", t))
     return tuple(out)
 
 

@@ -441,10 +441,7 @@ class KeyedRandom:
 
     def choice(self, seq: Sequence[_T], *parts: str | int | bytes) -> _T:
         """A keyed element of a non-empty sequence."""
-        n = len(seq)
-        if n <= 0:
-            raise ValueError("index needs n > 0")
-        return seq[int.from_bytes(self.digest(*parts), "big") % n]  # seq[self.index(len(seq), *parts)]
+        return seq[self.index(len(seq), *parts)]
 
     def unit(self, *parts: str | int | bytes) -> float:
         """A number in ``[0, 1)``."""

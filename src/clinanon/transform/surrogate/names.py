@@ -77,18 +77,6 @@ class ParsedName:
         return frozenset(normalize(p.text) for p in self.parts if p.role == "surname")
 
 
-_set_part_text = NamePart.__dict__["text"].__set__
-_set_part_role = NamePart.__dict__["role"].__set__
-
-
-def _name_part(text: str, role: str) -> NamePart:
-    """``NamePart(text, role)`` without the frozen dataclass's ``__init__`` (one per token of a parsed name)."""
-    part = object.__new__(NamePart)
-    _set_part_text(part, text)
-    _set_part_role(part, role)
-    return part
-
-
 def _is_word(tok: str) -> bool:
     return tok[:1].isalpha()
 
@@ -105,7 +93,7 @@ def _is_surname(word: str, lang: str) -> bool:
 def parse_name(text: str, lang: str) -> ParsedName:
     """Split a name into roles (see the module docstring) and find its gender (a pure function: cached)."""
     toks = _TOKEN.findall(text)
-    word_idx = [i for i, t in enumerate(toks) if t[:1].isalpha()]  # _is_word
+    word_idx = [i for i, t in enumerate(toks) if _is_word(t)]
     roles: dict[int, str] = {}
     content: list[int] = []
     kin = trigger_words(lang, "kin")
@@ -162,7 +150,7 @@ def parse_name(text: str, lang: str) -> ParsedName:
             gender = first_name_gender(toks[i], lang)
             break
     get = roles.get
-    parts = tuple([_name_part(t, get(i, "lit")) for i, t in enumerate(toks)])
+    parts = tuple([NamePart(t, get(i, "lit")) for i, t in enumerate(toks)])
     return ParsedName(parts, gender)
 
 
@@ -175,7 +163,7 @@ def looks_like_name(text: str, lang: str, relative: bool = False) -> bool:
     start a sentence: then kinship words (the ``kin`` lexicon of the language) are no evidence of a name.
     """
     kin = trigger_words(lang, "kin") if relative else frozenset()
-    words = [t for t in _TOKEN.findall(text) if t[:1].isalpha() and fold(t) not in kin]  # _is_word
+    words = [t for t in _TOKEN.findall(text) if _is_word(t) and fold(t) not in kin]
     if not words:
         return False
     if any(w[0].isupper() for w in words):
