@@ -302,3 +302,27 @@ def test_keyed_tiers_keep_their_order() -> None:
     tiers = list(itertools.islice(dates._keyed_tiers(ctx, "days", 7, 14), 2))
     rand = KeyedRandom(parse_key(KEY), "document:d")
     assert tiers[0] == rand.stream("offset-tier", "days", 0).sample(list(range(7, 15)), 8)
+
+
+_NUMERIC = st.builds(
+    lambda nums, seps: "".join(itertools.chain.from_iterable(itertools.zip_longest(nums, seps, fillvalue=""))),
+    st.lists(st.text(alphabet="0123456789", min_size=1, max_size=9), min_size=2, max_size=4),
+    st.lists(st.sampled_from("/-."), min_size=3, max_size=3),
+).map(lambda s: s.rstrip("/-."))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_NUMERIC, st.sampled_from(["es", "en", "nl", "sv", "de"]))
+def test_numeric_dates_parse_like_the_general_parser(text: str, lang: str) -> None:
+    assert dates._NUMERIC_DATE.fullmatch(text)
+    assert dates._parse_numeric(text, lang) == dates._parse_generic(text, lang)
+
+
+def test_numeric_date_examples_take_the_fast_path_and_round_trip() -> None:
+    for text, lang in [("12/03/2005", "es"), ("3/12/05", "en"), ("2005-03-12", "nl"), ("12.3.2005", "de"),
+                       ("03/2005", "sv"), ("12/03", "es"), ("13/25/2005", "es"), ("1/2/3/4", "es")]:
+        fast = dates._parse_numeric(text, lang)
+        assert fast == dates._parse_generic(text, lang) == dates.parse_date(text, lang)
+        if fast is not None:
+            assert dates.render_date(fast, fast.year, fast.month, fast.day) == text
+    assert dates.parse_date("12/03/2005", "es").pieces[1] is dates.parse_date("01/02/2005", "es").pieces[1]  # shared

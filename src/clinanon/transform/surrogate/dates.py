@@ -214,6 +214,60 @@ def parse_date(text: str, lang: str = "es") -> ParsedDate | None:
     """Parse ``text`` as one date (see the module docstring); ``None`` when it is not one."""
     if lang not in DATE_LOCALES:
         lang = "en"
+    if text.isascii() and _NUMERIC_DATE.fullmatch(text):  # the usual written date: numbers and separators only
+        return _parse_numeric(text, lang)
+    return _parse_generic(text, lang)
+
+
+#: a date of numbers and one-character separators (``12/03/2005``, ``2005-03-12``, ``3.12.05``); ASCII digits only
+_NUMERIC_DATE = re.compile(r"[0-9]+(?:[/.\-][0-9]+)+")
+_NUMERIC_TOKEN = re.compile(r"[0-9]+|.")
+
+
+def _parse_numeric(text: str, lang: str) -> ParsedDate | None:
+    """:func:`_parse_generic` for a text :data:`_NUMERIC_DATE` matches, without its tokenizer and name lookups
+    (same result: every token is a number or a one-character separator, none of them a time or a name)."""
+    toks = _NUMERIC_TOKEN.findall(text)
+    vals = toks[::2]  # numbers and separators alternate, starting and ending with a number
+    if len(vals) > 3 or any(len(v) > 4 and len(v) != 8 for v in vals):
+        return None
+    a, b = int(vals[0]), int(vals[1])
+    w0, w1 = len(vals[0]), len(vals[1])
+    if len(vals) == 3:
+        w2 = len(vals[2])
+        if w0 == 4 and w1 <= 2 and w2 <= 2:
+            order = ("year", "month", "day")
+        elif w0 <= 2 and w1 <= 3 and w2 in (2, 4):
+            month_first = (lang == "en" and a <= 12) or (lang != "en" and b > 12 and a <= 12)
+            order = ("month", "day", "year") if month_first else ("day", "month", "year")
+        else:
+            return None
+    elif w0 == 4 and w1 <= 2:
+        order = ("year", "month")
+    elif w1 == 4 and w0 <= 2:
+        order = ("month", "year")
+    elif w0 <= 2 and w1 <= 2:
+        month_first = (lang == "en" and a <= 12) or (b > 12 and a <= 12)
+        order = ("month", "day") if month_first else ("day", "month")
+    else:
+        return None
+    y = m = d = None
+    for v, r in zip(vals, order):  # noqa: B905 -- same length by construction
+        if r == "year":
+            y = _year_value(v)
+        elif r == "month":
+            m = int(v)
+        else:
+            d = int(v)
+    if not _valid(y, m, d) or (d is not None and m is None):
+        return None
+    roles = {2 * i: r for i, r in enumerate(order)}
+    return ParsedDate(_pieces(list(enumerate(toks)), ["num" if i % 2 == 0 else "lit" for i in range(len(toks))],
+                              roles, {}, False), y, m, d)
+
+
+def _parse_generic(text: str, lang: str) -> ParsedDate | None:
+    """:func:`parse_date` of any text (``lang`` one of :data:`DATE_LOCALES`)."""
     times = [(m.start(), m.end()) for m in _TIME.finditer(text)]
     toks: list[tuple[int, str]] = [(m.start(), m.group()) for m in _TOKEN.finditer(text)]
     kinds: list[str] = []
@@ -334,6 +388,13 @@ def _compact(text: str, toks: list[tuple[int, str]], kinds: list[str], i: int) -
     return None
 
 
+@lru_cache(maxsize=4096)
+def _piece(kind: str, text: str, width: int = 0) -> Piece:
+    """``Piece(kind, text, width)``, shared: dates repeat their days, months, years and separators, and pieces are
+    immutable (a pure function: cached)."""
+    return Piece(kind, text, width)
+
+
 def _pieces(toks: list[tuple[int, str]], kinds: list[str], roles: dict[int, str],
             names: dict[int, tuple[str, int, int]], written: bool) -> tuple[Piece, ...]:
     dm_widths = [len(toks[i][1]) for i, r in roles.items() if r in ("day", "month")]
@@ -343,7 +404,7 @@ def _pieces(toks: list[tuple[int, str]], kinds: list[str], roles: dict[int, str]
         if i in roles:
             r = roles[i]
             if r == "year":
-                out.append(Piece("year", t, len(t)))
+                out.append(_piece("year", t, len(t)))
             else:
                 if len(t) >= 2 and t.startswith("0"):
                     width = len(t)
@@ -352,14 +413,14 @@ def _pieces(toks: list[tuple[int, str]], kinds: list[str], roles: dict[int, str]
                     width = 0 if (written or (others and min(others) == 1)) else len(t)
                 else:
                     width = 0
-                out.append(Piece(r, t, width))
+                out.append(_piece(r, t, width))
         elif k in ("monthname", "weekday"):
             lg, vi, value = names[i]
             out.append(Piece(k, t, 0, lg, vi, value))
         elif k == "ordinal":
-            out.append(Piece("ordinal", t))
+            out.append(_piece("ordinal", t))
         else:
-            out.append(Piece("lit", t))
+            out.append(_piece("lit", t))
     return tuple(out)
 
 

@@ -89,37 +89,48 @@ def _is_surname(word: str, lang: str) -> bool:
     return normalize(word) in known_surnames(lang)
 
 
+@lru_cache(maxsize=1024)
+def _part(text: str, role: str) -> NamePart:
+    """``NamePart(text, role)``, shared (names repeat their spaces, titles and particles; parts are immutable)."""
+    return NamePart(text, role)
+
+
 @lru_cache(maxsize=1 << 14)
 def parse_name(text: str, lang: str) -> ParsedName:
     """Split a name into roles (see the module docstring) and find its gender (a pure function: cached)."""
     toks = _TOKEN.findall(text)
-    word_idx = [i for i, t in enumerate(toks) if _is_word(t)]
+    word_idx = [i for i, t in enumerate(toks) if t[:1].isalpha()]  # _is_word
     roles: dict[int, str] = {}
     content: list[int] = []
     kin = trigger_words(lang, "kin")
     is_kin = [fold(toks[i]) in kin for i in word_idx]
-    if all(is_kin):  # a name that is only a kinship word ("Bruder" is also a surname): a name all the same
+    if True in is_kin and all(is_kin):  # a name that is only a kinship word ("Bruder" is also a surname): a name
         is_kin = [False] * len(word_idx)
     # lower-case words before the first capitalised one ("su hija Ana", "his wife Mary") are context, not name
     first_cap = next((n for n, i in enumerate(word_idx) if toks[i][0].isupper()), 0)
+    n_words = len(word_idx)
     for n, i in enumerate(word_idx):
         w = toks[i]
         if is_kin[n] or (n < first_cap and w.islower()):
             continue  # kept as it is ("lit")
         key = normalize(w)
-        nxt = toks[i + 1] if i + 1 < len(toks) else ""
-        later_words = word_idx[n + 1:]
-        if not content and key in TITLES and (nxt == "." or len(w) > 2 or nxt.isspace()) and later_words:
-            roles[i] = "title"
-        elif key in PARTICLES and later_words and (w.islower() if len(w) == 1 else (w.islower() or content
-                                                                                    or n == 0)):
+        later_words = n + 1 < n_words  # word_idx[n + 1:] is not empty
+        if not content and key in TITLES and later_words:
+            nxt = toks[i + 1] if i + 1 < len(toks) else ""
+            if nxt == "." or len(w) > 2 or nxt.isspace():
+                roles[i] = "title"
+                continue
+        if key in PARTICLES and later_words and (w.islower() if len(w) == 1 else (w.islower() or content
+                                                                                  or n == 0)):
             roles[i] = "particle"
         elif len(w) == 1:
             roles[i] = "initial"
         else:
             content.append(i)
     # a comma after the first content word(s) means "Surname(s), Given name(s)"
-    comma_at = next((i for i, t in enumerate(toks) if t == "," and content and i > content[0]), None)
+    comma_at = None
+    if content and "," in toks:
+        comma_at = next((i for i, t in enumerate(toks) if t == "," and i > content[0]), None)
     if comma_at is not None:
         before = [i for i in content if i < comma_at]
         after = [i for i in content if i > comma_at]
@@ -150,7 +161,7 @@ def parse_name(text: str, lang: str) -> ParsedName:
             gender = first_name_gender(toks[i], lang)
             break
     get = roles.get
-    parts = tuple([NamePart(t, get(i, "lit")) for i, t in enumerate(toks)])
+    parts = tuple([_part(t, get(i, "lit")) for i, t in enumerate(toks)])
     return ParsedName(parts, gender)
 
 
@@ -162,8 +173,11 @@ def looks_like_name(text: str, lang: str, relative: bool = False) -> bool:
     ``"Padres"``, ``"tía materna"``, ``"hija de 50 años"``) are not names, even when a name list knows them or they
     start a sentence: then kinship words (the ``kin`` lexicon of the language) are no evidence of a name.
     """
-    kin = trigger_words(lang, "kin") if relative else frozenset()
-    words = [t for t in _TOKEN.findall(text) if _is_word(t) and fold(t) not in kin]
+    if relative:
+        kin = trigger_words(lang, "kin")
+        words = [t for t in _TOKEN.findall(text) if t[:1].isalpha() and fold(t) not in kin]  # _is_word
+    else:
+        words = [t for t in _TOKEN.findall(text) if t[:1].isalpha()]
     if not words:
         return False
     if any(w[0].isupper() for w in words):
