@@ -424,8 +424,10 @@ def _pieces(toks: list[tuple[int, str]], kinds: list[str], roles: dict[int, str]
     return tuple(out)
 
 
+@lru_cache(maxsize=4096)
 def _shape_name(original: str, canonical: str, new: str) -> str:
-    """``new`` in the case of ``original``; accents dropped only if ``original`` dropped its own."""
+    """``new`` in the case of ``original``; accents dropped only if ``original`` dropped its own (a pure function of
+    a few month and weekday names: cached)."""
     out = apply_case(original, new)
     if original.isascii() and not canonical.isascii():
         out = fold_accents(out)
@@ -443,21 +445,24 @@ def render_date(parsed: ParsedDate, year: int | None, month: int | None, day: in
     """``parsed``'s template filled with new values (``weekday``: 0 = Monday; ``None`` keeps the original)."""
     out: list[str] = []
     for p in parsed.pieces:
-        if p.kind == "year" and year is not None:
+        kind = p.kind
+        if kind == "lit":
+            out.append(p.text)
+        elif kind == "year" and year is not None:
             out.append(f"{year % 100:02d}" if p.width <= 2 else str(year).zfill(p.width))
-        elif p.kind == "month" and month is not None:
+        elif kind == "month" and month is not None:
             out.append(str(month).zfill(p.width) if p.width else str(month))
-        elif p.kind == "day" and day is not None:
+        elif kind == "day" and day is not None:
             out.append(str(day).zfill(p.width) if p.width else str(day))
-        elif p.kind == "monthname" and month is not None:
+        elif kind == "monthname" and month is not None:
             names = _month_variants(p.lang)[p.variant]
             out.append(_shape_name(p.text, names[p.value], names[month]))
-        elif p.kind == "weekday" and weekday is not None:
+        elif kind == "weekday" and weekday is not None:
             names = _weekday_variants(p.lang)[p.variant]
             out.append(_shape_name(p.text, names[p.value], names[weekday]))
-        elif p.kind == "ordinal" and day is not None:
+        elif kind == "ordinal" and day is not None:
             out.append(apply_case(p.text, _en_ordinal(day)))
-        elif p.kind.startswith("compact_") and None not in (year, month, day):
+        elif kind.startswith("compact_") and None not in (year, month, day):
             ymd = p.kind.endswith("ymd")
             out.append(f"{year:04d}{month:02d}{day:02d}" if ymd else f"{day:02d}{month:02d}{year:04d}")
         else:
@@ -680,26 +685,32 @@ def _search_offsets(search: _DateSearch, first: Offsets) -> Offsets:
 
 def shift_parsed(parsed: ParsedDate, off: Offsets) -> tuple[int | None, int | None, int | None, int | None]:
     """New ``(year, month, day, weekday)`` for a parsed date (see the module docstring)."""
+    return _shift_values(parsed, off.days, off.months, off.years)
+
+
+def _shift_values(parsed: ParsedDate, days: int, months: int, years: int
+                  ) -> tuple[int | None, int | None, int | None, int | None]:
+    """:func:`shift_parsed` with the offsets as numbers."""
     kind = parsed.kind
     y, m, d = parsed.year, parsed.month, parsed.day
     wd: int | None = None
     if kind == "full":
-        new = dt.date(y, m, d) + dt.timedelta(days=off.days)  # type: ignore[arg-type]
+        new = dt.date(y, m, d) + dt.timedelta(days=days)  # type: ignore[arg-type]
         return new.year, new.month, new.day, new.weekday()
     if kind == "day_month":
         ref = 2000 if (m, d) == (2, 29) else 2001
-        new = dt.date(ref, m, d) + dt.timedelta(days=off.days)  # type: ignore[arg-type]
+        new = dt.date(ref, m, d) + dt.timedelta(days=days)  # type: ignore[arg-type]
         if any(p.kind == "weekday" for p in parsed.pieces):
             old_wd = next(_find_name(p.text, p.lang, "weekday") for p in parsed.pieces if p.kind == "weekday")
-            wd = (old_wd[2] + off.days) % 7 if old_wd else None
+            wd = (old_wd[2] + days) % 7 if old_wd else None
         return None, new.month, new.day, wd
     if kind == "month_year":
-        total = y * 12 + (m - 1) + off.months  # type: ignore[operator]
+        total = y * 12 + (m - 1) + months  # type: ignore[operator]
         return total // 12, total % 12 + 1, None, None
     if kind == "month":
-        return None, (m - 1 + off.months) % 12 + 1, None, None  # type: ignore[operator]
+        return None, (m - 1 + months) % 12 + 1, None, None  # type: ignore[operator]
     if kind == "year":
-        return y + off.years, None, None, None  # type: ignore[operator]
+        return y + years, None, None, None  # type: ignore[operator]
     return y, m, d, None
 
 
@@ -711,11 +722,11 @@ _DASH_SPLIT = re.compile(r"(-)")
 _YEAR = re.compile(r"(?<!\d)(1[89]\d\d|2[01]\d\d)(?!\d)")
 
 
-def _shift_one(text: str, lang: str, off: Offsets) -> str | None:
+def _shift_one(text: str, lang: str, days: int, months: int, years: int) -> str | None:
     parsed = parse_date(text, lang)
     if parsed is None:
         return None
-    return render_date(parsed, *shift_parsed(parsed, off))
+    return render_date(parsed, *_shift_values(parsed, days, months, years))
 
 
 def surrogate_date(text: str, ctx: GenContext) -> str:
@@ -731,8 +742,7 @@ def _surrogate_date_with(text: str, lang: str, off: Offsets) -> str:
 
 @lru_cache(maxsize=1 << 15)
 def _shift_text(text: str, lang: str, days: int, months: int, years: int) -> str:
-    off = Offsets(days, months, years)
-    whole = _shift_one(text, lang, off)
+    whole = _shift_one(text, lang, days, months, years)
     if whole is not None:
         return whole
     out = []
@@ -740,14 +750,14 @@ def _shift_text(text: str, lang: str, days: int, months: int, years: int) -> str
         if not piece or _RANGE_SPLIT.fullmatch(piece):
             out.append(piece)
             continue
-        shifted = _shift_one(piece, lang, off)
+        shifted = _shift_one(piece, lang, days, months, years)
         if shifted is None and "-" in piece:
             parts = _DASH_SPLIT.split(piece)
-            subs = [p if p == "-" else _shift_one(p, lang, off) for p in parts]
+            subs = [p if p == "-" else _shift_one(p, lang, days, months, years) for p in parts]
             if all(s is not None for s in subs):
                 shifted = "".join(subs)  # type: ignore[arg-type]
         if shifted is None:
-            shifted = _YEAR.sub(lambda mt: str(int(mt.group()) + off.years), piece)
+            shifted = _YEAR.sub(lambda mt: str(int(mt.group()) + years), piece)
         out.append(shifted)
     return "".join(out)
 
