@@ -27,7 +27,8 @@ Writes ``benchmarks/results/surrogates.json`` (or ``--out``) and prints a summar
   interleaved, medians of ``--repeat`` (target: the surrogate adds at most 20%; also reported against the cheaper
   ``redact``, a stricter reference), a fresh anonymizer per run; the surrogate's text memos hold what a process
   in the middle of a corpus run holds (other notes seen, not these: see :func:`throughput`), with the first notes
-  of a fresh process and a flattering repeat over the same notes for reference. ``--only-throughput`` measures this block alone.
+  of a fresh process and a flattering repeat over the same notes for reference. ``--only-throughput`` measures
+  this block alone.
 
 Usage: ``python benchmarks/surrogates.py [--data ../shared/data] [--limit N] [--repeat 7] [--only-throughput]``
 """
@@ -456,7 +457,8 @@ def throughput(docs: list[Document], repeat: int, warm_docs: list[Document] | No
         "docs": len(docs), "repeats": repeat, "warm_up_docs": len(warm_docs),
         "design": "each repeat runs the five cases (order alternating); the target is judged against 'pipeline' "
                   "(rules detection + the pipeline's default operator, tag), 'redact' is a stricter reference; "
-                  "detection in batches of 32, recomputed in every run; a fresh anonymizer per run; 'surrogate' (the target): text memos cleared, then the "
+                  "detection in batches of 32, recomputed in every run; "
+                  "a fresh anonymizer per run; 'surrogate' (the target): text memos cleared, then the "
                   "warm-up notes (MEDDOCAN train) anonymized untimed, then these notes timed; 'surrogate_first': "
                   "memos cleared, no warm-up; 'surrogate_repeat': memos kept from earlier runs over these notes "
                   "(flattering, reference); medians of process CPU time",
