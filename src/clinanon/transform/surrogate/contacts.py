@@ -121,6 +121,11 @@ def _ascii_word(word: str) -> str:
     return re.sub(r"[^a-z]", "", fold_accents(word).lower()) or "x"
 
 
+def _ascii(word: str) -> str:
+    """:func:`_ascii_word`; an ASCII word of letters only (most list entries) is just lower-cased, uncached."""
+    return word.lower() if word.isascii() and word.isalpha() else _ascii_word(word)
+
+
 def _email_local(local: str, ctx: GenContext, domain_key: str) -> str:
     out = []
     for seg in _LOCAL_SEGMENT.findall(local):
@@ -133,7 +138,7 @@ def _email_local(local: str, ctx: GenContext, domain_key: str) -> str:
         elif seg[0].isalpha():
             word_stream = ctx.rand.stream("email-word", normalize(seg), domain_key)
             pool = surnames(ctx.lang) if word_stream.below(3) else given_names(ctx.lang, "N")
-            word = _ascii_word(pool.pick(word_stream.unit()))
+            word = _ascii(pool.pick(word_stream.unit()))
             out.append(word.upper() if seg.isupper() and len(seg) > 1 else word)
         else:
             out.append(seg)
@@ -149,14 +154,14 @@ def _free_mail(lang: str) -> frozenset[str]:
 def _host(host: str, ctx: GenContext, purpose: str) -> str:
     labels = host.split(".")
     if len(labels) < 2:
-        return _ascii_word(surnames(ctx.lang).pick(ctx.rand.unit(purpose, normalize(host))))
+        return _ascii(surnames(ctx.lang).pick(ctx.rand.unit(purpose, normalize(host))))
     out = []
     for i, lab in enumerate(labels):
         second_level = i == len(labels) - 2 and lab.lower() in ("co", "com", "org", "ac", "gov", "nhs")
         if i == len(labels) - 1 or lab.lower() == "www" or second_level:
             out.append(lab)
         else:
-            word = _ascii_word(surnames(ctx.lang).pick(ctx.rand.unit(purpose, normalize(lab), i)))
+            word = _ascii(surnames(ctx.lang).pick(ctx.rand.unit(purpose, normalize(lab), i)))
             out.append(word.upper() if lab.isupper() else word)
     return ".".join(out)
 

@@ -55,12 +55,19 @@ _POW10 = tuple(10 ** k for k in range(_RUN_DIGITS + 1))
 def _fp_chars(text: str, stream: KeyedStream) -> str:
     """``text`` with every ASCII digit replaced by a keyed digit (a run's first digit stays non-zero when it was)
     and every letter by a keyed ASCII letter of the same case; digit runs are drawn as whole numbers."""
+    below = stream.below
+    k = len(text)
+    if k <= _RUN_DIGITS and text.isdigit() and text.isascii():  # a single run of digits: the loop's one draw
+        return str(_POW10[k - 1] + below(9 * _POW10[k - 1])) if text[0] != "0" else str(below(_POW10[k])).zfill(k)
     out: list[str] = []
     append = out.append
-    below = stream.below
     for tok in _FP_TOKEN.findall(text):
         if len(tok) > 1 or "0" <= tok <= "9":  # a run of ASCII digits, drawn in chunks of _RUN_DIGITS
             j = len(tok)
+            if j <= _RUN_DIGITS:  # one chunk (the loop below, once)
+                append(str(_POW10[j - 1] + below(9 * _POW10[j - 1])) if tok[0] != "0" else
+                       str(below(_POW10[j])).zfill(j))
+                continue
             for a in range(0, j, _RUN_DIGITS):
                 k = min(_RUN_DIGITS, j - a)
                 if a == 0 and tok[0] != "0":
@@ -100,6 +107,10 @@ def _place(text: str, compact: str, pos: list[int] | None = None) -> str:
         pos = _alnum_positions(text)
     if len(pos) != len(compact):
         raise ValueError("layout mismatch")
+    if compact.isdigit():  # no letter to write in lower case
+        for i, c in zip(pos, compact, strict=True):
+            chars[i] = c
+        return "".join(chars)
     for i, c in zip(pos, compact, strict=True):
         chars[i] = c.lower() if (chars[i].isalpha() and chars[i].islower() and c.isalpha()) else c
     return "".join(chars)
@@ -115,6 +126,13 @@ def id_kind(text: str, lang: str) -> str | None:
     ``nhs``, ``ssn``, ``iban``, ``luhn``), or ``None`` (a pure function: cached)."""
     t = text.strip()
     compact = cs.digits_only(t)
+    if lang != "sv" and compact.isdigit() and compact.isascii():  # the usual shape: digits and separators only
+        return _digits_id_kind(t, compact, lang)
+    return _id_kind_checks(t, compact, lang)
+
+
+def _id_kind_checks(t: str, compact: str, lang: str) -> str | None:
+    """:func:`id_kind` of the stripped ``t`` (``compact``: ``cs.digits_only(t)``), every kind checked in order."""
     if lang == "sv" and cs.is_valid_personnummer(t):  # the note's own national id first (1 in 97 also passes NASS)
         return "personnummer"
     if lang == "sv" and _PNR_SHAPE.fullmatch(t) and 1 <= int(compact[-6:-4]) % 60 <= 31:
@@ -138,6 +156,28 @@ def id_kind(text: str, lang: str) -> str | None:
     if len(compact) == 10 and compact.isdigit() and cs.is_valid_nhs_number(t) and lang == "en":
         return "nhs"
     if 12 <= len(compact) <= 19 and compact.isdigit() and cs.is_valid_credit_card(t):
+        return "luhn"
+    return None
+
+
+def _digits_id_kind(t: str, compact: str, lang: str) -> str | None:
+    """:func:`_id_kind_checks` for an identifier of ASCII digits and separators (``compact``: its digits) in a
+    note that is not Swedish: only the checks such an identifier can pass, by its number of digits, in the same
+    order. (NIE, DNI, IBAN and KVNR need a letter; a NASS has 12 digits, a personnummer 10 or 12, an SSN and a
+    BSN 9, an NHS number 10, a card number 12 to 19.)"""
+    n = len(compact)
+    if n == 9:
+        if _SSN.fullmatch(t) and cs.is_valid_us_ssn(t):
+            return "ssn"
+        return "bsn" if cs.is_valid_bsn(t) else None
+    if n == 10 or n == 12:
+        if n == 12 and (cs.is_valid_nass(t) or (lang == "es" and _NASS_GROUPS.fullmatch(t))):
+            return "nass"
+        if cs.is_valid_personnummer(t) and ("-" in t or "+" in t):
+            return "personnummer"
+        if n == 10:
+            return "nhs" if lang == "en" and cs.is_valid_nhs_number(t) else None
+    if 12 <= n <= 19 and cs.is_valid_credit_card(t):
         return "luhn"
     return None
 

@@ -26,6 +26,7 @@ import bisect
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
+from typing import overload
 
 from clinanon.document import Span
 from clinanon.transform.surrogate._data import (
@@ -107,26 +108,61 @@ def _pick(ctx: GenContext, pool: Sequence[str], purpose: str, key: str, avoid: f
     return choice
 
 
+def _shape(template: str, new: str, lang: str) -> str:
+    """``apply_shape(template, new, lang)``, without its cache in the usual case: a capitalized word (``"Carmen"``)
+    becoming a word that does not start in lower case, with no accents to fold (``new`` is ASCII or ``template``
+    is not), where ``apply_case`` keeps ``new`` as it is and ``apply_shape`` folds nothing."""
+    if (template.isalpha() and template[:1].isupper() and template[1:].islower() and not new[:1].islower()
+            and (new.isascii() or not template.isascii())):
+        return new
+    return apply_shape(template, new, lang)
+
+
 def _lookup(text: str, lang: str) -> Place | None:
     cands = places(lang).by_name.get(normalize(text))
     if not cands:
         return None
+    if len(cands) == 1:
+        return cands[0]
     home = HOME_COUNTRY.get(lang, "")
-    return sorted(cands, key=lambda p: (p.country != home, p.kind != "city"))[0]
+    return min(cands, key=lambda p: (p.country != home, p.kind != "city"))  # the first of the sorted candidates
 
 
 @lru_cache(maxsize=8192)
-def _city_choices(key: str, lang: str) -> tuple[tuple[str, ...], dict[str, Place]]:
-    """:func:`_city_names` of the place a normalized name denotes (cached by name)."""
-    return _city_names(_lookup(key, lang), lang)
+def _city_choices(key: str, lang: str) -> tuple[Sequence[str], Callable[[str], Place | None]]:
+    """:func:`_city_names` of the place a normalized name denotes (cached by name): the names, and the lookup of
+    the place of each of them (``by.get``). A pool that is a list of the locale without the place is a view of the
+    list's tables (:meth:`_PlaceList.choices_view`), not a copy of them."""
+    place = _lookup(key, lang)
+    if place is None:
+        names, by = _unknown_place_names(lang)
+        return names, by.get
+    source = _city_source(place, lang)
+    if isinstance(source, tuple):
+        return source[0].choices_view(source[1])
+    names, by = _names_of_source(source)
+    return names, by.get
 
 
 @lru_cache(maxsize=4096)
 def _city_names(place: Place | None, lang: str) -> tuple[tuple[str, ...], dict[str, Place]]:
     """The sorted surrogate names for a place and the place of each name (cached): the distinct names of
     :func:`_city_pool` and, for each, its first place in the pool."""
-    source = _city_source(place, lang)
-    if isinstance(source, tuple):  # a country's list without the place: from the list's precomputed tables
+    if place is None:
+        return _unknown_place_names(lang)
+    return _names_of_source(_city_source(place, lang))
+
+
+@lru_cache(maxsize=8)
+def _unknown_place_names(lang: str) -> tuple[tuple[str, ...], dict[str, Place]]:
+    """:func:`_city_names` of an unknown place (the home country's cities and regions): a table of the locale,
+    computed once (not a memo of span texts)."""
+    return _names_of_source(_city_source(None, lang))
+
+
+def _names_of_source(source: list[Place] | tuple[_PlaceList, Place]) -> tuple[tuple[str, ...], dict[str, Place]]:
+    """The sorted distinct names of the places of a :func:`_city_source` and the first place of each."""
+    if isinstance(source, tuple):  # a list of the locale without the place: from the list's precomputed tables
         return source[0].choices_without(source[1])
     by: dict[str, Place] = {}
     for p in source:
@@ -135,8 +171,8 @@ def _city_names(place: Place | None, lang: str) -> tuple[tuple[str, ...], dict[s
 
 
 class _PlaceList:
-    """A country's cities (a list of the locale) with what :func:`_city_names` needs of the list without one
-    place, computed once: the first place of every name, the sorted names, the places of every name."""
+    """The cities of a region or a country (a list of the locale) with what :func:`_city_names` needs of the list
+    without one place, computed once: the first place of every name, the sorted names, the places of every name."""
 
     __slots__ = ("first", "items", "names", "same_name")
 
@@ -157,7 +193,8 @@ class _PlaceList:
 
     def size_without(self, place: Place) -> int:
         """``len(self.without(place))``."""
-        return len(self.items) - sum(1 for p in self.same_name.get(place.name, ()) if p == place)
+        same = self.same_name.get(place.name)
+        return len(self.items) - same.count(place) if same else len(self.items)
 
     def choices_without(self, place: Place) -> tuple[tuple[str, ...], dict[str, Place]]:
         """The sorted distinct names of ``self.without(place)`` and the first place of each (in list order)."""
@@ -173,12 +210,117 @@ class _PlaceList:
         i = bisect.bisect_left(self.names, place.name)
         return self.names[:i] + self.names[i + 1:], by
 
+    def choices_view(self, place: Place) -> tuple[Sequence[str], Callable[[str], Place | None]]:
+        """:meth:`choices_without` as the names and the ``get`` of the places, without copying the list's tables:
+        the names are :attr:`names` (or a view of them without the place's name), the lookup reads :attr:`first`
+        (except for the place's name when other places have it)."""
+        same = self.same_name.get(place.name, ())
+        rest = [p for p in same if p != place]
+        if len(rest) == len(same):  # the place is not in the list
+            return self.names, self.first.get
+        if rest:
+            return self.names, _NameOverride(self.first, place.name, rest[0]).get
+        # the place's name is not among the names: never looked up (first.get would give the place itself)
+        return _NamesWithout(self.names, bisect.bisect_left(self.names, place.name)), self.first.get
+
+
+class _NamesWithout(Sequence[str]):
+    """``names[:skip] + names[skip + 1:]`` as a view of ``names`` (nothing copied)."""
+
+    __slots__ = ("_len", "_names", "_skip")
+
+    def __init__(self, names: tuple[str, ...], skip: int) -> None:
+        self._names = names
+        self._skip = skip
+        self._len = len(names) - 1
+
+    def __len__(self) -> int:
+        return self._len
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, i: int | slice) -> str | Sequence[str]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self._len))]
+        if i < 0:
+            i += self._len
+        if not 0 <= i < self._len:
+            raise IndexError("index out of range")
+        return self._names[i + 1 if i >= self._skip else i]
+
+
+class _NameOverride:
+    """The ``get`` of ``first`` with ``name`` mapped to ``place`` instead (nothing copied)."""
+
+    __slots__ = ("first", "name", "place")
+
+    def __init__(self, first: Mapping[str, Place], name: str, place: Place) -> None:
+        self.first, self.name, self.place = first, name, place
+
+    def get(self, name: str) -> Place | None:
+        return self.place if name == self.name else self.first.get(name)
+
 
 @lru_cache(maxsize=64)
 def _country_cities(lang: str, country: str, located: bool) -> _PlaceList:
     """The cities of ``country`` in ``lang``'s gazetteer (only those with a region when ``located``)."""
     cities = places(lang).cities_by_country.get(country, ())
     return _PlaceList([p for p in cities if p.region] if located else cities)
+
+
+@lru_cache(maxsize=1024)
+def _region_cities(lang: str, country: str, region: str) -> _PlaceList:
+    """The cities of a region (normalized name) of ``country`` in ``lang``'s gazetteer."""
+    return _PlaceList(places(lang).cities_by_region.get((country, region), ()))
+
+
+@lru_cache(maxsize=1024)
+def _parent_cities(lang: str, country: str, parent: str) -> _PlaceList:
+    """The cities of the regions whose parent is ``parent`` (normalized name), region by region."""
+    P = places(lang)
+    siblings = P.regions_by_parent.get((country, parent), ())
+    return _PlaceList(c for r in siblings for c in P.cities_by_region.get((country, normalize(r.name)), ()))
+
+
+def _city_lists(lang: str, country: str, region: str, located: bool) -> Iterator[_PlaceList]:
+    """The lists a city's pool is the first large one of (see :func:`_city_source`), each made when reached: the
+    cities of its region (normalized name), of the region's parent region, of the country with a region (when
+    ``located``: the city has a region), of the country."""
+    yield _region_cities(lang, country, region)
+    parent = places(lang).region_parent.get((country, region))
+    if parent:
+        yield _parent_cities(lang, country, normalize(parent))
+    # a place with a known region gets one too, when there are enough (the GeoNames towns have none): a Spanish
+    # city stays in a province, so a postcode next to it keeps the province's code
+    if located:
+        yield _country_cities(lang, country, True)
+    yield _country_cities(lang, country, False)
+
+
+@lru_cache(maxsize=1024)
+def _child_regions(lang: str, country: str, parent: str) -> _PlaceList:
+    """The regions of ``country`` whose parent is ``parent`` (normalized name) in ``lang``'s gazetteer."""
+    return _PlaceList(places(lang).regions_by_parent.get((country, parent), ()))
+
+
+@lru_cache(maxsize=256)
+def _country_regions(lang: str, country: str, level: bool | None) -> _PlaceList:
+    """The regions of ``country``: all of them (``level`` None), or those with a parent (True) or without (False)."""
+    regions = places(lang).regions_by_country.get(country, ())
+    return _PlaceList(regions if level is None else [p for p in regions if bool(p.region) == level])
+
+
+def _region_lists(lang: str, country: str, parent: str, has_parent: bool) -> Iterator[_PlaceList]:
+    """The lists a region's pool is the first large one of (see :func:`_city_source`), each made when reached: the
+    regions with its parent (normalized name), the country's regions of its level (with a parent or not), all the
+    country's regions."""
+    yield _child_regions(lang, country, parent)
+    yield _country_regions(lang, country, has_parent)
+    yield _country_regions(lang, country, None)
 
 
 #: a city's (region's) surrogate comes from the narrowest pool with at least this many candidates: same region,
@@ -212,52 +354,26 @@ def _city_pool(place: Place | None, lang: str) -> list[Place]:
 
 
 def _city_source(place: Place | None, lang: str) -> list[Place] | tuple[_PlaceList, Place]:
-    """:func:`_city_pool`, where a country-wide pool of cities stays ``(the country's list, the place)`` (the
-    list without the place, not built)."""
-    P = places(lang)
-    home = HOME_COUNTRY.get(lang, "")
+    """:func:`_city_pool`, where a pool that is a list of the locale without the place stays ``(the list, the
+    place)`` (the list without the place, not built)."""
     if place is None:
-        pool = list(P.cities_by_country.get(home, ())) + list(P.regions_by_country.get(home, ()))
-        return pool
+        P = places(lang)
+        home = HOME_COUNTRY.get(lang, "")
+        return list(P.cities_by_country.get(home, ())) + list(P.regions_by_country.get(home, ()))
+    # _first_large of the lists without the place (each measured without building the pool): for a city, the same
+    # region, the region's parent, the country's cities with a region (for a place with a region), the country's
+    # cities; for a region, the regions with the same parent, the country's regions of its level, the country's
+    # regions, else the country's cities (the place, a region, is none of them)
     country, region = place.country, normalize(place.region)
-    if place.kind == "city":
-        # _first_large of: the same region, the region's parent, the country's cities with a region (for a place
-        # with a region), the country's cities; the country-wide pools are measured without being built
-        last: list[Place] | tuple[_PlaceList, Place] = []
-        same = _others(P.cities_by_region.get((country, region), ()), place)
-        if len(same) >= MIN_PLACE_POOL:
-            return same
-        if same:
-            last = same
-        parent = P.region_parent.get((country, region))
-        if parent:
-            siblings = P.regions_by_parent.get((country, normalize(parent)), ())
-            wider = _others((c for r in siblings for c in P.cities_by_region.get((country, normalize(r.name)), ())),
-                            place)
-            if len(wider) >= MIN_PLACE_POOL:
-                return wider
-            if wider:
-                last = wider
-        # a place with a known region gets one too, when there are enough (the GeoNames towns have none): a
-        # Spanish city stays in a province, so a postcode next to it keeps the province's code
-        for located in ((True, False) if place.region else (False,)):
-            cities = _country_cities(lang, country, located)
-            n = cities.size_without(place)
-            if n >= MIN_PLACE_POOL:
-                return cities, place
-            if n:
-                last = (cities, place)
-        return last
-
-    def region_pools() -> Iterator[list[Place]]:  # same parent, same level of the country, the country's regions
-        yield _others(P.regions_by_parent.get((country, region), ()), place)
-        in_country = P.regions_by_country.get(country, ())
-        has_region = bool(place.region)
-        yield [p for p in _others(in_country, place) if bool(p.region) == has_region]
-        yield _others(in_country, place)
-
-    pool = _first_large(region_pools())
-    return pool or [p for p in P.cities_by_country.get(country, ())]
+    city = place.kind == "city"
+    last: list[Place] | tuple[_PlaceList, Place] = []
+    for pool in (_city_lists if city else _region_lists)(lang, country, region, bool(place.region)):
+        n = pool.size_without(place)
+        if n >= MIN_PLACE_POOL:
+            return pool, place
+        if n:
+            last = (pool, place)
+    return last if city else last or (_country_cities(lang, country, False), place)
 
 
 def _location_avoid(ctx: GenContext) -> frozenset[str]:
@@ -267,10 +383,10 @@ def _location_avoid(ctx: GenContext) -> frozenset[str]:
 def surrogate_city_place(text: str, ctx: GenContext) -> Place | None:
     """The surrogate :class:`Place` of a city/region name (``None`` when no list has one)."""
     key = normalize(text)
-    names, by = _city_choices(key, ctx.lang)
+    names, place_of = _city_choices(key, ctx.lang)
     if not names:
         return None
-    return by.get(_pick(ctx, names, "city", key, ctx.avoid_words()))  # _location_avoid(ctx)
+    return place_of(_pick(ctx, names, "city", key, ctx.avoid_words()))  # _location_avoid(ctx)
 
 
 def surrogate_city(text: str, ctx: GenContext) -> str:
@@ -283,7 +399,7 @@ def surrogate_city(text: str, ctx: GenContext) -> str:
         return format_preserving(text, ctx, "city")
     lead = text[:len(text) - len(text.lstrip())]
     trail = text[len(text.rstrip()):]
-    return lead + apply_shape(stripped, p.name, ctx.lang) + trail
+    return lead + _shape(stripped, p.name, ctx.lang) + trail
 
 
 #: ISO codes of dependent territories, special areas and unions: never chosen as a surrogate country
@@ -358,7 +474,7 @@ def surrogate_country(text: str, ctx: GenContext) -> str:
     pool = _countries_of(ctx.lang, continent, iso)
     if not any(normalize(x) != key for x in pool):
         return format_preserving(text, ctx, "country")
-    return apply_shape(text.strip(), _pick(ctx, pool, "country", key, ctx.avoid_words()), ctx.lang)
+    return _shape(text.strip(), _pick(ctx, pool, "country", key, ctx.avoid_words()), ctx.lang)
 
 
 _CITY_CATEGORIES = frozenset({"LOCATION.CITY", "LOCATION.STATE"})
@@ -374,7 +490,8 @@ def _nearest_city_span(ctx: GenContext) -> Span | None:
         if start > here.end + 80:
             break
         dist = here.start - end if end <= here.start else start - here.end
-        if 0 <= dist <= 80 and (best is None or dist < best[0]) and s != here:
+        # (a span equal to the current one is never chosen: it ends after it starts, so its dist is negative)
+        if 0 <= dist <= 80 and (best is None or dist < best[0]):
             best = (dist, s)
     return best[1] if best else None
 
@@ -454,7 +571,8 @@ def _stems(lang: str) -> Sequence[str]:
 
 @lru_cache(maxsize=4096)
 def _street_tokens(text: str) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
-    """Tokens of an address, the normalized words joined (its key) and its digit runs (cached)."""
+    """Tokens of an address, the normalized words joined (its key) and its digit runs (cached; the definition
+    of what :func:`_street_plan` finds in one pass)."""
     toks = tuple(_TOKEN.findall(text))
     return toks, " ".join(normalize(t) for t in toks if t[:1].isalpha()), tuple(t for t in toks if t.isdigit())
 
@@ -465,31 +583,42 @@ _KEEP, _DIGITS_RUN, _WORD_PART, _COMPOUND_PART = 0, 1, 2, 3
 @lru_cache(maxsize=4096)
 def _street_plan(text: str, lang: str) -> tuple[tuple[tuple[int, str, str, str], ...], str, tuple[str, ...]]:
     """What :func:`surrogate_street` does with each token of ``text`` (a pure function: cached):
-    ``(what, token, normalized token, compound suffix)``, ``what`` being kept as is, a digit run, a word drawn
-    from the surnames, or a compound whose stem is drawn (nl/de/sv); with the key and digit runs of
-    :func:`_street_tokens`."""
-    toks, name_key, digit_runs = _street_tokens(text)
+    ``(what, token, normalized token, compound suffix)``, ``what`` being kept as is (consecutive kept tokens as one
+    step), a digit run, a word drawn from the surnames, or a compound whose stem is drawn (nl/de/sv); with the key
+    and digit runs of :func:`_street_tokens` (found in the same pass over the tokens, each word normalized once)."""
     plan: list[tuple[int, str, str, str]] = []
-    for i, t in enumerate(toks):
+    append = plan.append
+    words: list[str] = []  # the normalized words: the key
+    digit_runs: list[str] = []
+    compounds = lang in ("nl", "de", "sv")
+    kept = ""  # the kept tokens since the last drawn one: one plan step
+    prev = ""
+    for t in _TOKEN.findall(text):
         if t.isdigit():
-            plan.append((_DIGITS_RUN, t, "", ""))
-            continue
-        if not t[:1].isalpha():
-            plan.append((_KEEP, t, "", ""))
-            continue
-        k = normalize(t)
-        prev = toks[i - 1] if i else ""
-        if k in _STREET_TYPES or k in _STREET_KEEP or len(t) == 1 or prev.isdigit() or (len(t) <= 2 and t.isupper()):
-            plan.append((_KEEP, t, "", ""))
-            continue
-        suffix = None
-        if lang in ("nl", "de", "sv"):
-            suffix = next((s for s in _COMPOUND if k.endswith(normalize(s)) and len(k) > len(s) + 2), None)
-        if suffix is not None:
-            plan.append((_COMPOUND_PART, t, k, suffix))
+            if kept:
+                append((_KEEP, kept, "", ""))
+                kept = ""
+            append((_DIGITS_RUN, t, "", ""))
+            digit_runs.append(t)
+        elif not t[:1].isalpha():
+            kept += t
         else:
-            plan.append((_WORD_PART, t, k, ""))
-    return tuple(plan), name_key, digit_runs
+            k = t.lower() if t.isascii() else normalize(t)  # normalize(t): a word token has no whitespace
+            words.append(k)
+            if k in _STREET_TYPES or k in _STREET_KEEP or len(t) == 1 or prev.isdigit() or (
+                    len(t) <= 2 and t.isupper()):
+                kept += t
+            else:
+                if kept:
+                    append((_KEEP, kept, "", ""))
+                    kept = ""
+                suffix = next((s for s in _COMPOUND if k.endswith(normalize(s)) and len(k) > len(s) + 2),
+                              None) if compounds else None
+                append((_WORD_PART, t, k, "") if suffix is None else (_COMPOUND_PART, t, k, suffix))
+        prev = t
+    if kept:
+        append((_KEEP, kept, "", ""))
+    return tuple(plan), " ".join(words), tuple(digit_runs)
 
 
 def surrogate_street(text: str, ctx: GenContext) -> str:
@@ -517,7 +646,7 @@ def surrogate_street(text: str, ctx: GenContext) -> str:
                     break
             append(new)
         elif what == _WORD_PART:
-            append(apply_shape(t, _pick(ctx, surnames(lang).items, "street-word", k, avoid), lang))
+            append(_shape(t, _pick(ctx, surnames(lang).items, "street-word", k, avoid), lang))
         else:
             stem = _pick(ctx, list(_stems(lang)), "street-stem", k, avoid)
             cut = len(t) - len(suffix)
@@ -578,13 +707,24 @@ def _rebuild(ctx: GenContext, key: str, purpose: str, make: Callable[[str], str]
     return new
 
 
+@lru_cache(maxsize=8)
+def _hospital_phrases(lang: str) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+    """The head and the tail phrases of hospital names of ``lang`` (longest first), each with its normalized form
+    (computed once)."""
+    P = places(lang)
+    return tuple((h, normalize(h)) for h in P.hospital_heads), tuple((h, normalize(h)) for h in P.hospital_tails)
+
+
 @lru_cache(maxsize=4096)
 def _hospital_kind(name: str, lang: str) -> tuple[str | None, str | None]:
-    """The longest head phrase a hospital name starts with, else the longest tail phrase it ends with (cached)."""
-    P = places(lang)
-    head = next((h for h in P.hospital_heads if _starts_with(name, h)), None)
-    tail = None if head else next((h for h in P.hospital_tails if _ends_with(name, h)), None)
-    return head, tail
+    """The longest head phrase a hospital name starts with, else the longest tail phrase it ends with (cached):
+    ``_starts_with(name, h)`` / ``_ends_with(name, h)`` over the phrases, with every text normalized once."""
+    heads, tails = _hospital_phrases(lang)
+    t = normalize(name)
+    head = next((h for h, p in heads if t.startswith(p) and (len(t) == len(p) or t[len(p)] == " ")), None)
+    if head is not None:
+        return head, None
+    return None, next((h for h, p in tails if t.endswith(p) and (len(t) == len(p) or t[-len(p) - 1] == " ")), None)
 
 
 @lru_cache(maxsize=8)
