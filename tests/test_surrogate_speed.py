@@ -26,7 +26,7 @@ from clinanon.transform.surrogate import (
     parse_key,
     places,
 )
-from clinanon.transform.surrogate._text import fold_accents, normalize
+from clinanon.transform.surrogate._text import fold_accents, normalize, same_key
 from clinanon.transform.surrogate.identifiers import _fp_chars
 from clinanon.transform.surrogate.keys import KeyedStream
 from clinanon.transform.surrogate.operator import clear_text_caches, generate
@@ -326,3 +326,44 @@ def test_numeric_date_examples_take_the_fast_path_and_round_trip() -> None:
         if fast is not None:
             assert dates.render_date(fast, fast.year, fast.month, fast.day) == text
     assert dates.parse_date("12/03/2005", "es").pieces[1] is dates.parse_date("01/02/2005", "es").pieces[1]  # shared
+
+
+def _ref_leaks(ctx: GenContext, candidate: str, already: str | None = None) -> bool:
+    """The definition of :meth:`GenContext.leaks`: some original (not SEX/OTHER, >= 2 characters, normalized) occurs
+    in the normalized candidate with no word character next to it, and (with ``already``) not also in ``already``."""
+    def found(text: str) -> set[str]:
+        out = set()
+        for f, cat in zip(ctx._doc_tables().norms, ctx.span_categories(), strict=True):
+            if len(f) < 2 or cat.partition(".")[0] in ("SEX", "OTHER"):
+                continue
+            for i in range(len(text) - len(f) + 1):
+                j = i + len(f)
+                if text[i:j] == f and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")) and (
+                        j == len(text) or not (text[j].isalnum() or text[j] == "_")):
+                    out.add(f)
+        return out
+
+    return bool(found(normalize(candidate)) - (found(normalize(already)) if already is not None else set()))
+
+
+_LEAK_WORDS = ["juan", "garcía", "12/03/2005", "madrid", "28012", "c/", "mayor", "3", "45", "años", "-5", "calle",
+               "x", "y", "_", "-", "/", "varón", "calle mayor", "juan garcía", "c/ mayor 3"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_LEAK_WORDS), max_size=6), st.sampled_from(["", " ", "-", "/"]),
+       st.one_of(st.none(), st.lists(st.sampled_from(_LEAK_WORDS), max_size=3).map(" ".join)))
+def test_leaks_match_their_definition(words: list[str], sep: str, already: str | None) -> None:
+    originals = [*_ORIGINALS, "calle mayor", "años", "x_y"]
+    ctx = _ctx(originals, [*_CATS, "LOCATION.STREET", "AGE", "ID.PATIENT"])
+    candidate = sep.join(words)
+    assert ctx.leaks(candidate, already) == _ref_leaks(ctx, candidate, already)
+    if already is None:
+        assert ctx.fresh(candidate, "zzz") == (not _ref_leaks(ctx, candidate))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXT, _TEXT)
+def test_same_key_is_equal_normalization(a: str, b: str) -> None:
+    assert same_key(a, b) == (normalize(a) == normalize(b))
+    assert same_key(a, a) and same_key(a, " ".join(a.upper().split()) + " ") == (normalize(a) == normalize(a.upper()))

@@ -7,7 +7,7 @@ import unicodedata
 from functools import lru_cache
 from itertools import filterfalse
 
-__all__ = ["apply_case", "apply_shape", "fold_accents", "is_ascii_word", "normalize"]
+__all__ = ["apply_case", "apply_shape", "fold_accents", "is_ascii_word", "normalize", "same_key"]
 
 _WS = re.compile(r"\s+")
 _unicode_normalize = unicodedata.normalize
@@ -27,6 +27,13 @@ def normalize(s: str) -> str:
     if s.isascii():  # casefold is lower for ASCII, and no accents: cheaper than a cache lookup
         return " ".join(s.lower().split())
     return _normalize_unicode(s)
+
+
+def same_key(a: str, b: str) -> bool:
+    """``normalize(a) == normalize(b)``; two ASCII texts are compared word by word (nothing joined)."""
+    if a.isascii() and b.isascii():
+        return a.lower().split() == b.lower().split()
+    return normalize(a) == normalize(b)
 
 
 @lru_cache(maxsize=1 << 15)

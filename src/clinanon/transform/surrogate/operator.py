@@ -44,7 +44,7 @@ from pydantic import Field, PrivateAttr, SecretStr, field_validator, model_valid
 from clinanon.document import Span
 from clinanon.taxonomy import parent
 from clinanon.transform.base import Edit, OperatorBase, OperatorContext, register_operator
-from clinanon.transform.surrogate._text import normalize
+from clinanon.transform.surrogate._text import normalize, same_key
 from clinanon.transform.surrogate.contacts import surrogate_email, surrogate_ip, surrogate_phone, surrogate_url
 from clinanon.transform.surrogate.dates import surrogate_age, surrogate_date
 from clinanon.transform.surrogate.identifiers import format_preserving, surrogate_identifier
@@ -368,7 +368,7 @@ class SurrogateOperator(OperatorBase):
             new = gen(original, gctx)
             if new is None or new == original:
                 new = None
-            elif normalize(new) == normalize(original):  # differs only in case/accents: not a surrogate
+            elif same_key(new, original):  # differs only in case/accents/spacing: not a surrogate
                 new = format_preserving(original, gctx, "fallback")
         if memo_digits or not any(map(str.isdigit, original)):
             state.results[(category, original)] = new

@@ -258,11 +258,12 @@ class GenContext:
         if text.isalnum():  # one word: only an original equal to it can occur in it as a whole word sequence
             if text not in tables.leak_forms:
                 return False
-            return already is None or text not in _forms_in(normalize(already), tables)
-        if tables.leak_words.keys().isdisjoint(_WORD_RUN.findall(text)) and (
+            return already is None or text not in _forms_of(normalize(already), tables)
+        words = _WORD_RUN.findall(text)
+        if tables.leak_words.keys().isdisjoint(words) and (
                 not tables.leak_other or next(_other_forms_in(text, tables), None) is None):
             return False  # the usual case: no word of the candidate starts an original (checked in C)
-        return _leaks_slow(text, already, tables)
+        return _leaks_slow(text, words, already, tables)
 
     def fresh(self, candidate: str, key: str) -> bool:
         """``normalize(candidate) != key and not self.leaks(candidate)`` (``key``: the normalized original), with
@@ -275,10 +276,11 @@ class GenContext:
             return True
         if text.isalnum():
             return text not in tables.leak_forms
-        if tables.leak_words.keys().isdisjoint(_WORD_RUN.findall(text)) and (
+        words = _WORD_RUN.findall(text)
+        if tables.leak_words.keys().isdisjoint(words) and (
                 not tables.leak_other or next(_other_forms_in(text, tables), None) is None):
             return True
-        return not _leaks_slow(text, None, tables)
+        return not _leaks_slow(text, words, None, tables)
 
     def nearest_spans(self, categories: frozenset[str]) -> list[tuple[int, int, Span]]:
         """``(start, end, span)`` of this document's spans of the given categories without digits (cached)."""
@@ -305,16 +307,16 @@ def _nearest_key(categories: frozenset[str]) -> str:
     return "nearest:" + "|".join(sorted(categories))
 
 
-def _leaks_slow(text: str, already: str | None, tables: _DocTables) -> bool:
-    """:meth:`GenContext.leaks` for a normalized ``text`` of several words some word of which starts an original
-    (or with originals that start with a non-word character)."""
-    found = _forms_in(text, tables)
+def _leaks_slow(text: str, words: list[str], already: str | None, tables: _DocTables) -> bool:
+    """:meth:`GenContext.leaks` for a normalized ``text`` of several words (``words``: its ``\\w+`` runs) some word
+    of which starts an original (or with originals that start with a non-word character)."""
+    found = _found_forms(text, words, tables)
     if already is None:
         return next(found, None) is not None
     first = next(found, None)
     if first is None:  # the usual case: no original at all, nothing kept to compute
         return False
-    kept = set(_forms_in(normalize(already), tables))
+    kept = _forms_of(normalize(already), tables)
     return first not in kept or any(f not in kept for f in found)
 
 
@@ -322,29 +324,40 @@ def _is_word_char(c: str) -> bool:
     return c.isalnum() or c == "_"
 
 
-def _forms_in(text: str, tables: _DocTables) -> Iterator[str]:
-    """The leak forms (normalized originals) occurring in normalized ``text`` as whole word sequences (lazily)."""
-    n = len(text)
+def _forms_of(text: str, tables: _DocTables) -> set[str]:
+    """The leak forms (normalized originals) occurring in normalized ``text`` as whole word sequences."""
+    return set(_found_forms(text, _WORD_RUN.findall(text), tables))
+
+
+def _found_forms(text: str, words: list[str], tables: _DocTables) -> Iterator[str]:
+    """The leak forms occurring in normalized ``text`` (``words``: its ``\\w+`` runs) as whole word sequences, each
+    once (lazily).
+
+    A form that starts with a word character starts with one of the words of ``text`` wherever it occurs with a
+    non-word character (or nothing) before it, so only the forms filed under those words are looked for: a form
+    that is that word occurs (the word is a maximal run of word characters); a longer one is searched for."""
     by_word = tables.leak_words
-    for m in _WORD_RUN.finditer(text):
-        forms = by_word.get(m.group())
-        if forms is not None:
-            i = m.start()
-            for f in forms:
-                j = i + len(f)
-                if text.startswith(f, i) and (j == n or not _is_word_char(text[j])):
-                    yield f
+    for w in by_word.keys() & words:
+        for f in by_word[w]:
+            if f == w or _occurs(text, f):
+                yield f
     yield from _other_forms_in(text, tables)
+
+
+def _occurs(text: str, form: str) -> bool:
+    """Whether ``form`` occurs in ``text`` with no word character just before or just after it."""
+    n = len(text)
+    i = text.find(form)
+    while i >= 0:
+        j = i + len(form)
+        if (i == 0 or not _is_word_char(text[i - 1])) and (j == n or not _is_word_char(text[j])):
+            return True
+        i = text.find(form, i + 1)
+    return False
 
 
 def _other_forms_in(text: str, tables: _DocTables) -> Iterator[str]:
     """The leak forms that do not start with a word character occurring in ``text`` (whole word sequences)."""
-    n = len(text)
     for f in tables.leak_other:
-        i = text.find(f)
-        while i >= 0:
-            j = i + len(f)
-            if (i == 0 or not _is_word_char(text[i - 1])) and (j == n or not _is_word_char(text[j])):
-                yield f
-                break
-            i = text.find(f, i + 1)
+        if _occurs(text, f):
+            yield f
