@@ -13,7 +13,7 @@ from _surrogate_context import doc_context
 from clinanon.detect import checksums as cs
 from clinanon.document import Span
 from clinanon.transform.surrogate import _data, contacts, identifiers, places
-from clinanon.transform.surrogate._text import apply_shape, normalize
+from clinanon.transform.surrogate._text import _apply_shape, apply_shape, normalize
 from clinanon.transform.surrogate.keys import KeyedStream
 
 KEY = "3c" * 32
@@ -288,7 +288,7 @@ _WORDS = st.sampled_from(["Carmen", "CARMEN", "carmen", "García", "Garcia", "GA
 @settings(max_examples=250, deadline=None)
 @given(_WORDS, _WORDS, st.sampled_from(LANGS))
 def test_shape_is_apply_shape(template: str, new: str, lang: str) -> None:
-    assert places._shape(template, new, lang) == apply_shape.__wrapped__(template, new, lang)
+    assert apply_shape(template, new, lang) == _apply_shape.__wrapped__(template, new, lang)
 
 
 def test_shape_is_apply_shape_on_list_words() -> None:
@@ -298,7 +298,7 @@ def test_shape_is_apply_shape_on_list_words() -> None:
         for w in words:
             for template in (w, w.upper(), w.lower(), rng.choice(words)):
                 new = rng.choice(words)
-                assert places._shape(template, new, lang) == apply_shape.__wrapped__(template, new, lang)
+                assert apply_shape(template, new, lang) == _apply_shape.__wrapped__(template, new, lang)
 
 
 def test_nearest_city_span_is_never_the_span_itself() -> None:

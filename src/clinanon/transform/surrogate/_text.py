@@ -62,11 +62,22 @@ def apply_case(template: str, new: str) -> str:
     return new
 
 
-@lru_cache(maxsize=1 << 15)
 def apply_shape(template: str, new: str, lang: str | None = None) -> str:
     """:func:`apply_case`; accents are also removed when ``template`` lost accents its word normally has
-    (``"Garcia"`` for ``"García"``: the writer types without accents, so the surrogate does too). A pure
-    function (cached)."""
+    (``"Garcia"`` for ``"García"``: the writer types without accents, so the surrogate does too).
+
+    The usual case is answered directly: a capitalized word (``"Carmen"``) becoming a word that does not start in
+    lower case, with no accents to fold (``new`` is ASCII or ``template`` is not) is ``new`` itself; the others
+    go through :func:`_apply_shape` (cached)."""
+    if (template.isalpha() and template[:1].isupper() and template[1:].islower() and not new[:1].islower()
+            and (new.isascii() or not template.isascii())):
+        return new
+    return _apply_shape(template, new, lang)
+
+
+@lru_cache(maxsize=1 << 15)
+def _apply_shape(template: str, new: str, lang: str | None = None) -> str:
+    """:func:`apply_shape` of any ``template`` (a pure function: cached)."""
     out = apply_case(template, new)
     if lang is not None and template.isascii() and not out.isascii():
         from clinanon.transform.surrogate._data import drops_accents

@@ -182,7 +182,7 @@ def _text_caches() -> list[Any]:
     a string seen before (in an earlier document) costs a lookup."""
     from clinanon.transform.surrogate import _text, contacts, dates, identifiers, names, places
 
-    return [_text._normalize_unicode, _text.apply_shape, contacts._phone_keep, contacts._phone_valid,
+    return [_text._normalize_unicode, _text._apply_shape, contacts._phone_keep, contacts._phone_valid,
             contacts._ascii_word, dates.parse_date, dates._piece, dates._shape_name, dates._shift_text,
             dates.parse_age, dates._age_with, identifiers.id_kind, names.parse_name, names._part,
             names.looks_like_name, places._city_choices, places._city_names, places._street_tokens,

@@ -108,16 +108,6 @@ def _pick(ctx: GenContext, pool: Sequence[str], purpose: str, key: str, avoid: f
     return choice
 
 
-def _shape(template: str, new: str, lang: str) -> str:
-    """``apply_shape(template, new, lang)``, without its cache in the usual case: a capitalized word (``"Carmen"``)
-    becoming a word that does not start in lower case, with no accents to fold (``new`` is ASCII or ``template``
-    is not), where ``apply_case`` keeps ``new`` as it is and ``apply_shape`` folds nothing."""
-    if (template.isalpha() and template[:1].isupper() and template[1:].islower() and not new[:1].islower()
-            and (new.isascii() or not template.isascii())):
-        return new
-    return apply_shape(template, new, lang)
-
-
 def _lookup(text: str, lang: str) -> Place | None:
     cands = places(lang).by_name.get(normalize(text))
     if not cands:
@@ -399,7 +389,7 @@ def surrogate_city(text: str, ctx: GenContext) -> str:
         return format_preserving(text, ctx, "city")
     lead = text[:len(text) - len(text.lstrip())]
     trail = text[len(text.rstrip()):]
-    return lead + _shape(stripped, p.name, ctx.lang) + trail
+    return lead + apply_shape(stripped, p.name, ctx.lang) + trail
 
 
 #: ISO codes of dependent territories, special areas and unions: never chosen as a surrogate country
@@ -474,7 +464,7 @@ def surrogate_country(text: str, ctx: GenContext) -> str:
     pool = _countries_of(ctx.lang, continent, iso)
     if not any(normalize(x) != key for x in pool):
         return format_preserving(text, ctx, "country")
-    return _shape(text.strip(), _pick(ctx, pool, "country", key, ctx.avoid_words()), ctx.lang)
+    return apply_shape(text.strip(), _pick(ctx, pool, "country", key, ctx.avoid_words()), ctx.lang)
 
 
 _CITY_CATEGORIES = frozenset({"LOCATION.CITY", "LOCATION.STATE"})
@@ -646,7 +636,7 @@ def surrogate_street(text: str, ctx: GenContext) -> str:
                     break
             append(new)
         elif what == _WORD_PART:
-            append(_shape(t, _pick(ctx, surnames(lang).items, "street-word", k, avoid), lang))
+            append(apply_shape(t, _pick(ctx, surnames(lang).items, "street-word", k, avoid), lang))
         else:
             stem = _pick(ctx, list(_stems(lang)), "street-stem", k, avoid)
             cut = len(t) - len(suffix)
