@@ -22,8 +22,8 @@ Writes ``benchmarks/results/surrogates.json`` (or ``--out``) and prints a summar
   (``clinanon.pipeline.Pipeline`` with ``detectors = ["rules"]``), the share of surrogates per category that the
   rules detector finds again with the same category (and the same share for the original spans, for reference),
   with the issue's target (>= 0.9 for dates, phones, e-mails and identifiers);
-* **throughput** — the rules pipeline as ``clinanon deidentify`` runs it (detection in batches, then the
-  pipeline's default operator, ``tag``) vs. the same with the ``surrogate`` operator over the whole corpus, runs
+* **throughput** — the rules pipeline as ``clinanon deidentify`` runs it (in batches of 32 notes: detection, then
+  the pipeline's default operator, ``tag``) vs. the same with the ``surrogate`` operator over the whole corpus, runs
   interleaved, medians of ``--repeat`` (target: the surrogate adds at most 20%; also reported against the cheaper
   ``redact``, a stricter reference), a fresh anonymizer per run; the surrogate's text memos hold what a process
   in the middle of a corpus run holds (other notes seen, not these: see :func:`throughput`), with the first notes
@@ -395,10 +395,12 @@ def throughput(docs: list[Document], repeat: int, warm_docs: list[Document] | No
     """The rules pipeline (detection + its default operator, ``tag``) vs. rules detection + surrogate over the
     corpus, interleaved, medians; ``redact`` in place of ``tag`` as a stricter reference.
 
-    Detection runs as ``clinanon deidentify`` runs it: in batches of 32 notes (``Pipeline.detect_spans_many``),
-    recomputed in every run; each note is then anonymized. Every run builds its anonymizer (a fresh operator).
-    The generators keep process-wide memos of pure functions keyed on span texts (a parsed date, a parsed name),
-    so how much a run costs depends on what the process has seen before. Three cases:
+    Detection and anonymization run as ``clinanon deidentify`` runs them (``Pipeline.pipe``): in batches of 32
+    notes, detection (``Pipeline.detect_spans_many``) recomputed in every run, then the batch anonymized
+    (``Anonymizer.anonymize_many``: the surrogate operator generates the batch's surrogates category by
+    category). Every run builds its anonymizer (a fresh operator). The generators keep process-wide memos of pure
+    functions keyed on span texts (a parsed date, a parsed name), so how much a run costs depends on what the
+    process has seen before. Three cases:
 
     * ``surrogate`` (the target): the memos cleared, then ``warm_docs`` (other notes: MEDDOCAN train) anonymized,
       untimed, then the timed run over these notes: a process in the middle of a long corpus run, which has met
@@ -428,16 +430,17 @@ def throughput(docs: list[Document], repeat: int, warm_docs: list[Document] | No
         if name != "surrogate_repeat":
             clear_text_caches()
         if name in ("pipeline", "redact", "surrogate"):
-            for d in warm_docs:
-                anon.anonymize(d, nlp.detect_spans(d))
+            for i in range(0, len(warm_docs), 32):
+                batch = warm_docs[i:i + 32]
+                anon.anonymize_many(batch, nlp.detect_spans_many(batch))
         anon_cpu = 0.0
         c0, w0 = time.process_time(), time.perf_counter()
-        for i in range(0, len(docs), 32):
+        for i in range(0, len(docs), 32):  # as Pipeline.pipe (clinanon deidentify) runs it
             batch = docs[i:i + 32]
-            for d, spans in zip(batch, nlp.detect_spans_many(batch), strict=True):
-                c1 = time.process_time()
-                anon.anonymize(d, spans)
-                anon_cpu += time.process_time() - c1
+            found = nlp.detect_spans_many(batch)
+            c1 = time.process_time()
+            anon.anonymize_many(batch, found)
+            anon_cpu += time.process_time() - c1
         return {"cpu": time.process_time() - c0, "wall": time.perf_counter() - w0, "anon_cpu": anon_cpu}
 
     run("redact")  # warms the detector
@@ -457,7 +460,8 @@ def throughput(docs: list[Document], repeat: int, warm_docs: list[Document] | No
         "docs": len(docs), "repeats": repeat, "warm_up_docs": len(warm_docs),
         "design": "each repeat runs the five cases (order alternating); the target is judged against 'pipeline' "
                   "(rules detection + the pipeline's default operator, tag), 'redact' is a stricter reference; "
-                  "detection in batches of 32, recomputed in every run; "
+                  "detection and anonymization in batches of 32 (as Pipeline.pipe), detection recomputed in every "
+                  "run; "
                   "a fresh anonymizer per run; 'surrogate' (the target): text memos cleared, then the "
                   "warm-up notes (MEDDOCAN train) anonymized untimed, then these notes timed; 'surrogate_first': "
                   "memos cleared, no warm-up; 'surrogate_repeat': memos kept from earlier runs over these notes "

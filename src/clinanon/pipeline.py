@@ -341,8 +341,10 @@ class Pipeline:
 
         Documents are taken in batches of up to ``batch_size`` documents and ``batch_chars`` characters, and each
         detection step runs over a whole batch before the next one starts (faster on a corpus: the step's
-        patterns and tables stay in the CPU caches). ``batch_size=1`` processes one document at a time. An error
-        in a batch is raised for the first document that fails, as one-by-one processing would.
+        patterns and tables stay in the CPU caches); so does de-identification (:meth:`Anonymizer.anonymize_many
+        <clinanon.transform.engine.Anonymizer.anonymize_many>`: a surrogate operator generates the batch's
+        surrogates category by category). ``batch_size=1`` processes one document at a time. An error in a batch is
+        raised for the first document that fails, as one-by-one processing would.
         """
         if batch_size < 1 or batch_chars < 1:
             raise ConfigError(f"batch_size and batch_chars must be at least 1 (got {batch_size}, {batch_chars})")
@@ -351,6 +353,14 @@ class Pipeline:
                 found = self.detect_spans_many(batch)
             except Exception:
                 found = None  # find the failing document: one by one, as without batches
+            if found is not None and deidentify:
+                try:
+                    outs = self.anonymizer.anonymize_many(batch, found)
+                except Exception:
+                    outs = None  # one by one below: the documents before the failing one come out first
+                if outs is not None:
+                    yield from outs
+                    continue
             for i, doc in enumerate(batch):
                 spans = found[i] if found is not None else self.detect_spans(doc)
                 yield self.anonymizer.anonymize(doc, spans) if deidentify else doc.with_spans(spans)

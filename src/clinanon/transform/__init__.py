@@ -12,6 +12,7 @@ Operators (``list_operators()``): ``redact``, ``tag``, ``suppress``, ``keep``; n
 """
 
 from clinanon.transform.base import (
+    BatchOperator,
     Edit,
     Operator,
     OperatorBase,
@@ -21,7 +22,14 @@ from clinanon.transform.base import (
     operator_from_config,
     register_operator,
 )
-from clinanon.transform.engine import DEFAULT_KEY, Anonymizer, anonymize, build_operators, select_operator
+from clinanon.transform.engine import (
+    DEFAULT_KEY,
+    Anonymizer,
+    anonymize,
+    anonymize_many,
+    build_operators,
+    select_operator,
+)
 from clinanon.transform.keep import KeepOperator
 from clinanon.transform.redact import RedactOperator
 from clinanon.transform.suppress import SuppressOperator
@@ -30,6 +38,7 @@ from clinanon.transform.tag import TagOperator
 __all__ = [
     "DEFAULT_KEY",
     "Anonymizer",
+    "BatchOperator",
     "Edit",
     "KeepOperator",
     "Operator",
@@ -39,6 +48,7 @@ __all__ = [
     "SuppressOperator",
     "TagOperator",
     "anonymize",
+    "anonymize_many",
     "build_operators",
     "get_operator",
     "list_operators",

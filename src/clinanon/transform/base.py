@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import bisect
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
@@ -37,6 +37,7 @@ from clinanon.taxonomy import LabelScheme, parent
 from clinanon.text import Sentence, split_sentences
 
 __all__ = [
+    "BatchOperator",
     "Edit",
     "Operator",
     "OperatorBase",
@@ -148,6 +149,20 @@ class Operator(Protocol):
     name: str
 
     def edit(self, span: Span, ctx: OperatorContext) -> Edit:
+        ...
+
+
+@runtime_checkable
+class BatchOperator(Operator, Protocol):
+    """An :class:`Operator` that can prepare a batch of documents before their edits.
+
+    :func:`~clinanon.transform.engine.anonymize_many` calls ``prepare_many`` once per batch with every ``(span,
+    context)`` pair the operator will then ``edit`` (documents in order, each document's spans in order). It may
+    compute and keep (in ``ctx.state``) what the edits need, in any order that suits it; the edits must come out
+    exactly as without it.
+    """
+
+    def prepare_many(self, items: Sequence[tuple[Span, OperatorContext]]) -> None:
         ...
 
 

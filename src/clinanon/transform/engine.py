@@ -33,7 +33,8 @@ from clinanon.errors import ConfigError, SpanError
 from clinanon.taxonomy import CANONICAL_CATEGORIES, LabelScheme, get_scheme, list_schemes, parent
 from clinanon.transform.base import Edit, Operator, OperatorContext, operator_from_config
 
-__all__ = ["DEFAULT_KEY", "Anonymizer", "SpanCategories", "anonymize", "build_operators", "select_operator"]
+__all__ = ["DEFAULT_KEY", "Anonymizer", "SpanCategories", "anonymize", "anonymize_many", "build_operators",
+           "select_operator"]
 
 #: the key of the default operator in an operator map
 DEFAULT_KEY = "*"
@@ -182,14 +183,72 @@ def anonymize(
     operator; :class:`SpanError` when an operator returns an edit that does not cover its span. Messages name the
     document id, offsets and labels, never text.
     """
+    operators, default = _operator_map(operators, default)
+    return _apply(_plan(doc, spans, operators, _resolve_scheme(scheme), lang, default, state))
+
+
+def anonymize_many(
+    docs: Sequence[Document],
+    spans: Sequence[Sequence[Span] | None] | None = None,
+    *,
+    operators: Mapping[str, Operator] | None = None,
+    scheme: LabelScheme | str | None = None,
+    lang: str = "es",
+    default: Operator | None = None,
+) -> list[SanitizedDocument]:
+    """:func:`anonymize` for each document of a batch (``spans[i]`` for ``docs[i]``; ``None``: its own spans), with
+    the same results.
+
+    Every document is planned first (categories and operators of its spans); then each operator that has a
+    ``prepare_many(items)`` method (:class:`~clinanon.transform.base.BatchOperator`) gets all the ``(span,
+    context)`` pairs it will edit in the batch at once, so it can do its per-span work grouped (a surrogate
+    generator's code and tables stay in the CPU caches); then the documents are edited one by one. An error is
+    raised for the first document that fails, as one-by-one calls would raise it (the batch is redone one by one
+    when planning or preparing fails).
+    """
+    if spans is not None and len(spans) != len(docs):
+        raise ValueError("anonymize_many needs one span list (or None) per document")
+    operators, default = _operator_map(operators, default)
+    resolved = _resolve_scheme(scheme)
+    try:
+        plans = [_plan(doc, None if spans is None else spans[i], operators, resolved, lang, default, None)
+                 for i, doc in enumerate(docs)]
+        _prepare(plans)
+    except Exception:
+        plans = None  # find the failing document: one by one, as without a batch
+    if plans is None:
+        return [_apply(_plan(doc, None if spans is None else spans[i], operators, resolved, lang, default, None))
+                for i, doc in enumerate(docs)]
+    return [_apply(p) for p in plans]
+
+
+def _operator_map(operators: Mapping[str, Operator] | None,
+                  default: Operator | None) -> tuple[Mapping[str, Operator], Operator | None]:
+    """The operator map and default of :func:`anonymize` (``None``: tag everything), the map's keys checked."""
     if operators is None:
         from clinanon.transform.tag import TagOperator
 
-        operators = {}
-        default = default or TagOperator()
-    else:
-        _check_keys(operators)
-    resolved = _resolve_scheme(scheme)
+        return {}, default or TagOperator()
+    _check_keys(operators)
+    return operators, default
+
+
+class _Plan:
+    """One document ready to be edited: its sorted spans, their categories, and each span's operator and context."""
+
+    __slots__ = ("doc", "ops", "spans")
+
+    def __init__(self, doc: Document, spans: tuple[Span, ...],
+                 ops: list[tuple[Operator, OperatorContext, str]]) -> None:
+        self.doc = doc
+        self.spans = spans
+        self.ops = ops  # per span: (operator, its context for the span's category, the category)
+
+
+def _plan(doc: Document, spans: Sequence[Span] | None, operators: Mapping[str, Operator],
+          resolved: LabelScheme | None, lang: str, default: Operator | None,
+          state: dict[str, Any] | None) -> _Plan:
+    """Steps 1 and 2 of the module docstring for one document (the checks of :func:`anonymize`)."""
     text = doc.text
     n = len(text)
     if spans is not None and not all(t is Span or issubclass(t, Span) for t in set(map(type, spans))):
@@ -209,18 +268,44 @@ def anonymize(
     doc_lang = str(doc.meta.get("lang") or lang)
     base = OperatorContext(doc, lang=doc_lang, scheme=resolved, spans=span_list, categories=categories,
                            state={} if state is None else state)
-    chosen: dict[str, tuple[Operator, OperatorContext]] = {}
+    chosen: dict[str, tuple[Operator, OperatorContext, str]] = {}
+    ops: list[tuple[Operator, OperatorContext, str]] = []
+    for category in cats:
+        triple = chosen.get(category)
+        if triple is None:
+            triple = chosen[category] = (select_operator(category, operators, default), base.for_category(category),
+                                         category)
+        ops.append(triple)
+    return _Plan(doc, span_list, ops)
+
+
+def _prepare(plans: Sequence[_Plan]) -> None:
+    """Give each batch operator (one with ``prepare_many``) every ``(span, context)`` pair it will edit."""
+    items: dict[int, tuple[Any, list[tuple[Span, OperatorContext]]]] = {}
+    for plan in plans:
+        for s, (op, ctx, _) in zip(plan.spans, plan.ops, strict=True):
+            entry = items.get(id(op))
+            if entry is None:
+                prepare = getattr(op, "prepare_many", None)
+                entry = items[id(op)] = (prepare, [])
+            if entry[0] is not None:
+                entry[1].append((s, ctx))
+    for prepare, pairs in items.values():
+        if prepare is not None and pairs:
+            prepare(pairs)
+
+
+def _apply(plan: _Plan) -> SanitizedDocument:
+    """Steps 3 to 5 of the module docstring for one planned document."""
+    doc = plan.doc
+    text = doc.text
+    n = len(text)
     edits: list[tuple[Edit, int, Span, str, str]] = []
     # ``in_order``: every kept edit starts after the previous one's start and at or after its end — then the
     # sort and merge of step 4 would leave them as they are (the usual case: one edit per resolved span)
     in_order = True
     last_start = last_end = -1
-    for i, s in enumerate(span_list):
-        category = cats[i]
-        pair = chosen.get(category)
-        if pair is None:
-            pair = chosen[category] = (select_operator(category, operators, default), base.for_category(category))
-        op, ctx = pair
+    for i, (s, (op, ctx, category)) in enumerate(zip(plan.spans, plan.ops, strict=True)):
         e = op.edit(s, ctx)
         if type(e) is not Edit and not isinstance(e, Edit):
             raise SpanError(f"operator {op.name!r} returned a {type(e).__name__}, not an Edit")
@@ -289,6 +374,13 @@ class Anonymizer:
         """:func:`anonymize` with this anonymizer's operators, scheme and language."""
         return anonymize(doc, spans, operators=self.operators, scheme=self.scheme, lang=self.lang,
                          default=self.default, state=state)
+
+    def anonymize_many(self, docs: Sequence[Document],
+                       spans: Sequence[Sequence[Span] | None] | None = None) -> list[SanitizedDocument]:
+        """:func:`anonymize_many` with this anonymizer's operators, scheme and language: a batch of documents, the
+        same results as one by one (batch operators prepare their work for the whole batch first)."""
+        return anonymize_many(docs, spans, operators=self.operators, scheme=self.scheme, lang=self.lang,
+                              default=self.default)
 
     def anonymize_all(self, docs: Iterable[Document]) -> Iterator[SanitizedDocument]:
         """Anonymize documents one by one (lazily), each with its own spans."""
