@@ -44,7 +44,7 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -251,19 +251,25 @@ def _parse_numeric(text: str, lang: str) -> ParsedDate | None:
         order = ("month", "day") if month_first else ("day", "month")
     else:
         return None
+    y, m, d = _date_values(zip(vals, order))  # noqa: B905 -- same length by construction
+    if not _valid(y, m, d) or (d is not None and m is None):
+        return None
+    roles = {2 * i: r for i, r in enumerate(order)}
+    return ParsedDate(_pieces(list(enumerate(toks)), ["num" if i % 2 == 0 else "lit" for i in range(len(toks))],
+                              roles, {}, False), y, m, d)
+
+
+def _date_values(numbers: Iterable[tuple[str, str]]) -> tuple[int | None, int | None, int | None]:
+    """``(year, month, day)`` of number tokens with their roles (``"year"``, ``"month"``, ``"day"``)."""
     y = m = d = None
-    for v, r in zip(vals, order):  # noqa: B905 -- same length by construction
+    for v, r in numbers:
         if r == "year":
             y = _year_value(v)
         elif r == "month":
             m = int(v)
         else:
             d = int(v)
-    if not _valid(y, m, d) or (d is not None and m is None):
-        return None
-    roles = {2 * i: r for i, r in enumerate(order)}
-    return ParsedDate(_pieces(list(enumerate(toks)), ["num" if i % 2 == 0 else "lit" for i in range(len(toks))],
-                              roles, {}, False), y, m, d)
+    return y, m, d
 
 
 def _parse_generic(text: str, lang: str) -> ParsedDate | None:
@@ -361,14 +367,9 @@ def _parse_generic(text: str, lang: str) -> ParsedDate | None:
                 return None
         else:
             return None
-    for i, r in roles.items():
-        v = toks[i][1]
-        if r == "year":
-            y = _year_value(v)
-        elif r == "month":
-            m = int(v)
-        else:
-            d = int(v)
+    y, month, d = _date_values((toks[i][1], r) for i, r in roles.items())
+    if month is not None:  # a number read as the month (else the month name's, or none)
+        m = month
     if not _valid(y, m, d):
         return None
     if d is not None and m is None:
