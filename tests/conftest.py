@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,18 @@ SHARED_DATA = Path(
     __import__("os").environ.get("CLINANON_SHARED_DATA", REPO.parent / "shared" / "data")
 )
 MEDDOCAN = SHARED_DATA / "meddocan"
+
+
+@pytest.fixture(autouse=True)
+def _collector_as_before() -> Iterator[None]:
+    """``clinanon.batch.run_batch`` freezes what the process holds after its first batch (for speed); the tests
+    share one process, so each test gives the garbage collector back as it found it."""
+    yield
+    from clinanon import batch
+
+    if batch._FROZEN:
+        gc.unfreeze()
+        batch._FROZEN = False
 
 
 @pytest.fixture(scope="session")

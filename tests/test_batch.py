@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -13,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from clinanon import batch as batch_module
 from clinanon import io as cio
-from clinanon.batch import journal_path, run_batch
+from clinanon.batch import freeze_loaded, journal_path, run_batch
 from clinanon.document import Document, Span
 from clinanon.errors import ClinanonError, InputError
 from clinanon.transform import anonymize
@@ -187,3 +189,18 @@ def test_pipeline_processor_batches_give_the_same_output(tmp_path: Path) -> None
     run_batch(cio.iter_records(src), factory, out, "jsonl")
     assert [d.spans for d in cio.read(out)] == [proc(d).spans for d in docs]
     assert all(d.spans for d in cio.read(out))
+
+
+def test_a_run_freezes_what_the_process_has_loaded_after_its_first_batch(tmp_path: Path) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps({"id": f"d{i}", "text": f"nota {i}"}) + "\n" for i in range(3)),
+                   encoding="utf-8")
+    assert gc.get_freeze_count() == 0
+    run_batch(cio.iter_records(src), lambda: _upper, tmp_path / "a.jsonl", "jsonl", freeze=False)
+    assert gc.get_freeze_count() == 0 and not batch_module._FROZEN
+    result = run_batch(cio.iter_records(src), lambda: _upper, tmp_path / "b.jsonl", "jsonl")
+    assert result.processed == 3
+    assert batch_module._FROZEN and gc.get_freeze_count() > 1000  # the loaded modules, among others
+    frozen = gc.get_freeze_count()
+    freeze_loaded()  # once per process
+    assert gc.get_freeze_count() == frozen

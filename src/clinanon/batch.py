@@ -12,10 +12,15 @@ fails, its documents are processed one by one, so that only the bad ones become 
 
 The errors report (JSONL: path, line, offset, doc id, error type, reason — never document text) is written
 atomically at the end, also when there are no errors, so a run always accounts for every input.
+
+After the first batch, each process exempts what it has loaded from the cyclic garbage collector
+(:func:`freeze_loaded`): models, word lists and indexes are hundreds of thousands of long-lived objects that every
+full collection would walk again.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import multiprocessing
 import os
@@ -30,7 +35,7 @@ from typing import IO, Any
 from clinanon.document import Document, SanitizedDocument
 from clinanon.errors import ClinanonError, InputError
 
-__all__ = ["BATCH_SIZE", "BatchResult", "Processor", "journal_path", "run_batch"]
+__all__ = ["BATCH_SIZE", "BatchResult", "Processor", "freeze_loaded", "journal_path", "run_batch"]
 
 Processor = Callable[[Document], Document | SanitizedDocument]
 Record = Document | InputError
@@ -108,18 +113,42 @@ def _journal_entries(path: Path) -> Iterator[dict[str, Any]]:
             yield json.loads(line)
 
 
+_FROZEN = False
+
+
+def freeze_loaded() -> None:
+    """Exempt every object the process holds now from the cyclic garbage collector (``gc.freeze()`` after a
+    collection), once per process.
+
+    :func:`run_batch` calls it after the first batch, when the pipeline has loaded what it loads lazily (models,
+    word lists, gazetteer indexes, compiled patterns, the surrogate generators' tables). Otherwise every full
+    collection walks them all again: about 40 ms each with the Spanish rules pipeline, which made a run over
+    MEDDOCAN dev 3 % slower and its timings vary by 5 %. Frozen objects are still freed by reference counting as
+    usual; only garbage cycles among them would stay (the pipeline holds none)."""
+    global _FROZEN
+    if not _FROZEN:
+        _FROZEN = True
+        gc.collect()
+        gc.freeze()
+
+
 # --- worker processes --------------------------------------------------------------------------------------
 _WORKER: Processor | None = None
+_WORKER_FREEZE = False
 
 
-def _init_worker(factory: Callable[[], Processor]) -> None:
-    global _WORKER
+def _init_worker(factory: Callable[[], Processor], freeze: bool = False) -> None:
+    global _WORKER, _WORKER_FREEZE
     _WORKER = factory()
+    _WORKER_FREEZE = freeze
 
 
 def _run_many(docs: list[Document]) -> list[_Result]:
     assert _WORKER is not None
-    return _process_docs(_WORKER, docs)
+    results = _process_docs(_WORKER, docs)
+    if _WORKER_FREEZE:
+        freeze_loaded()
+    return results
 
 
 def _process_docs(processor: Processor, docs: list[Document]) -> list[_Result]:
@@ -149,10 +178,12 @@ def _chunks(docs: Iterable[Document], size: int) -> Iterator[list[Document]]:
         yield chunk
 
 
-def _process_serial(processor: Processor, docs: Iterable[Document]) -> Iterator[_Result]:
+def _process_serial(processor: Processor, docs: Iterable[Document], freeze: bool = False) -> Iterator[_Result]:
     size = BATCH_SIZE if getattr(processor, "many", None) is not None else 1
     for chunk in _chunks(docs, size):
         yield from _process_docs(processor, chunk)
+        if freeze:
+            freeze_loaded()
 
 
 def run_batch(
@@ -167,12 +198,14 @@ def run_batch(
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
     write_options: dict[str, Any] | None = None,
+    freeze: bool = True,
 ) -> BatchResult:
     """Process every record and write the outputs to ``out`` in ``out_format``.
 
     ``records`` come from :func:`clinanon.io.iter_records` (documents, or errors in place of bad ones).
     ``processor_factory`` builds the per-process function (called once per worker). ``progress`` is called
-    with the number of records handled so far.
+    with the number of records handled so far. ``freeze``: call :func:`freeze_loaded` in each process after its
+    first batch.
     """
     from clinanon import io as cio
 
@@ -228,7 +261,7 @@ def run_batch(
 
         if workers > 1:
             ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-            with ctx.Pool(workers, initializer=_init_worker, initargs=(processor_factory,)) as pool:
+            with ctx.Pool(workers, initializer=_init_worker, initargs=(processor_factory, freeze)) as pool:
                 # batches of a few documents per task: each worker gets the batch path and the load stays even
                 batches = pool.imap(_run_many, _chunks(tracked(), 8))
                 results: Iterable[_Result] = (r for batch in batches for r in batch)
@@ -239,7 +272,7 @@ def run_batch(
                     if progress:
                         progress(handled)
         else:
-            for i, (kind, payload) in enumerate(_process_serial(processor_factory(), tracked())):
+            for i, (kind, payload) in enumerate(_process_serial(processor_factory(), tracked(), freeze)):
                 processed, errors = _account(kind, processed, errors)
                 log(keyed[i], kind, payload)
                 handled += 1
