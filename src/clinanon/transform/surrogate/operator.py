@@ -392,8 +392,8 @@ class SurrogateOperator(OperatorBase):
 
         Every surrogate is a pure function of the key, the scope, the document and (for a postcode, which follows
         the nearest city) the span's place, so the order does not change them; grouped by category, each
-        generator's code and tables stay in the CPU caches across the batch (measured: about a fifth less time on
-        MEDDOCAN in batches of 32)."""
+        generator's code and tables stay in the CPU caches across the batch (measured on MEDDOCAN dev in batches of
+        32, detection in between: about 9 % less anonymization time than note by note)."""
         by_category: dict[str, list[tuple[Span, OperatorContext]]] = {}
         for span, ctx in items:
             group = by_category.get(ctx.category)
