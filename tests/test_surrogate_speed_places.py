@@ -9,7 +9,7 @@ import string
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from _surrogate_context import doc_context
+from _surrogate_context import city_pool, doc_context
 from clinanon.detect import checksums as cs
 from clinanon.document import Span
 from clinanon.transform.surrogate import _data, contacts, identifiers, places
@@ -142,9 +142,16 @@ def test_placing_a_surrogate_keeps_the_layout_and_the_case(text: str, rnd: rando
 _KEEP, _DIGITS_RUN, _WORD_PART, _COMPOUND_PART = 0, 1, 2, 3
 
 
+def _ref_street_tokens(text: str) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
+    """The tokens of an address, its normalized words joined (its key) and its digit runs, as they were found
+    before :func:`places._street_plan` found them in its own pass."""
+    toks = tuple(places._TOKEN.findall(text))
+    return toks, " ".join(normalize(t) for t in toks if t[:1].isalpha()), tuple(t for t in toks if t.isdigit())
+
+
 def _ref_street_plan(text: str, lang: str) -> tuple[tuple[tuple[int, str, str, str], ...], str, tuple[str, ...]]:
-    """The plan as it was made token by token from :func:`places._street_tokens`, consecutive kept tokens joined."""
-    toks, name_key, digit_runs = places._street_tokens.__wrapped__(text)
+    """The plan as it was made token by token from :func:`_ref_street_tokens`, consecutive kept tokens joined."""
+    toks, name_key, digit_runs = _ref_street_tokens(text)
     plan: list[tuple[int, str, str, str]] = []
     for i, t in enumerate(toks):
         k = normalize(t)
@@ -220,13 +227,13 @@ def test_city_names_of_region_pools_match_the_list_definition() -> None:
                                                                                 for p in ps if p.kind == "region"][:20]
         for place in sample:
             by: dict[str, _data.Place] = {}
-            for p in places._city_pool(place, lang):
+            for p in city_pool(place, lang):
                 by.setdefault(p.name, p)
             names, got = places._city_names.__wrapped__(place, lang)
             assert names == tuple(sorted(by)) and got == by
     for lang in LANGS:  # an unknown place: the home country's cities and regions
         by = {}
-        for p in places._city_pool(None, lang):
+        for p in city_pool(None, lang):
             by.setdefault(p.name, p)
         assert places._city_names.__wrapped__(None, lang) == (tuple(sorted(by)), by)
 
@@ -267,7 +274,7 @@ def test_place_list_views_match_its_copies() -> None:
         view, place_of = lst.choices_view(place)
         assert list(view) == list(names) and len(view) == len(names)
         assert all(place_of(n) == by[n] for n in names)
-        assert lst.size_without(place) == len(lst.without(place)) == len([p for p in items if p != place])
+        assert lst.size_without(place) == len([p for p in items if p != place])
     view, _ = lst.choices_view(_pl("Soria", "A"))  # Soria is alone: a view without it
     assert isinstance(view, places._NamesWithout)
     assert list(view) == ["Alba", "Mora", "Zafra"] and view[-1] == "Zafra" and view[-3] == "Alba"

@@ -185,8 +185,8 @@ def _text_caches() -> list[Any]:
     return [_text._normalize_unicode, _text._apply_shape, contacts._phone_keep, contacts._phone_valid,
             contacts._ascii_word, dates.parse_date, dates._piece, dates._shape_name, dates._shift_text,
             dates.parse_age, dates._age_with, identifiers.id_kind, names.parse_name, names._part,
-            names.looks_like_name, places._city_choices, places._city_names, places._street_tokens,
-            places._street_plan, places._hospital_kind]
+            names.looks_like_name, places._city_choices, places._city_names, places._street_plan,
+            places._hospital_kind]
 
 
 def clear_text_caches() -> None:

@@ -136,8 +136,8 @@ def _city_choices(key: str, lang: str) -> tuple[Sequence[str], Callable[[str], P
 
 @lru_cache(maxsize=4096)
 def _city_names(place: Place | None, lang: str) -> tuple[tuple[str, ...], dict[str, Place]]:
-    """The sorted surrogate names for a place and the place of each name (cached): the distinct names of
-    :func:`_city_pool` and, for each, its first place in the pool."""
+    """The sorted surrogate names for a place and the place of each name (cached): the distinct names of its pool
+    (:func:`_city_source`) and, for each, its first place in the pool."""
     if place is None:
         return _unknown_place_names(lang)
     return _names_of_source(_city_source(place, lang))
@@ -177,17 +177,14 @@ class _PlaceList:
         self.names = tuple(sorted(first))
         self.same_name = same
 
-    def without(self, place: Place) -> list[Place]:
-        """``[p for p in items if p != place]``."""
-        return _others(self.items, place)
-
     def size_without(self, place: Place) -> int:
-        """``len(self.without(place))``."""
+        """How many of :attr:`items` are not ``place``."""
         same = self.same_name.get(place.name)
         return len(self.items) - same.count(place) if same else len(self.items)
 
     def choices_without(self, place: Place) -> tuple[tuple[str, ...], dict[str, Place]]:
-        """The sorted distinct names of ``self.without(place)`` and the first place of each (in list order)."""
+        """The sorted distinct names of the items other than ``place`` and the first place of each (in list
+        order)."""
         same = self.same_name.get(place.name, ())
         rest = [p for p in same if p != place]
         if len(rest) == len(same):  # the place is not in the list
@@ -318,39 +315,16 @@ def _region_lists(lang: str, country: str, parent: str, has_parent: bool) -> Ite
 MIN_PLACE_POOL = 50
 
 
-def _first_large(pools: Iterable[list[Place]]) -> list[Place]:
-    """The first pool with at least :data:`MIN_PLACE_POOL` places, else the last non-empty one (else []). The
-    pools may come from a generator: the ones after the chosen pool are never built."""
-    last: list[Place] = []
-    for pool in pools:
-        if len(pool) >= MIN_PLACE_POOL:
-            return pool
-        if pool:
-            last = pool
-    return last
-
-
-def _others(places_: Iterable[Place], place: Place) -> list[Place]:
-    """``[p for p in places_ if p != place]``, comparing the names first (the dataclass comparison of all the
-    fields only for the places of the same name)."""
-    name = place.name
-    return [p for p in places_ if p.name != name or p != place]
-
-
-def _city_pool(place: Place | None, lang: str) -> list[Place]:
-    """The places a city or region may become (see the module docstring and :data:`MIN_PLACE_POOL`)."""
-    source = _city_source(place, lang)
-    return source[0].without(source[1]) if isinstance(source, tuple) else source
-
 
 def _city_source(place: Place | None, lang: str) -> list[Place] | tuple[_PlaceList, Place]:
-    """:func:`_city_pool`, where a pool that is a list of the locale without the place stays ``(the list, the
-    place)`` (the list without the place, not built)."""
+    """The places a city or region may become (see the module docstring and :data:`MIN_PLACE_POOL`): a list, or
+    ``(a list of the locale, the place)`` standing for that list without the place (not built)."""
     if place is None:
         P = places(lang)
         home = HOME_COUNTRY.get(lang, "")
         return list(P.cities_by_country.get(home, ())) + list(P.regions_by_country.get(home, ()))
-    # _first_large of the lists without the place (each measured without building the pool): for a city, the same
+    # the first of these lists with at least MIN_PLACE_POOL places other than the place, else the last one with
+    # some (each measured without building the pool without the place): for a city, the same
     # region, the region's parent, the country's cities with a region (for a place with a region), the country's
     # cities; for a region, the regions with the same parent, the country's regions of its level, the country's
     # regions, else the country's cities (the place, a region, is none of them)
@@ -559,14 +533,6 @@ def _stems(lang: str) -> Sequence[str]:
     return surnames(lang).items
 
 
-@lru_cache(maxsize=4096)
-def _street_tokens(text: str) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
-    """Tokens of an address, the normalized words joined (its key) and its digit runs (cached; the definition
-    of what :func:`_street_plan` finds in one pass)."""
-    toks = tuple(_TOKEN.findall(text))
-    return toks, " ".join(normalize(t) for t in toks if t[:1].isalpha()), tuple(t for t in toks if t.isdigit())
-
-
 _KEEP, _DIGITS_RUN, _WORD_PART, _COMPOUND_PART = 0, 1, 2, 3
 
 
@@ -574,8 +540,8 @@ _KEEP, _DIGITS_RUN, _WORD_PART, _COMPOUND_PART = 0, 1, 2, 3
 def _street_plan(text: str, lang: str) -> tuple[tuple[tuple[int, str, str, str], ...], str, tuple[str, ...]]:
     """What :func:`surrogate_street` does with each token of ``text`` (a pure function: cached):
     ``(what, token, normalized token, compound suffix)``, ``what`` being kept as is (consecutive kept tokens as one
-    step), a digit run, a word drawn from the surnames, or a compound whose stem is drawn (nl/de/sv); with the key
-    and digit runs of :func:`_street_tokens` (found in the same pass over the tokens, each word normalized once)."""
+    step), a digit run, a word drawn from the surnames, or a compound whose stem is drawn (nl/de/sv); with the
+    address's key (its normalized words, joined) and its digit runs, found in the same pass over the tokens."""
     plan: list[tuple[int, str, str, str]] = []
     append = plan.append
     words: list[str] = []  # the normalized words: the key
