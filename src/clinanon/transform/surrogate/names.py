@@ -99,7 +99,7 @@ def _part(text: str, role: str) -> NamePart:
 def parse_name(text: str, lang: str) -> ParsedName:
     """Split a name into roles (see the module docstring) and find its gender (a pure function: cached)."""
     toks = _TOKEN.findall(text)
-    word_idx = [i for i, t in enumerate(toks) if t[:1].isalpha()]  # _is_word
+    word_idx = [i for i, t in enumerate(toks) if _is_word(t)]
     roles: dict[int, str] = {}
     content: list[int] = []
     kin = trigger_words(lang, "kin")
@@ -175,9 +175,9 @@ def looks_like_name(text: str, lang: str, relative: bool = False) -> bool:
     """
     if relative:
         kin = trigger_words(lang, "kin")
-        words = [t for t in _TOKEN.findall(text) if t[:1].isalpha() and fold(t) not in kin]  # _is_word
+        words = [t for t in _TOKEN.findall(text) if _is_word(t) and fold(t) not in kin]
     else:
-        words = [t for t in _TOKEN.findall(text) if t[:1].isalpha()]
+        words = [t for t in _TOKEN.findall(text) if _is_word(t)]
     if not words:
         return False
     if any(w[0].isupper() for w in words):
