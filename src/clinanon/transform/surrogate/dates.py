@@ -231,25 +231,8 @@ def _parse_numeric(text: str, lang: str) -> ParsedDate | None:
     vals = toks[::2]  # numbers and separators alternate, starting and ending with a number
     if len(vals) > 3 or any(len(v) > 4 and len(v) != 8 for v in vals):
         return None
-    a, b = int(vals[0]), int(vals[1])
-    w0, w1 = len(vals[0]), len(vals[1])
-    if len(vals) == 3:
-        w2 = len(vals[2])
-        if w0 == 4 and w1 <= 2 and w2 <= 2:
-            order = ("year", "month", "day")
-        elif w0 <= 2 and w1 <= 3 and w2 in (2, 4):
-            month_first = (lang == "en" and a <= 12) or (lang != "en" and b > 12 and a <= 12)
-            order = ("month", "day", "year") if month_first else ("day", "month", "year")
-        else:
-            return None
-    elif w0 == 4 and w1 <= 2:
-        order = ("year", "month")
-    elif w1 == 4 and w0 <= 2:
-        order = ("month", "year")
-    elif w0 <= 2 and w1 <= 2:
-        month_first = (lang == "en" and a <= 12) or (b > 12 and a <= 12)
-        order = ("month", "day") if month_first else ("day", "month")
-    else:
+    order = _numeric_order(vals, lang)
+    if order is None:
         return None
     y, m, d = _date_values(zip(vals, order))  # noqa: B905 -- same length by construction
     if not _valid(y, m, d) or (d is not None and m is None):
@@ -257,6 +240,29 @@ def _parse_numeric(text: str, lang: str) -> ParsedDate | None:
     roles = {2 * i: r for i, r in enumerate(order)}
     return ParsedDate(_pieces(list(enumerate(toks)), ["num" if i % 2 == 0 else "lit" for i in range(len(toks))],
                               roles, {}, False), y, m, d)
+
+
+def _numeric_order(vals: list[str], lang: str) -> tuple[str, ...] | None:
+    """The roles (``"year"``, ``"month"``, ``"day"``) of the 2 or 3 numbers of a numeric date, in order (see the
+    module docstring), or ``None`` when their lengths fit no date."""
+    a, b = int(vals[0]), int(vals[1])
+    w0, w1 = len(vals[0]), len(vals[1])
+    if len(vals) == 3:
+        w2 = len(vals[2])
+        if w0 == 4 and w1 <= 2 and w2 <= 2:
+            return ("year", "month", "day")
+        if w0 <= 2 and w1 <= 3 and w2 in (2, 4):
+            month_first = (lang == "en" and a <= 12) or (lang != "en" and b > 12 and a <= 12)
+            return ("month", "day", "year") if month_first else ("day", "month", "year")
+        return None
+    if w0 == 4 and w1 <= 2:
+        return ("year", "month")
+    if w1 == 4 and w0 <= 2:
+        return ("month", "year")
+    if w0 <= 2 and w1 <= 2:
+        month_first = (lang == "en" and a <= 12) or (b > 12 and a <= 12)
+        return ("month", "day") if month_first else ("day", "month")
+    return None
 
 
 def _date_values(numbers: Iterable[tuple[str, str]]) -> tuple[int | None, int | None, int | None]:
@@ -334,29 +340,12 @@ def _parse_generic(text: str, lang: str) -> ParsedDate | None:
         seps = {"".join(toks[j][1] for j in range(a + 1, b)) for a, b in itertools.pairwise(nums)}
         if any(s.strip() not in ("/", "-", ".", "") or len(s) > 3 for s in seps):
             return None
-        if len(nums) == 3:
-            a, b, c = (int(v) for v in vals)
-            if len(vals[0]) == 4 and len(vals[1]) <= 2 and len(vals[2]) <= 2:
-                order = ("year", "month", "day")
-            elif len(vals[0]) <= 2 and len(vals[1]) <= 3 and len(vals[2]) in (2, 4):
-                month_first = (lang == "en" and a <= 12) or (lang != "en" and b > 12 and a <= 12)
-                order = ("month", "day", "year") if month_first else ("day", "month", "year")
-            else:
+        if len(nums) in (2, 3):
+            order = _numeric_order(vals, lang)
+            if order is None:
                 return None
             for i, r in zip(nums, order, strict=True):
                 roles[i] = r
-            del b, c
-        elif len(nums) == 2:
-            a, b = (int(v) for v in vals)
-            if len(vals[0]) == 4 and len(vals[1]) <= 2:
-                roles[nums[0]], roles[nums[1]] = "year", "month"
-            elif len(vals[1]) == 4 and len(vals[0]) <= 2:
-                roles[nums[0]], roles[nums[1]] = "month", "year"
-            elif len(vals[0]) <= 2 and len(vals[1]) <= 2:
-                month_first = (lang == "en" and a <= 12) or (b > 12 and a <= 12)
-                roles[nums[0]], roles[nums[1]] = ("month", "day") if month_first else ("day", "month")
-            else:
-                return None
         elif len(nums) == 1:
             v = vals[0]
             if len(v) == 4 and 1000 <= int(v) <= 2999:
