@@ -126,3 +126,30 @@ def test_name_or_place_across_a_parenthesis_keeps_its_longer_side() -> None:
     assert _texts(text, out) == [("padres jóvenes", "FAMILIARES_SUJETO_ASISTENCIA"),
                                  ("Av. As Xubias, 84", "CALLE"), ("(91) 555 12 12", "NUMERO_TELEFONO"),
                                  ("(CHUAC)", "HOSPITAL")]
+
+
+def test_name_cut_at_a_middle_initial_goes_on_to_the_surname() -> None:
+    text = "Remitido por: Dr. Tomás Collar, Hospital Universitario Dr. Carlos J. Finlay. 114 y 31. Marianao."
+    hosp = Span(text.index("Hospital"), text.index("J. Finlay") + 1, "HOSPITAL", "crf", 0.9)
+    (out,) = repair_spans(text, [hosp], "es", _cat)
+    assert text[out.start:out.end] == "Hospital Universitario Dr. Carlos J. Finlay"
+    assert (out.label, out.source, out.score) == ("HOSPITAL", "crf", 0.9)
+    # two initials in a row, and a staff name
+    text = "Dra. Ana M. C. Garamendi valoró al paciente."
+    name = Span(text.index("Ana"), text.index("M.") + 1, "NOMBRE_PERSONAL_SANITARIO", "crf", 0.9)
+    (out,) = repair_spans(text, [name], "es", _cat)
+    assert text[out.start:out.end] == "Ana M. C. Garamendi"
+
+
+def test_final_initial_before_a_common_word_or_a_new_line_stays_the_end() -> None:
+    rel = "NOMBRE_PERSONAL_SANITARIO"
+    text = "Responsable clínico: Dr. Nikolaos Antoniadis P. Departamento de Cirugía Plástica."
+    name = Span(text.index("Nikolaos"), text.index("P.") + 1, rel, "crf", 0.9)
+    assert repair_spans(text, [name], "es", _cat) == [name]
+    text = "Dr. Nikolaos Antoniadis P.\nFinlay 12"  # another line
+    name = Span(text.index("Nikolaos"), text.index("P.") + 1, rel, "crf", 0.9)
+    assert repair_spans(text, [name], "es", _cat) == [name]
+    # a street ending in a letter is not a name: "3º A. Playamar" keeps its end
+    text = "C/ Mayor 16, 3º A. Playamar."
+    street = Span(0, text.index("A.") + 1, "CALLE", "crf", 0.9)
+    assert repair_spans(text, [street], "es", _cat) == [street]

@@ -188,6 +188,11 @@ def is_common(word: str, lang: str) -> bool:
     return _fold(word) in common_lexicon(lang)
 
 
+def is_name_word(word: str, lang: str) -> bool:
+    """Whether ``word`` (any case, accents optional) is a one-word first name or surname of ``lang``'s gazetteer."""
+    return _fold(word) in _name_words(lang)[0]
+
+
 @cache
 def _name_words(lang: str) -> tuple[frozenset[str], frozenset[str]]:
     """(folded one-word gazetteer first names and surnames, folded words of every name and place list)."""

@@ -16,6 +16,12 @@ that are wrong anywhere. :func:`repair_spans` fixes two such kinds, on character
   function words (``"su"``, ``"her"``);
 * **a name or place cut across a parenthesis.** A ``NAME`` or ``LOCATION`` span holding an unmatched ``(`` or ``)``
   (``"padres jóvenes (madre de 28 años"``, ``"CHUAC) Av. As Xubias, 84"``) keeps its longer side of it;
+* **a name cut at an initial.** A ``NAME``, ``LOCATION.HOSPITAL`` or ``LOCATION.ORGANIZATION`` span of two or more
+  words whose last word is a single capital letter, followed on the same line by a full stop and a capitalised
+  word that can be a name (``"Hospital Universitario Dr. Carlos J"`` before ``". Finlay"``, ``"Pedro M"``
+  before ``". Garamendi"``), goes on over the initial's stop and that word: a middle initial ends no name. A
+  common word after it (``"Antoniadis P. Departamento"``) leaves the span as it is: a final initial of a
+  surname. (Street numbers such as ``"3º A"`` are not in these categories.)
 * **an institution name that runs into the address after it.** A ``LOCATION.HOSPITAL`` or
   ``LOCATION.ORGANIZATION`` span that goes on past a street-type word (``"Hospital Virgen de la Arrixaca Ctra"``,
   before ``". Madrid - Cartagena s/n"``), a floor (``"Hospital Morales Meseguer 2ª planta"``) or a postcode label
@@ -120,6 +126,29 @@ def _paren_cut(text: str, start: int, end: int) -> tuple[int, int] | None:
     return (a, b) if a < b else None
 
 
+#: a span's last word when it is a single capital letter after another word ("Carlos J")
+_LAST_INITIAL = re.compile(r"(?<=\S) [^\W\d_]$")
+#: what follows a middle initial: its stop and a word ("". Finlay"")
+_AFTER_INITIAL = re.compile(r"\. ?([^\W\d_]+)")
+
+
+def _past_initial(text: str, start: int, end: int, lang: str) -> int:
+    """``end``, moved over every ``". Word"`` that follows a middle initial ending ``text[start:end]``, when the
+    word can be a name: a gazetteer name, an initial (``"J. M. Finlay"``) or no common word of ``lang``. A
+    common word after the stop (``"Antoniadis P. Departamento de Cirugía"``) means the initial ended the name."""
+    from clinanon.detect.caseless import is_common, is_name_word
+
+    while _LAST_INITIAL.search(text, start, end) and text[end - 1].isupper():
+        m = _AFTER_INITIAL.match(text, end)
+        if m is None or not m.group(1)[0].isupper():
+            break
+        word = m.group(1)
+        if len(word) > 1 and is_common(word, lang) and not is_name_word(word, lang):
+            break
+        end = m.end()
+    return end
+
+
 _WORDS = re.compile(r"[^\W\d_]+")
 _PIECES = re.compile(r"\S+")
 #: conjunctions that join two relatives ("madre y padre", "madre como su abuela")
@@ -171,6 +200,11 @@ def repair_spans(text: str, spans: Iterable[Span], lang: str, category_of: Calla
             cut = _paren_cut(text, s.start, s.end)
             if cut is not None and cut != (s.start, s.end):
                 s = Span(cut[0], cut[1], s.label, s.source, s.score)
+        if category_matches(cat, "NAME") or category_matches(cat, "LOCATION.HOSPITAL") or category_matches(
+                cat, "LOCATION.ORGANIZATION"):
+            end = _past_initial(text, s.start, s.end, lang)
+            if end != s.end:
+                s = Span(s.start, end, s.label, s.source, s.score)
         if category_matches(cat, "NAME.RELATIVE"):
             if relatives is None:
                 relatives = _not_relative_regions(text, lang)
