@@ -153,3 +153,21 @@ def test_final_initial_before_a_common_word_or_a_new_line_stays_the_end() -> Non
     text = "C/ Mayor 16, 3º A. Playamar."
     street = Span(0, text.index("A.") + 1, "CALLE", "crf", 0.9)
     assert repair_spans(text, [street], "es", _cat) == [street]
+
+
+def test_organisation_named_hospital_becomes_a_hospital_when_the_scheme_has_one() -> None:
+    text = "Servicio de Urología. Fundación Hospital de Calahorra. Instituto de Medicina Legal. Plaza del Hospital 3."
+    org = _at(text, "Fundación Hospital de Calahorra", "INSTITUCION")
+    other = _at(text, "Instituto de Medicina Legal", "INSTITUCION")
+    street = _at(text, "Plaza del Hospital 3", "CALLE")
+    out = repair_spans(text, [org, other, street], "es", _cat, MEDDOCAN.native)
+    assert [(s.start, s.end, s.label, s.source, s.score) for s in out] == [
+        (org.start, org.end, "HOSPITAL", "crf", 0.9), (other.start, other.end, "INSTITUCION", "crf", 0.9),
+        (street.start, street.end, "CALLE", "crf", 0.9)]
+    # without label_of the label stays (the caller's scheme may have no hospital label)
+    assert repair_spans(text, [org], "es", _cat) == [org]
+    # German compounds
+    text = "Verlegung ins Universitätsklinikum Eppendorf."
+    org = _at(text, "Universitätsklinikum Eppendorf", "LOCATION.ORGANIZATION")
+    (out_de,) = repair_spans(text, [org], "de", lambda label: label, lambda cat: cat)
+    assert out_de.label == "LOCATION.HOSPITAL"

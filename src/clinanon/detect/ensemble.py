@@ -222,7 +222,7 @@ class Ensemble:
         for m in self.members:
             spans = self._resolvers[m].resolve(doc, raw.get(m, ()))
             if self.repair and m != self.rules_member and spans:
-                spans = repair_spans(doc.text, spans, lang, self._category)
+                spans = repair_spans(doc.text, spans, lang, self._category, self._native)
             mapped = []
             for s in spans:
                 lab = self.to_scheme(s.label)
@@ -235,6 +235,12 @@ class Ensemble:
             return self.scheme.category(label)
         except KeyError:
             return label
+
+    def _native(self, category: str) -> str | None:
+        try:
+            return self.scheme.native(category)
+        except (KeyError, ConfigError):
+            return None
 
     # --- steps 3-5 ------------------------------------------------------------------------------------------
     def is_name(self, label: str) -> bool:
@@ -304,7 +310,7 @@ class Ensemble:
             lang = str(doc.meta.get("lang") or self.lang)
             spans = propagate(doc, spans, labels=self.is_name, lang=lang)
             if self.repair:  # propagation copies strings to every mention, "familia" of "médico de familia" too
-                spans = repair_spans(doc.text, spans, lang, self._category)
+                spans = repair_spans(doc.text, spans, lang, self._category, self._native)
         return spans
 
     def output_label(self, label: str) -> str:

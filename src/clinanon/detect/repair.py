@@ -22,6 +22,10 @@ that are wrong anywhere. :func:`repair_spans` fixes two such kinds, on character
   before ``". Garamendi"``), goes on over the initial's stop and that word: a middle initial ends no name. A
   common word after it (``"Antoniadis P. Departamento"``) leaves the span as it is: a final initial of a
   surname. (Street numbers such as ``"3º A"`` are not in these categories.)
+* **a hospital labelled as another organisation.** A ``LOCATION.ORGANIZATION`` span with a word that names a
+  hospital (``"Fundación Hospital de Calahorra"``; "Krankenhaus", "ziekenhuis", "sjukhus") becomes a
+  ``LOCATION.HOSPITAL`` span, when the caller gives ``label_of`` (category -> label of the spans' scheme). Only
+  the word "hospital" and its translations count: "Clínica", "Centro" or "Instituto" name other things too;
 * **an institution name that runs into the address after it.** A ``LOCATION.HOSPITAL`` or
   ``LOCATION.ORGANIZATION`` span that goes on past a street-type word (``"Hospital Virgen de la Arrixaca Ctra"``,
   before ``". Madrid - Cartagena s/n"``), a floor (``"Hospital Morales Meseguer 2ª planta"``) or a postcode label
@@ -58,6 +62,27 @@ _NOT_A_RELATIVE: dict[str, tuple[str, ...]] = {
         r"\b(familial)\b",
     ),
 }
+
+#: words (folded) that make an organisation's name a hospital's, whole words; German compounds by their end
+_HOSPITAL_WORDS: dict[str, frozenset[str]] = {
+    "es": frozenset({"hospital", "hospitales", "hospitalario", "hospitalaria"}),
+    "en": frozenset({"hospital", "hospitals"}),
+    "de": frozenset({"krankenhaus", "klinikum", "spital", "hospital"}),
+    "nl": frozenset({"ziekenhuis", "hospitaal"}),
+    "sv": frozenset({"sjukhus", "sjukhuset", "lasarett", "lasarettet"}),
+}
+
+
+def _names_hospital(words: Iterable[str], lang: str) -> bool:
+    from clinanon.detect.gazetteer import fold
+
+    heads = _HOSPITAL_WORDS.get(lang, _HOSPITAL_WORDS["en"])
+    for w in words:
+        f = fold(w)
+        if f in heads or (lang == "de" and f.endswith(("krankenhaus", "klinikum"))):
+            return True
+    return False
+
 
 #: a floor ("2ª planta", "4ª Planta", "planta 3") or a postcode label ("Código Postal", "C.P."), after a name
 _FLOOR = (r"\d{1,2}\s?[ªº°]\s?(?i:planta|piso)\b|(?i:planta|piso)\s+\d{1,2}\b"
@@ -187,9 +212,12 @@ def _split_relatives(text: str, s: Span, lang: str) -> list[Span]:
     return out
 
 
-def repair_spans(text: str, spans: Iterable[Span], lang: str, category_of: Callable[[str], str]) -> list[Span]:
+def repair_spans(text: str, spans: Iterable[Span], lang: str, category_of: Callable[[str], str],
+                 label_of: Callable[[str], str | None] | None = None) -> list[Span]:
     """``spans`` (of ``text``) with the repairs of the module docstring; ``category_of`` maps a span label to its
-    canonical category. Spans are returned in their input order; a trimmed span keeps its label, source, score."""
+    canonical category, ``label_of`` (optional) a category to a label of the spans' scheme (``None``: it has
+    none), for repairs that change a label. Spans are returned in their input order; a trimmed span keeps its
+    label, source and score."""
     spans = list(spans)
     relatives: list[tuple[int, int]] | None = None
     out: list[Span] = []
@@ -218,6 +246,11 @@ def repair_spans(text: str, spans: Iterable[Span], lang: str, category_of: Calla
                     out.extend(pieces)
                     continue
         elif category_matches(cat, "LOCATION.HOSPITAL") or category_matches(cat, "LOCATION.ORGANIZATION"):
+            if (label_of is not None and category_matches(cat, "LOCATION.ORGANIZATION")
+                    and _names_hospital(_WORDS.findall(text, s.start, s.end), lang)):
+                hospital = label_of("LOCATION.HOSPITAL")
+                if hospital:
+                    s = Span(s.start, s.end, hospital, s.source, s.score)
             m = _tail_rx().search(text, s.start + 1, min(len(text), s.end + 2))  # "Ctra." ends past the span
             if m is not None and m.start() < s.end:
                 end = m.start()
