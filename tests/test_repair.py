@@ -171,3 +171,25 @@ def test_organisation_named_hospital_becomes_a_hospital_when_the_scheme_has_one(
     org = _at(text, "Universitätsklinikum Eppendorf", "LOCATION.ORGANIZATION")
     (out_de,) = repair_spans(text, [org], "de", lambda label: label, lambda cat: cat)
     assert out_de.label == "LOCATION.HOSPITAL"
+
+
+def test_acronym_of_an_institution_after_its_name_gets_its_label() -> None:
+    text = ("Complejo Hospitalario Universitario de Vigo (CHUVI). Ingresó en el Hospital La Paz (UCI) y luego en "
+            "el Instituto Colombiano del Dolor (INCODOL) y el Hospital Clínico (Madrid).")
+    vigo = _at(text, "Complejo Hospitalario Universitario de Vigo", "HOSPITAL")
+    paz = _at(text, "Hospital La Paz", "HOSPITAL")
+    inst = _at(text, "Instituto Colombiano del Dolor", "INSTITUCION")
+    clin = _at(text, "Hospital Clínico", "HOSPITAL")
+    out = repair_spans(text, [vigo, paz, inst, clin], "es", _cat)
+    assert _texts(text, out) == [("Complejo Hospitalario Universitario de Vigo", "HOSPITAL"), ("CHUVI", "HOSPITAL"),
+                                 ("Hospital La Paz", "HOSPITAL"),  # UCI is a unit: its first letter is not the name's
+                                 ("Instituto Colombiano del Dolor", "INSTITUCION"), ("INCODOL", "INSTITUCION"),
+                                 ("Hospital Clínico", "HOSPITAL")]  # "Madrid" is no acronym
+    assert out[1].source == "crf" and out[1].score == 0.9
+    # an acronym another span already covers is left to it; a name's acronym is not a person's
+    chuvi = _at(text, "CHUVI", "TERRITORIO")
+    assert _texts(text, repair_spans(text, [vigo, chuvi], "es", _cat)) == [
+        ("Complejo Hospitalario Universitario de Vigo", "HOSPITAL"), ("CHUVI", "TERRITORIO")]
+    text = "Dr. Carlos Pérez (CP) firma."
+    name = _at(text, "Carlos Pérez", "NOMBRE_PERSONAL_SANITARIO")
+    assert repair_spans(text, [name], "es", _cat) == [name]

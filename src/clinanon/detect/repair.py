@@ -26,6 +26,9 @@ that are wrong anywhere. :func:`repair_spans` fixes two such kinds, on character
   hospital (``"Fundación Hospital de Calahorra"``; "Krankenhaus", "ziekenhuis", "sjukhus") becomes a
   ``LOCATION.HOSPITAL`` span, when the caller gives ``label_of`` (category -> label of the spans' scheme). Only
   the word "hospital" and its translations count: "Clínica", "Centro" or "Instituto" name other things too;
+* **an institution's acronym.** An upper-case acronym in parentheses right after a ``LOCATION.HOSPITAL`` or
+  ``LOCATION.ORGANIZATION`` span (``"Complejo Hospitalario Universitario de Vigo (CHUVI)"``) becomes a span of
+  the same label when it abbreviates the name (see :func:`_acronym_after`) and no other span covers it;
 * **an institution name that runs into the address after it.** A ``LOCATION.HOSPITAL`` or
   ``LOCATION.ORGANIZATION`` span that goes on past a street-type word (``"Hospital Virgen de la Arrixaca Ctra"``,
   before ``". Madrid - Cartagena s/n"``), a floor (``"Hospital Morales Meseguer 2ª planta"``) or a postcode label
@@ -212,6 +215,32 @@ def _split_relatives(text: str, s: Span, lang: str) -> list[Span]:
     return out
 
 
+#: an acronym in parentheses right after a name: "(CHUVI)", "(HULP)", "(CBMF-HGO)"
+_ACRONYM = re.compile(r" ?\( ?([^\W\d_][^\W_]*(?:-[^\W_]+)?) ?\)")
+
+
+def _acronym_after(text: str, s: Span) -> Span | None:
+    """The acronym in parentheses right after ``s`` as a span like ``s``, when it abbreviates ``s``'s text: upper
+    case, at least two letters, its first letter the name's first, its letters in the name in order (the test
+    of Schwartz and Hearst's abbreviation finder; "Hospital La Paz (UCI)" names a unit, not the hospital)."""
+    m = _ACRONYM.match(text, s.end)
+    if m is None:
+        return None
+    short = m.group(1)
+    letters = [c for c in short.casefold() if c.isalpha()]
+    if len(letters) < 2 or not short.replace("-", "").isupper() or len(short) > 12:
+        return None
+    name = text[s.start:s.end].casefold()
+    if not name or letters[0] != name[0]:
+        return None
+    pos = 0
+    for c in letters:
+        pos = name.find(c, pos) + 1
+        if pos == 0:
+            return None
+    return Span(m.start(1), m.end(1), s.label, s.source, s.score)
+
+
 def repair_spans(text: str, spans: Iterable[Span], lang: str, category_of: Callable[[str], str],
                  label_of: Callable[[str], str | None] | None = None) -> list[Span]:
     """``spans`` (of ``text``) with the repairs of the module docstring; ``category_of`` maps a span label to its
@@ -260,5 +289,9 @@ def repair_spans(text: str, spans: Iterable[Span], lang: str, category_of: Calla
                     out.append(s)  # nothing of a name would be left: keep the model's span
                     continue
                 s = Span(s.start, end, s.label, s.source, s.score)
+            acronym = _acronym_after(text, s)
+            if acronym is not None and not any(q.start < acronym.end and acronym.start < q.end for q in spans):
+                out.extend((s, acronym))
+                continue
         out.append(s)
     return out
