@@ -193,3 +193,36 @@ def test_acronym_of_an_institution_after_its_name_gets_its_label() -> None:
     text = "Dr. Carlos Pérez (CP) firma."
     name = _at(text, "Carlos Pérez", "NOMBRE_PERSONAL_SANITARIO")
     assert repair_spans(text, [name], "es", _cat) == [name]
+
+
+def test_place_and_postcode_in_one_span_become_two() -> None:
+    text = "Flamencos 74, San José Insurgentes 03900 Benito Juárez. C/ Castanera, 26 33690 Lugo (Asturias)."
+    a = _at(text, "San José Insurgentes 03900", "TERRITORIO")
+    b = _at(text, "33690 Lugo", "TERRITORIO")
+    assert _texts(text, repair_spans(text, [a, b], "es", _cat)) == [
+        ("San José Insurgentes", "TERRITORIO"), ("03900", "TERRITORIO"),
+        ("33690", "TERRITORIO"), ("Lugo", "TERRITORIO")]
+    # with label_of the postcode gets the scheme's postcode label
+    text = "Moved to Springfield 62704 last year."
+    city = _at(text, "Springfield 62704", "LOCATION.CITY")
+    assert _texts(text, repair_spans(text, [city], "en", lambda label: label, lambda cat: cat)) == [
+        ("Springfield", "LOCATION.CITY"), ("62704", "LOCATION.ZIP")]
+
+
+def test_postcode_takes_its_country_prefix_and_a_place_ends_before_a_postcode_label() -> None:
+    text = "Hospital San Juan de la Cruz E-23400 Ubeda. Delegación Benito Juárez Código Postal 03020. Tel 2-23400."
+    zip_ = _at(text, "23400", "TERRITORIO")
+    deleg = _at(text, "Delegación Benito Juárez Código Postal", "TERRITORIO")
+    tel = _at(text, "23400", "TERRITORIO", nth=1)  # "2-": a digit, not a country prefix
+    assert _texts(text, repair_spans(text, [zip_, deleg, tel], "es", _cat)) == [
+        ("E-23400", "TERRITORIO"), ("Delegación Benito Juárez", "TERRITORIO"), ("23400", "TERRITORIO")]
+
+
+def test_two_places_joined_by_de_become_one_but_not_across_labels_or_lines() -> None:
+    text = "33690 Lugo de Llanera (Asturias). Paciente de Madrid de España. Vive en Lugo de\nLlanera."
+    lugo, llanera = _at(text, "Lugo", "TERRITORIO"), _at(text, "Llanera", "TERRITORIO")
+    madrid, spain = _at(text, "Madrid", "TERRITORIO"), _at(text, "España", "PAIS")
+    lugo2, llanera2 = _at(text, "Lugo", "TERRITORIO", nth=1), _at(text, "Llanera", "TERRITORIO", nth=1)
+    out = repair_spans(text, [lugo, llanera, madrid, spain, lugo2, llanera2], "es", _cat)
+    assert _texts(text, out) == [("Lugo de Llanera", "TERRITORIO"), ("Madrid", "TERRITORIO"), ("España", "PAIS"),
+                                 ("Lugo", "TERRITORIO"), ("Llanera", "TERRITORIO")]

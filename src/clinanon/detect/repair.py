@@ -29,6 +29,14 @@ that are wrong anywhere. :func:`repair_spans` fixes two such kinds, on character
 * **an institution's acronym.** An upper-case acronym in parentheses right after a ``LOCATION.HOSPITAL`` or
   ``LOCATION.ORGANIZATION`` span (``"Complejo Hospitalario Universitario de Vigo (CHUVI)"``) becomes a span of
   the same label when it abbreviates the name (see :func:`_acronym_after`) and no other span covers it;
+* **a place and its postcode in one span.** A city, region, postcode or other place span made of words and a
+  postcode (``"San José Insurgentes 03900"``, ``"33690 Lugo"``) becomes two spans, the postcode labelled
+  ``label_of("LOCATION.ZIP")`` (else the span's label); a postcode span goes on over a country prefix right
+  before it (``"E-"`` of ``"E-23400"``, ``"D-"``, ``"NL-"``); a place that runs into a postcode label
+  (``"Delegación Benito Juárez Código Postal"``) ends before it;
+* **one place in two spans.** Two such place spans of the same label joined by ``de`` / ``del`` / ``de la`` /
+  ``de los`` on one line (``"Lugo"`` + ``"Llanera"`` of ``"Lugo de Llanera"``) become one: a place name "X de
+  Y" is written as one ("Alcalá de Henares", "San Sebastián de los Reyes");
 * **an institution name that runs into the address after it.** A ``LOCATION.HOSPITAL`` or
   ``LOCATION.ORGANIZATION`` span that goes on past a street-type word (``"Hospital Virgen de la Arrixaca Ctra"``,
   before ``". Madrid - Cartagena s/n"``), a floor (``"Hospital Morales Meseguer 2ª planta"``) or a postcode label
@@ -241,6 +249,63 @@ def _acronym_after(text: str, s: Span) -> Span | None:
     return Span(m.start(1), m.end(1), s.label, s.source, s.score)
 
 
+_PLACES = ("LOCATION.CITY", "LOCATION.STATE", "LOCATION.ZIP", "LOCATION.OTHER")
+#: a postcode at either end of a place span: 4-6 digits, optionally with a country prefix ("E-28040")
+_ZIP_END = re.compile(r"[ ,]+((?:[A-Z]{1,2}-)?\d{4,6})$")
+_ZIP_START = re.compile(r"((?:[A-Z]{1,2}-)?\d{4,6})[ ,]+(?=[^\W\d_])")
+_ZIP_ONLY = re.compile(r"\d{4,6}")
+#: a country prefix right before a postcode: "E-", "D-", "NL-" after a space or the line start
+_ZIP_PREFIX = re.compile(r"(?:^|(?<=[\s(]))[A-Z]{1,2}-$")
+_POSTCODE_LABEL = re.compile(r"\s+(?:C[óo]digo\s+[Pp]ostal|C\.\s?P\.|CP)\b")
+_PLACE_JOIN = re.compile(r" (?:de|del|de la|de los|de las) ")
+
+
+def _is_place(cat: str) -> bool:
+    return any(category_matches(cat, c) for c in _PLACES)
+
+
+def _place_pieces(text: str, s: Span, label_of: Callable[[str], str | None] | None) -> list[Span]:
+    """A place span without a postcode label at its end, its postcode split off, its postcode's country prefix
+    added (see the module docstring)."""
+    m = _POSTCODE_LABEL.search(text, s.start, s.end)
+    if m is not None and m.start() > s.start:
+        s = Span(s.start, m.start(), s.label, s.source, s.score)
+    inner = text[s.start:s.end]
+    zip_label = (label_of("LOCATION.ZIP") if label_of is not None else None) or s.label
+    if _ZIP_ONLY.fullmatch(inner):
+        m = _ZIP_PREFIX.search(text, max(0, s.start - 3), s.start)
+        return [Span(m.start(), s.end, s.label, s.source, s.score) if m is not None else s]
+    m = _ZIP_END.search(inner)
+    if m is not None and m.start() > 0:
+        return [Span(s.start, s.start + m.start(), s.label, s.source, s.score),
+                Span(s.start + m.start(1), s.end, zip_label, s.source, s.score)]
+    m = _ZIP_START.match(inner)
+    if m is not None and m.end() < len(inner):
+        return [Span(s.start, s.start + m.end(1), zip_label, s.source, s.score),
+                Span(s.start + m.end(), s.end, s.label, s.source, s.score)]
+    return [s]
+
+
+def _join_places(text: str, spans: list[Span], category_of: Callable[[str], str]) -> list[Span]:
+    """``spans`` with two place spans of one label joined by "de" (one line) merged into one span."""
+    order = sorted(range(len(spans)), key=lambda i: (spans[i].start, spans[i].end))
+    merged: dict[int, Span] = {}
+    dropped: set[int] = set()
+    prev = None
+    for i in order:
+        s = spans[i]
+        if (prev is not None and spans[prev].label == s.label and _is_place(category_of(s.label))
+                and _PLACE_JOIN.fullmatch(text, merged.get(prev, spans[prev]).end, s.start)):
+            first = merged.get(prev, spans[prev])
+            merged[prev] = Span(first.start, s.end, first.label, first.source, first.score)
+            dropped.add(i)
+            continue
+        prev = i
+    if not dropped:
+        return spans
+    return [merged.get(i, s) for i, s in enumerate(spans) if i not in dropped]
+
+
 def repair_spans(text: str, spans: Iterable[Span], lang: str, category_of: Callable[[str], str],
                  label_of: Callable[[str], str | None] | None = None) -> list[Span]:
     """``spans`` (of ``text``) with the repairs of the module docstring; ``category_of`` maps a span label to its
@@ -274,6 +339,9 @@ def repair_spans(text: str, spans: Iterable[Span], lang: str, category_of: Calla
                 if len(pieces) > 1:
                     out.extend(pieces)
                     continue
+        elif _is_place(cat):
+            out.extend(_place_pieces(text, s, label_of))
+            continue
         elif category_matches(cat, "LOCATION.HOSPITAL") or category_matches(cat, "LOCATION.ORGANIZATION"):
             if (label_of is not None and category_matches(cat, "LOCATION.ORGANIZATION")
                     and _names_hospital(_WORDS.findall(text, s.start, s.end), lang)):
@@ -294,4 +362,4 @@ def repair_spans(text: str, spans: Iterable[Span], lang: str, category_of: Calla
                 out.extend((s, acronym))
                 continue
         out.append(s)
-    return out
+    return _join_places(text, out, category_of)
