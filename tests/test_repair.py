@@ -226,3 +226,9 @@ def test_two_places_joined_by_de_become_one_but_not_across_labels_or_lines() -> 
     out = repair_spans(text, [lugo, llanera, madrid, spain, lugo2, llanera2], "es", _cat)
     assert _texts(text, out) == [("Lugo de Llanera", "TERRITORIO"), ("Madrid", "TERRITORIO"), ("España", "PAIS"),
                                  ("Lugo", "TERRITORIO"), ("Llanera", "TERRITORIO")]
+
+
+def test_postcode_with_a_spaced_country_prefix_stays_one_span() -> None:
+    text = "Avda. Reyes Católicos, 2. E 28040 Madrid."
+    zip_ = _at(text, "E 28040", "TERRITORIO")
+    assert repair_spans(text, [zip_], "es", _cat) == [zip_]

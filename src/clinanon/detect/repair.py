@@ -257,6 +257,8 @@ _ZIP_ONLY = re.compile(r"\d{4,6}")
 #: a country prefix right before a postcode: "E-", "D-", "NL-" after a space or the line start
 _ZIP_PREFIX = re.compile(r"(?:^|(?<=[\s(]))[A-Z]{1,2}-$")
 _POSTCODE_LABEL = re.compile(r"\s+(?:C[óo]digo\s+[Pp]ostal|C\.\s?P\.|CP)\b")
+#: what a place name left of or right of a postcode has: a word of three letters
+_NAME_PART = re.compile(r"[^\W\d_]{3}")
 _PLACE_JOIN = re.compile(r" (?:de|del|de la|de los|de las) ")
 
 
@@ -276,11 +278,11 @@ def _place_pieces(text: str, s: Span, label_of: Callable[[str], str | None] | No
         m = _ZIP_PREFIX.search(text, max(0, s.start - 3), s.start)
         return [Span(m.start(), s.end, s.label, s.source, s.score) if m is not None else s]
     m = _ZIP_END.search(inner)
-    if m is not None and m.start() > 0:
+    if m is not None and _NAME_PART.search(inner, 0, m.start()):  # not "E 28053": a prefix is no place
         return [Span(s.start, s.start + m.start(), s.label, s.source, s.score),
                 Span(s.start + m.start(1), s.end, zip_label, s.source, s.score)]
     m = _ZIP_START.match(inner)
-    if m is not None and m.end() < len(inner):
+    if m is not None and _NAME_PART.search(inner, m.end()):
         return [Span(s.start, s.start + m.end(1), zip_label, s.source, s.score),
                 Span(s.start + m.end(), s.end, s.label, s.source, s.score)]
     return [s]
