@@ -216,6 +216,9 @@ def test_postcode_takes_its_country_prefix_and_a_place_ends_before_a_postcode_la
     tel = _at(text, "23400", "TERRITORIO", nth=1)  # "2-": a digit, not a country prefix
     assert _texts(text, repair_spans(text, [zip_, deleg, tel], "es", _cat)) == [
         ("E-23400", "TERRITORIO"), ("Delegación Benito Juárez", "TERRITORIO"), ("23400", "TERRITORIO")]
+    text = "Colonia Narvarte C.P. 03020, México."
+    col = _at(text, "Colonia Narvarte C.P.", "TERRITORIO")
+    assert _texts(text, repair_spans(text, [col], "es", _cat)) == [("Colonia Narvarte", "TERRITORIO")]
 
 
 def test_two_places_joined_by_de_become_one_but_not_across_labels_or_lines() -> None:

@@ -204,13 +204,7 @@ class Ensemble:
         """``label`` in the target scheme (unchanged when the scheme has no counterpart)."""
         got = self._label_memo.get(label)
         if got is None:
-            if label in self.scheme:
-                got = label
-            else:
-                try:
-                    got = self.scheme.native(label) or label
-                except (KeyError, ConfigError):
-                    got = label
+            got = label if label in self.scheme else self._native(label) or label
             self._label_memo[label] = got
         return got
 
@@ -237,6 +231,7 @@ class Ensemble:
             return label
 
     def _native(self, category: str) -> str | None:
+        """The target scheme's label for ``category`` (a category or label), ``None`` when it has none."""
         try:
             return self.scheme.native(category)
         except (KeyError, ConfigError):

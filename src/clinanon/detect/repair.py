@@ -96,8 +96,8 @@ def _names_hospital(words: Iterable[str], lang: str) -> bool:
 
 
 #: a floor ("2ª planta", "4ª Planta", "planta 3") or a postcode label ("Código Postal", "C.P."), after a name
-_FLOOR = (r"\d{1,2}\s?[ªº°]\s?(?i:planta|piso)\b|(?i:planta|piso)\s+\d{1,2}\b"
-          r"|C[óo]digo\s+[Pp]ostal\b|C\.\s?P\.")
+_POSTAL = r"C[óo]digo\s+[Pp]ostal\b|C\.\s?P\."
+_FLOOR = rf"\d{{1,2}}\s?[ªº°]\s?(?i:planta|piso)\b|(?i:planta|piso)\s+\d{{1,2}}\b|{_POSTAL}"
 
 
 @cache
@@ -256,7 +256,7 @@ _ZIP_START = re.compile(r"((?:[A-Z]{1,2}-)?\d{4,6})[ ,]+(?=[^\W\d_])")
 _ZIP_ONLY = re.compile(r"\d{4,6}")
 #: a country prefix right before a postcode: "E-", "D-", "NL-" after a space or the line start
 _ZIP_PREFIX = re.compile(r"(?:^|(?<=[\s(]))[A-Z]{1,2}-$")
-_POSTCODE_LABEL = re.compile(r"\s+(?:C[óo]digo\s+[Pp]ostal|C\.\s?P\.|CP)\b")
+_POSTCODE_LABEL = re.compile(rf"\s+(?:{_POSTAL}|CP\b)")
 #: what a place name left of or right of a postcode has: a word of three letters
 _NAME_PART = re.compile(r"[^\W\d_]{3}")
 _PLACE_JOIN = re.compile(r" (?:de|del|de la|de los|de las) ")
