@@ -324,8 +324,8 @@ def repair_spans(text: str, spans: Iterable[Span], lang: str, category_of: Calla
             cut = _paren_cut(text, s.start, s.end)
             if cut is not None and cut != (s.start, s.end):
                 s = Span(cut[0], cut[1], s.label, s.source, s.score)
-        if category_matches(cat, "NAME") or category_matches(cat, "LOCATION.HOSPITAL") or category_matches(
-                cat, "LOCATION.ORGANIZATION"):
+        institution = category_matches(cat, "LOCATION.HOSPITAL") or category_matches(cat, "LOCATION.ORGANIZATION")
+        if institution or category_matches(cat, "NAME"):
             end = _past_initial(text, s.start, s.end, lang)
             if end != s.end:
                 s = Span(s.start, end, s.label, s.source, s.score)
@@ -344,7 +344,7 @@ def repair_spans(text: str, spans: Iterable[Span], lang: str, category_of: Calla
         elif _is_place(cat):
             out.extend(_place_pieces(text, s, label_of))
             continue
-        elif category_matches(cat, "LOCATION.HOSPITAL") or category_matches(cat, "LOCATION.ORGANIZATION"):
+        elif institution:
             if (label_of is not None and category_matches(cat, "LOCATION.ORGANIZATION")
                     and _names_hospital(_WORDS.findall(text, s.start, s.end), lang)):
                 hospital = label_of("LOCATION.HOSPITAL")
