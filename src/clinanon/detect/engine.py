@@ -33,12 +33,12 @@ groups are renumbered in the combined regex).
 from __future__ import annotations
 
 import _sre
-import functools
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from clinanon.caches import memo
 from clinanon.detect.base import Pattern
 from clinanon.document import Document, Span
 from clinanon.text import _MARKS, token_table
@@ -116,7 +116,7 @@ def finditer_guarded(rx: re.Pattern[str], guard: re.Pattern[str], text: str) -> 
         pos = m.end()
 
 
-@functools.cache
+@memo
 def _lower_preimages() -> dict[int, tuple[int, ...]]:
     """For each code point ``y``: the other code points whose lower case (the regex engine's) is ``y``, e.g.
     KELVIN SIGN and ``K`` for ``k`` (built once, from all code points)."""
@@ -128,7 +128,7 @@ def _lower_preimages() -> dict[int, tuple[int, ...]]:
     return {y: tuple(xs) for y, xs in out.items()}
 
 
-@functools.cache
+@memo
 def _char_variants(c: str) -> frozenset[str]:
     """Every character that ``(?i:[c])`` matches.
 

@@ -50,9 +50,9 @@ import unicodedata
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from importlib import resources
 
+from clinanon.caches import memo
 from clinanon.detect.clusters import WordClusters
 from clinanon.document import Span
 from clinanon.text import Token, check_language, split_sentences, tokenize
@@ -161,7 +161,7 @@ def _quarter(n: int, total: int) -> int:
     return (4 * n + total // 2) // total if total else 0
 
 
-@lru_cache(maxsize=8)
+@memo(maxsize=8)
 def _gazetteer_flags(lang: str) -> dict[str, tuple[str, ...]]:
     """Folded single word -> the gazetteer flags it carries (deterministic order), from the shipped lists."""
     from clinanon.detect.gazetteer import load_rows
@@ -216,7 +216,7 @@ def _gazetteer_flags(lang: str) -> dict[str, tuple[str, ...]]:
     return {w: tuple(f) for w, f in flags.items()}
 
 
-@lru_cache(maxsize=8)
+@memo(maxsize=8)
 def _trigger_lexicon(lang: str) -> dict[str, tuple[str, ...]]:
     """Folded word -> its trigger categories (file order), from ``clinanon/data/lexicons/<lang>.tsv``."""
     path = resources.files("clinanon") / "data" / "lexicons" / f"{lang}.tsv"
@@ -235,7 +235,7 @@ def _trigger_lexicon(lang: str) -> dict[str, tuple[str, ...]]:
     return {w: tuple(c) for w, c in out.items()}
 
 
-@lru_cache(maxsize=64)
+@memo(maxsize=64)
 def trigger_words(lang: str, category: str) -> frozenset[str]:
     """The folded (case- and accent-insensitive) words of one lexicon category (``"kin"``, ``"org"`` ...) of
     ``clinanon/data/lexicons/<lang>.tsv``; compare with :func:`clinanon.detect.gazetteer.fold`."""

@@ -35,11 +35,11 @@ import itertools
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Literal
 
+from clinanon.caches import memo
 from clinanon.document import Document, Span
 from clinanon.errors import ConfigError, InputError
 from clinanon.text import SUPPORTED_LANGUAGES, Token, TokenTable, token_table, tokenize
@@ -154,7 +154,7 @@ def folded_word_set(table: TokenTable) -> frozenset[str]:
     return table.word_set(_FOLDED.__getitem__)
 
 
-@lru_cache(maxsize=1)
+@memo(maxsize=1)
 def _allowlist_filter() -> object:
     from clinanon.detect.allowlist import AllowList
 
@@ -351,7 +351,7 @@ def _read_lines(path: Path) -> list[tuple[int, list[str]]]:
     return rows
 
 
-@lru_cache(maxsize=64)
+@memo(maxsize=64)
 def load_rows(lang: str, kind: str) -> tuple[tuple[str, ...], ...]:
     """The built-in list of ``kind`` for ``lang`` as tuples of columns (cached; empty when none ships)."""
     if kind not in _FILES:
@@ -368,7 +368,7 @@ def _attr_of(kind: str, cols: Sequence[str]) -> str:
     return ""
 
 
-@lru_cache(maxsize=32)
+@memo(maxsize=32)
 def _builtin_index(lang: str, kinds: tuple[str, ...], accents: AccentMode) -> PhraseIndex:
     idx = PhraseIndex(lang, accents=accents)
     for kind in kinds:
@@ -415,7 +415,7 @@ _ORG_BEFORE_PLACE: dict[str, frozenset[str]] = {
 }
 
 
-@lru_cache(maxsize=16)
+@memo(maxsize=16)
 def common_places(lang: str, accents: bool = True) -> frozenset[str]:
     """Folded one-word city and region entries of ``lang`` that are also common words of the language.
 
@@ -547,7 +547,7 @@ _GENERIC_PREFIX: dict[str, frozenset[str]] = {
 }
 
 
-@lru_cache(maxsize=16)
+@memo(maxsize=16)
 def _hospital_heads(lang: str, accents: AccentMode) -> tuple[PhraseIndex, tuple[tuple[str, str], ...]]:
     idx = PhraseIndex(lang, accents=accents)
     suffixes = []
@@ -570,7 +570,7 @@ def _is_cap_word(w: str) -> bool:
     return bool(w) and w[0].isupper() and any(c.isalpha() for c in w)
 
 
-@lru_cache(maxsize=16)
+@memo(maxsize=16)
 def _suffix_tuple(suffixes: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
     return tuple(suf for suf, _ in suffixes)
 

@@ -50,8 +50,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from functools import cache
 
+from clinanon.caches import memo
 from clinanon.document import Span
 from clinanon.taxonomy import category_matches
 
@@ -100,13 +100,13 @@ _POSTAL = r"C[óo]digo\s+[Pp]ostal\b|C\.\s?P\."
 _FLOOR = rf"\d{{1,2}}\s?[ªº°]\s?(?i:planta|piso)\b|(?i:planta|piso)\s+\d{{1,2}}\b|{_POSTAL}"
 
 
-@cache
+@memo
 def _relative_rx(lang: str) -> re.Pattern[str] | None:
     parts = _NOT_A_RELATIVE.get(lang)
     return re.compile("|".join(f"(?:{p})" for p in parts), re.IGNORECASE) if parts else None
 
 
-@cache
+@memo
 def _tail_rx() -> re.Pattern[str]:
     from clinanon.detect.rules.addresses import STRONG_STREET_TYPES
 

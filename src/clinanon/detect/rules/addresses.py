@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import bisect
 import re
-from functools import cache
 
+from clinanon.caches import memo
 from clinanon.detect.base import Detector
 from clinanon.detect.engine import cue_words, finditer_guarded, finditer_word_start, word_start_scan
 from clinanon.document import Document, Span
@@ -1086,7 +1086,7 @@ class PlaceContextRecognizer:
         return self.analyze(doc.text)
 
 
-@cache
+@memo
 def _lower_places(lang: str) -> frozenset[str]:
     """Folded city, region and country names of ``lang`` of one or two words and four letters or more, without
     the language's common words ("home", "bath")."""
@@ -1116,7 +1116,7 @@ _PLACE_STOP = frozenset((
 ))
 
 
-@cache
+@memo
 def _build(lang: str) -> tuple[Detector, ...]:
     from clinanon.detect.rules import letters
     from clinanon.detect.rules.us_address import recognizers as us_town_lines

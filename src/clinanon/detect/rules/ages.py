@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
 
+from clinanon.caches import memo
 from clinanon.detect.base import Detector
 from clinanon.detect.engine import Context, RulePattern, RuleRecognizer
 from clinanon.detect.rules.dates import LANGUAGES
@@ -207,7 +207,7 @@ def _validator(s: str) -> bool:
     return m is None or int(m.group()) <= 125
 
 
-@cache
+@memo
 def age_patterns(lang: str) -> tuple[RulePattern, ...]:
     """The age patterns of ``lang``, most specific first. Each pattern's PHI group is the number + unit."""
     if lang not in _LANG:
@@ -363,7 +363,7 @@ def _number_only(lang: str):  # type: ignore[no-untyped-def]
     return trim
 
 
-@cache
+@memo
 def _age_recognizer(lang: str, min_score: float, include_unit: bool) -> RuleRecognizer:
     return RuleRecognizer("age", "AGE", age_patterns(lang), min_score=min_score,
                           postprocess=None if include_unit else _number_only(lang))

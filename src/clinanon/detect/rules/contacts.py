@@ -20,10 +20,11 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Sequence
-from functools import cache, lru_cache
+from functools import lru_cache
 
 import phonenumbers
 
+from clinanon.caches import memo
 from clinanon.detect.base import Detector
 from clinanon.document import Document, Span
 from clinanon.errors import ConfigError
@@ -452,7 +453,7 @@ class IpRecognizer:
 
 # --- per language --------------------------------------------------------------------------------------------
 
-@cache
+@memo
 def _build(lang: str) -> tuple[Detector, ...]:
     from clinanon.detect.rules.identifiers import id_label_regex
 

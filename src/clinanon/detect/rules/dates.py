@@ -22,8 +22,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
 
+from clinanon.caches import memo
 from clinanon.detect.base import Detector
 from clinanon.detect.engine import Context, RulePattern, RuleRecognizer, words_after, words_before
 from clinanon.detect.rules.lexicon import month_number, month_regex, weekday_regex
@@ -229,7 +229,7 @@ def _year_adjust(lang: str) -> Callable[[str, int, int], float]:
     return adjust
 
 
-@cache
+@memo
 def date_patterns(lang: str) -> tuple[RulePattern, ...]:
     """The date patterns of ``lang``, most specific first (the order the engine tries them in)."""
     if lang not in _LANG:
@@ -379,7 +379,7 @@ _TIME_WORDS: dict[str, tuple[tuple[str, ...], str]] = {
 }
 
 
-@cache
+@memo
 def time_patterns(lang: str) -> tuple[RulePattern, ...]:
     """Clock-time patterns of ``lang`` (label ``DATE``)."""
     if lang not in _TIME_WORDS:
@@ -422,12 +422,12 @@ def time_patterns(lang: str) -> tuple[RulePattern, ...]:
 # ---------------------------------------------------------------------------------------------------------
 
 
-@cache
+@memo
 def _date_recognizer(lang: str, min_score: float) -> RuleRecognizer:
     return RuleRecognizer("date", "DATE", date_patterns(lang), min_score=min_score)
 
 
-@cache
+@memo
 def _time_recognizer(lang: str, min_score: float) -> RuleRecognizer:
     return RuleRecognizer("time", "DATE", time_patterns(lang), min_score=min_score)
 

@@ -8,9 +8,9 @@ recognizers are built once per language and cached.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from functools import cache
 from pathlib import Path
 
+from clinanon.caches import memo
 from clinanon.detect import caseless
 from clinanon.detect.allowlist import AllowList
 from clinanon.detect.base import Detector
@@ -26,7 +26,7 @@ FAMILIES: tuple[str, ...] = ("dates", "ages", "fields", "contacts", "identifiers
                              "organizations")
 
 
-@cache
+@memo
 def pattern_recognizers(lang: str, families: tuple[str, ...] = FAMILIES) -> tuple[Detector, ...]:
     """The pattern recognizers of ``families`` for ``lang`` (built once per language)."""
     import importlib
@@ -38,7 +38,7 @@ def pattern_recognizers(lang: str, families: tuple[str, ...] = FAMILIES) -> tupl
     return tuple(out)
 
 
-@cache
+@memo
 def _scan_groups(lang: str, families: tuple[str, ...]) -> tuple[tuple[RuleRecognizer, ...], tuple[Detector, ...]]:
     """The recognizers of ``families`` split into rule-engine ones (scanned together) and the others."""
     recs = pattern_recognizers(lang, families)

@@ -33,8 +33,8 @@ import bisect
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 
+from clinanon.caches import memo
 from clinanon.detect.base import Detector
 from clinanon.detect.engine import finditer_first_char, first_char_scan
 from clinanon.detect.rules.dates import LANGUAGES, Context, RulePattern, RuleRecognizer
@@ -532,7 +532,7 @@ def _es_sex_adjust(text: str, start: int, end: int) -> float:
     return 0.3 if _ES_NUM_UNIT_RX.match(text[end:end + 40]) else 0.0
 
 
-@cache
+@memo
 def sex_patterns(lang: str) -> tuple[RulePattern, ...]:
     """The sex patterns of ``lang`` (label ``SEX``), most specific first; the PHI group is the value only."""
     if lang not in _SEX_LABELS:
@@ -557,12 +557,12 @@ def sex_patterns(lang: str) -> tuple[RulePattern, ...]:
     return tuple(out)
 
 
-@cache
+@memo
 def _sex_recognizer(lang: str, min_score: float) -> RuleRecognizer:
     return RuleRecognizer("sex", "SEX", sex_patterns(lang), min_score=min_score)
 
 
-@cache
+@memo
 def _known_names(lang: str) -> frozenset[str]:
     """Folded first names and surnames of the gazetteer of ``lang``."""
     from clinanon.detect.gazetteer import fold, load_rows
@@ -587,7 +587,7 @@ def _name_word_ok(word: str, lang: str) -> bool:
                 or _SPECIALTY.match(word) or _allowlist(lang).is_allowed(word))  # type: ignore[attr-defined]
 
 
-@cache
+@memo
 def _field_recognizer(lang: str, min_score: float) -> FieldRecognizer:
     return FieldRecognizer("field", FIELD_TABLES[lang], min_score=min_score, titles=_DOCTOR_TITLES[lang], lang=lang)
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache
 
+from clinanon.caches import memo
 from clinanon.detect import checksums as cs
 from clinanon.detect.base import Detector
 from clinanon.detect.engine import prefix_guard
@@ -191,7 +191,7 @@ def _alternation(lang: str) -> str:
     return "|".join(f"(?P<{lb.name}>{lb.regex})" for lb in FIELD_LABELS[lang])
 
 
-@cache
+@memo
 def id_label_regex(lang: str) -> re.Pattern[str]:
     r"""A regex matching any identifier field label of ``lang`` (case-insensitive, whole words).
 
@@ -457,7 +457,7 @@ class ChecksumRecognizer:
 
 # --- per language --------------------------------------------------------------------------------------------
 
-@cache
+@memo
 def _build(lang: str) -> tuple[Detector, ...]:
     return (FieldValueRecognizer(lang), ChecksumRecognizer(lang))
 

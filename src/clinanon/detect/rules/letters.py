@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import cache
 
+from clinanon.caches import memo
 from clinanon.detect.engine import finditer_word_start, word_start_scan
 from clinanon.detect.gazetteer import fold
 from clinanon.document import Document, Span
@@ -108,28 +108,28 @@ _SPECIALTY = re.compile(r"(?i).*(?:logie|iatrie|chirurgie|medizin|therapie|pfleg
                         r"onkologie|psychosomatik|orthopädie|unfall\w*|notaufnahme)$")
 
 
-@cache
+@memo
 def _common(lang: str) -> frozenset[str]:
     from clinanon.detect.rules.names import common_words
 
     return common_words(lang)
 
 
-@cache
+@memo
 def _allowlist(lang: str):  # type: ignore[no-untyped-def]
     from clinanon.detect.allowlist import AllowList
 
     return AllowList(lang)
 
 
-@cache
+@memo
 def _known_names(lang: str) -> frozenset[str]:
     from clinanon.detect.gazetteer import fold, load_rows
 
     return frozenset(fold(r[0]) for kind in ("first_name", "surname") for r in load_rows(lang, kind))
 
 
-@cache
+@memo
 def _regexes(lang: str) -> dict[str, re.Pattern[str]]:
     place = rf"{_WORD}(?:[ \t](?:(?:{_CONNECT[lang]})[ \t])?{_WORD}){{0,2}}(?:[ \t]\([{_UP}][\w.]{{1,20}}\))?"
     date = (r"(?:\d{1,2}\.[ \t]?\d{1,2}\.[ \t]?\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}-\d{1,2}-\d{4}"
@@ -274,7 +274,7 @@ def _after_street(text: str, start: int) -> bool:
     return _STREET_END.search(text[max(0, start - 40):start]) is not None
 
 
-@cache
+@memo
 def _build(lang: str) -> tuple[LetterLayoutRecognizer, ...]:
     return (LetterLayoutRecognizer(lang),) if lang in LANGS else ()
 

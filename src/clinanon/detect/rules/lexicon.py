@@ -22,10 +22,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
-from functools import cache
 from types import MappingProxyType
 
 from babel.dates import get_day_names, get_month_names
+
+from clinanon.caches import memo
 
 __all__ = [
     "LOCALES",
@@ -73,7 +74,7 @@ def _variants(name: str) -> set[str]:
     return {base, fold(base)} if base else set()
 
 
-@cache
+@memo
 def month_forms(lang: str) -> Mapping[str, int]:
     """Every accepted month form of ``lang`` (case-folded, no trailing dot) -> month number 1..12."""
     out: dict[str, int] = {}
@@ -96,7 +97,7 @@ def month_forms(lang: str) -> Mapping[str, int]:
     return MappingProxyType(out)
 
 
-@cache
+@memo
 def weekday_forms(lang: str, *, abbreviated: bool = False) -> Mapping[str, int]:
     """Weekday forms of ``lang`` -> ISO weekday 1 (Monday) .. 7 (Sunday).
 
@@ -126,7 +127,7 @@ def _alternation(forms: Iterable[str]) -> str:
     return trie_regex(forms)
 
 
-@cache
+@memo
 def wide_month_forms(lang: str) -> frozenset[str]:
     """The full (wide) month names of ``lang``, case-folded, with and without accents."""
     out: set[str] = set()
@@ -137,7 +138,7 @@ def wide_month_forms(lang: str) -> frozenset[str]:
     return frozenset(out)
 
 
-@cache
+@memo
 def month_regex(lang: str, *, wide_only: bool = False) -> str:
     """Alternation of the month forms of ``lang``, ending at a word edge; abbreviations may keep their dot
     (``"ene."``, ``"Sept."``), full names never do (the dot after ``"agosto."`` ends the sentence).
@@ -152,7 +153,7 @@ def month_regex(lang: str, *, wide_only: bool = False) -> str:
     return f"(?:{full}|{trie_regex(abbrevs)}(?:\\.|\\b))"
 
 
-@cache
+@memo
 def weekday_regex(lang: str, *, abbreviated: bool = False) -> str:
     """Alternation of the weekday forms of ``lang`` (see :func:`weekday_forms`), ending at a word edge."""
     return _alternation(weekday_forms(lang, abbreviated=abbreviated)) + r"(?:\.|\b)"

@@ -27,8 +27,8 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterable
-from functools import cache
 
+from clinanon.caches import memo
 from clinanon.detect.base import Detector
 from clinanon.detect.rules.dates import LANGUAGES, RulePattern, RuleRecognizer
 from clinanon.document import Document, Span
@@ -147,7 +147,7 @@ _ORGANISMS = frozenset(_split(
 ))
 
 
-@cache
+@memo
 def common_words(lang: str) -> frozenset[str]:
     """Case-folded words that are never part of a name in ``lang``: the language's stop words (spaCy),
     Faker's lorem words, allow-list common words and field labels, honorifics, titles, degrees, month and
@@ -175,14 +175,14 @@ def common_words(lang: str) -> frozenset[str]:
 _WORD = re.compile(rf"{_L}(?:['’]{_L})?{_L}{{0,30}}(?:-{_L}{{1,30}})?|{_L}")
 
 
-@cache
+@memo
 def _allowlist(lang: str) -> object:
     from clinanon.detect.allowlist import AllowList
 
     return AllowList(lang)
 
 
-@cache
+@memo
 def _context_common(lang: str) -> frozenset[str]:
     """Common words minus the allow-list's name-like words ("Frank", "Mark", "Will"): after "named" or an
     honorific these are names."""
@@ -262,7 +262,7 @@ def _initial_adjust(text: str, start: int, end: int) -> float:
     return 0.0
 
 
-@cache
+@memo
 def name_patterns(lang: str) -> tuple[RulePattern, ...]:
     """The context patterns of ``lang`` (the PHI group is the name only), most specific first."""
     if lang not in _HONORIFICS:
@@ -316,7 +316,7 @@ _MIDDLE_INITIAL = re.compile(rf"{_SP}{_U}\.?{_SP}")
 _SENTENCE_END = frozenset(".!?:;\n\r\"“”'«»()[]>*•-–")
 
 
-@cache
+@memo
 def _name_sets(lang: str) -> tuple[frozenset[str], frozenset[str]]:
     """Folded one-word first names and surnames of the gazetteer of ``lang`` (common words removed)."""
     from clinanon.detect.gazetteer import fold, load_rows
@@ -334,7 +334,7 @@ def _name_sets(lang: str) -> tuple[frozenset[str], frozenset[str]]:
     return words("first_name"), words("surname")
 
 
-@cache
+@memo
 def _place_set(lang: str) -> frozenset[str]:
     """Folded one-word city, region and country names of ``lang`` that are not also first names or surnames."""
     from clinanon.detect.gazetteer import fold, load_rows
@@ -668,7 +668,7 @@ def _service_word(folded: str) -> bool:
     return folded in _CUE_STOP or folded in _SERVICES or folded.endswith(_SERVICE_ENDINGS)
 
 
-@cache
+@memo
 def _cue_regexes(lang: str) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
     """(cue then name, person verb) regexes of ``lang``; None when the language has no cues."""
     from clinanon.detect.rules.lexicon import trie_regex
@@ -699,7 +699,7 @@ _POSSESSIVE = re.compile(rf"({_U}(?<![\w\-'’.].){_CAPW_REST}{_SP}(?:{_INIT}\.?
 _POSSESSIVE_MARK = re.compile(r"['’]s[ \t]{1,2}[a-z]")
 
 
-@cache
+@memo
 def _person_verb_words(lang: str) -> frozenset[str]:
     """The one-word verbs of :data:`_PERSON_VERBS` (and the first words of the longer ones) of ``lang``."""
     return frozenset(v.split()[0] for v in _PERSON_VERBS.get(lang, ()) if " " not in v)
@@ -723,7 +723,7 @@ _LIST = re.compile(rf"{_U}(?<![\w\-'’].){_CAPW_REST}(?:(?:,[ \t]{{1,2}}{CAPW})
                    rf"|[ \t]{{1,2}}(?:and|y|en|och|und)[ \t]{{1,2}}{CAPW}(?![\w\-]))")
 
 
-@cache
+@memo
 def _build(lang: str) -> tuple[Detector, ...]:
     pats = name_patterns(lang)
     rec = RuleRecognizer("names", "NAME", pats, postprocess=lambda text, spans: _trim(text, spans, lang))

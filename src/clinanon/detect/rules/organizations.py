@@ -20,8 +20,8 @@ quantifiers are bounded and words are separated by required spaces (linear match
 from __future__ import annotations
 
 import re
-from functools import cache
 
+from clinanon.caches import memo
 from clinanon.detect.base import Detector
 from clinanon.detect.rules.dates import LANGUAGES, RulePattern, RuleRecognizer
 from clinanon.detect.rules.lexicon import trie_regex
@@ -72,7 +72,7 @@ _EMPLOYER_CUES: dict[str, str] = {
 _ADDRESS_OF: dict[str, str] = {"en": r"[Aa]ddress(?:es)?[ \t]of(?:[ \t]the)?"}
 
 
-@cache
+@memo
 def organization_patterns(lang: str) -> tuple[RulePattern, ...]:
     """The organization patterns of ``lang``, most specific first (the PHI group is the name)."""
     if lang not in _EMPLOYER_CUES:
@@ -184,7 +184,7 @@ class AmpersandRecognizer:
         return self.analyze(doc.text)
 
 
-@cache
+@memo
 def _build(lang: str) -> tuple[Detector, ...]:
     return (RuleRecognizer("org", LABEL, organization_patterns(lang),
                            postprocess=lambda text, spans: _trim(text, spans, lang)), AmpersandRecognizer(lang))

@@ -20,8 +20,8 @@ A state name must not continue as a capitalised word (``Virginia Mason``); an ab
 from __future__ import annotations
 
 import re
-from functools import cache
 
+from clinanon.caches import memo
 from clinanon.document import Document, Span
 
 __all__ = ["US_STATE_NAMES", "USTownLineRecognizer", "recognizers"]
@@ -61,7 +61,7 @@ _NOT_TOWN = frozenset((
 ))
 
 
-@cache
+@memo
 def _known_towns() -> frozenset[str]:
     """Folded names of the English city list."""
     from clinanon.detect.gazetteer import fold, load_rows
@@ -69,7 +69,7 @@ def _known_towns() -> frozenset[str]:
     return frozenset(fold(row[0]) for row in load_rows("en", "city"))
 
 
-@cache
+@memo
 def _common() -> frozenset[str]:
     from clinanon.detect.rules.names import common_words
 

@@ -19,10 +19,10 @@ import itertools
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from clinanon.caches import memo
 from clinanon.transform.surrogate._text import normalize
 
 __all__ = [
@@ -53,7 +53,7 @@ def _lang(lang: str) -> str:
     return lang if lang in FAKER_LOCALE else "en"
 
 
-@lru_cache(maxsize=64)
+@memo(maxsize=64)
 def gazetteer_rows(lang: str, kind: str) -> tuple[tuple[str, ...], ...]:
     """Rows (tuples of tab-separated columns) of a shipped gazetteer file; empty when there is none."""
     if kind != "hospital_word":
@@ -128,7 +128,7 @@ def _single_words(items: Sequence[str] | Mapping[str, float]) -> Sequence[str] |
     return [s for s in items if ok(s)]
 
 
-@lru_cache(maxsize=32)
+@memo(maxsize=32)
 def given_names(lang: str, gender: str) -> WeightedList:
     """Single-word first names of ``lang``'s Faker locale for ``gender`` ``"F"``, ``"M"`` or ``"N"``.
 
@@ -149,7 +149,7 @@ def given_names(lang: str, gender: str) -> WeightedList:
     return WeightedList.of(sorted(set(both)))
 
 
-@lru_cache(maxsize=32)
+@memo(maxsize=32)
 def given_names_by_letter(lang: str, gender: str) -> dict[str, WeightedList]:
     """:func:`given_names` grouped by their accent-folded upper-case initial."""
     wl = given_names(lang, gender)
@@ -162,21 +162,21 @@ def given_names_by_letter(lang: str, gender: str) -> dict[str, WeightedList]:
     return {k: WeightedList.of(v) for k, v in sorted(groups.items())}
 
 
-@lru_cache(maxsize=8)
+@memo(maxsize=8)
 def initial_letters(lang: str) -> tuple[str, ...]:
     """Initials with at least 3 female and 3 male given names in ``lang``'s lists (targets for initials)."""
     f, m = given_names_by_letter(lang, "F"), given_names_by_letter(lang, "M")
     return tuple(c for c in sorted(set(f) & set(m)) if len(f[c]) >= 3 and len(m[c]) >= 3 and c.isalpha())
 
 
-@lru_cache(maxsize=8)
+@memo(maxsize=8)
 def surnames(lang: str) -> WeightedList:
     """Single-word surnames of ``lang``'s Faker locale (weights kept where Faker has them)."""
     p = _provider("person", lang)
     return WeightedList.of(_single_words(getattr(p, "last_names", ()) if p else ()))
 
 
-@lru_cache(maxsize=8)
+@memo(maxsize=8)
 def _genders(lang: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for r in gazetteer_rows(lang, "first_name"):
@@ -199,7 +199,7 @@ def first_name_gender(name: str, lang: str) -> str | None:
     return _genders_any(lang).get(normalize(name))
 
 
-@lru_cache(maxsize=8)
+@memo(maxsize=8)
 def _genders_any(lang: str) -> dict[str, str]:
     """The gender lists of ``lang`` and then of the other languages merged, the first list that knows a name
     winning (one lookup instead of one per language)."""
@@ -210,7 +210,7 @@ def _genders_any(lang: str) -> dict[str, str]:
     return out
 
 
-@lru_cache(maxsize=8)
+@memo(maxsize=8)
 def known_surnames(lang: str) -> frozenset[str]:
     """Normalized surnames of the gazetteer and of Faker's locale."""
     out = {normalize(r[0]) for r in gazetteer_rows(_lang(lang), "surname") if r}
@@ -226,7 +226,7 @@ def faker_attr(kind: str, lang: str, attr: str, default: object = ()) -> object:
     return getattr(p, attr, default) if p is not None else default
 
 
-@lru_cache(maxsize=8)
+@memo(maxsize=8)
 def _accented_keys(lang: str) -> frozenset[str]:
     out: set[str] = set()
     for kind in ("first_name", "surname", "city", "region", "country"):
@@ -273,7 +273,7 @@ class Places:
     hospital_compounds: tuple[str, ...]  # compound suffixes ("ziekenhuis", "klinikum"), longest first
 
 
-@lru_cache(maxsize=8)
+@memo(maxsize=8)
 def places(lang: str) -> Places:
     lang = _lang(lang)
     by_name: dict[str, list[Place]] = defaultdict(list)

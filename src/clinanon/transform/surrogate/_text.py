@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
 from itertools import filterfalse
+
+from clinanon.caches import memo
 
 __all__ = ["apply_case", "apply_shape", "fold_accents", "is_ascii_word", "normalize", "same_key"]
 
@@ -36,7 +37,7 @@ def same_key(a: str, b: str) -> bool:
     return normalize(a) == normalize(b)
 
 
-@lru_cache(maxsize=1 << 15)
+@memo(maxsize=1 << 15, kind="text")
 def _normalize_unicode(s: str) -> str:
     folded = s.casefold()
     if not folded.isascii():
@@ -75,7 +76,7 @@ def apply_shape(template: str, new: str, lang: str | None = None) -> str:
     return _apply_shape(template, new, lang)
 
 
-@lru_cache(maxsize=1 << 15)
+@memo(maxsize=1 << 15, kind="text")
 def _apply_shape(template: str, new: str, lang: str | None = None) -> str:
     """:func:`apply_shape` of any ``template`` (a pure function: cached)."""
     out = apply_case(template, new)

@@ -16,8 +16,8 @@ from __future__ import annotations
 import ipaddress
 import re
 import string
-from functools import lru_cache
 
+from clinanon.caches import memo
 from clinanon.transform.surrogate._data import faker_attr, given_names, surnames
 from clinanon.transform.surrogate._text import fold_accents, normalize
 from clinanon.transform.surrogate.identifiers import format_preserving
@@ -52,7 +52,7 @@ def _country_code_len(digits: str) -> int:
     return 2 if len(digits) > 2 else 0
 
 
-@lru_cache(maxsize=4096)
+@memo(maxsize=4096, kind="text")
 def _phone_keep(text: str, lang: str) -> int:
     """How many leading digits of ``text`` a phone surrogate keeps."""
     digits = "".join(c for c in text if c.isdigit())
@@ -78,7 +78,7 @@ def _phone_keep(text: str, lang: str) -> int:
 _REGION = {"es": "ES", "en": "US", "nl": "NL", "sv": "SE", "de": "DE"}
 
 
-@lru_cache(maxsize=4096)
+@memo(maxsize=4096, kind="text")
 def _phone_valid(text: str, lang: str) -> bool | None:
     """Whether ``phonenumbers`` (when installed) finds ``text`` a valid number of the note's country (cached)."""
     try:
@@ -116,7 +116,7 @@ def surrogate_phone(text: str, ctx: GenContext) -> str:
     return out
 
 
-@lru_cache(maxsize=8192)
+@memo(maxsize=8192, kind="text")
 def _ascii_word(word: str) -> str:
     return re.sub(r"[^a-z]", "", fold_accents(word).lower()) or "x"
 
@@ -145,7 +145,7 @@ def _email_local(local: str, ctx: GenContext, domain_key: str) -> str:
     return "".join(out)
 
 
-@lru_cache(maxsize=16)
+@memo(maxsize=16)
 def _free_mail(lang: str) -> frozenset[str]:
     extra = faker_attr("internet", lang, "free_email_domains", ())
     return _FREE_MAIL | frozenset(str(d).lower() for d in extra)  # type: ignore[union-attr]

@@ -46,10 +46,10 @@ import itertools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 
 from babel.dates import get_day_names, get_month_names
 
+from clinanon.caches import memo
 from clinanon.transform.surrogate._text import apply_case, fold_accents, normalize
 from clinanon.transform.surrogate.scope import GenContext
 
@@ -87,7 +87,7 @@ def _strip_dot(s: str) -> str:
     return s.strip().rstrip(".")
 
 
-@lru_cache(maxsize=16)
+@memo(maxsize=16)
 def _month_variants(lang: str) -> tuple[dict[int, str], ...]:
     """Month-name variants of ``lang`` in preference order: wide, 3-letter short, CLDR abbreviated."""
     variants: list[dict[int, str]] = []
@@ -103,7 +103,7 @@ def _month_variants(lang: str) -> tuple[dict[int, str], ...]:
     return tuple(variants)
 
 
-@lru_cache(maxsize=16)
+@memo(maxsize=16)
 def _weekday_variants(lang: str) -> tuple[dict[int, str], ...]:
     variants: list[dict[int, str]] = []
     for width in ("wide", "abbreviated"):
@@ -113,7 +113,7 @@ def _weekday_variants(lang: str) -> tuple[dict[int, str], ...]:
     return tuple(variants)
 
 
-@lru_cache(maxsize=16)
+@memo(maxsize=16)
 def _name_lookup(lang: str, kind: str) -> dict[str, tuple[int, int]]:
     """Folded name -> (variant index, value), first (preferred) variant wins."""
     variants = _month_variants(lang) if kind == "month" else _weekday_variants(lang)
@@ -129,7 +129,7 @@ def _find_name(word: str, lang: str, kind: str) -> tuple[str, int, int] | None:
     return _name_lookup_any(lang, kind).get(normalize(word))
 
 
-@lru_cache(maxsize=16)
+@memo(maxsize=16)
 def _name_lookup_any(lang: str, kind: str) -> dict[str, tuple[str, int, int]]:
     """The :func:`_name_lookup` tables of ``lang`` and then of the other languages merged (the first wins)."""
     out: dict[str, tuple[str, int, int]] = {}
@@ -209,7 +209,7 @@ def _year_value(text: str) -> int:
     return v
 
 
-@lru_cache(maxsize=8192)
+@memo(maxsize=8192, kind="text")
 def parse_date(text: str, lang: str = "es") -> ParsedDate | None:
     """Parse ``text`` as one date (see the module docstring); ``None`` when it is not one."""
     if lang not in DATE_LOCALES:
@@ -378,7 +378,7 @@ def _compact(text: str, toks: list[tuple[int, str]], kinds: list[str], i: int) -
     return None
 
 
-@lru_cache(maxsize=4096)
+@memo(maxsize=4096, kind="text")
 def _piece(kind: str, text: str, width: int = 0) -> Piece:
     """``Piece(kind, text, width)``, shared: dates repeat their days, months, years and separators, and pieces are
     immutable (a pure function: cached)."""
@@ -414,7 +414,7 @@ def _pieces(toks: list[tuple[int, str]], kinds: list[str], roles: dict[int, str]
     return tuple(out)
 
 
-@lru_cache(maxsize=4096)
+@memo(maxsize=4096, kind="text")
 def _shape_name(original: str, canonical: str, new: str) -> str:
     """``new`` in the case of ``original``; accents dropped only if ``original`` dropped its own (a pure function of
     a few month and weekday names: cached)."""
@@ -730,7 +730,7 @@ def _surrogate_date_with(text: str, lang: str, off: Offsets) -> str:
     return _shift_text(text, lang, off.days, off.months, off.years)
 
 
-@lru_cache(maxsize=1 << 15)
+@memo(maxsize=1 << 15, kind="text")
 def _shift_text(text: str, lang: str, days: int, months: int, years: int) -> str:
     whole = _shift_one(text, lang, days, months, years)
     if whole is not None:
@@ -797,7 +797,7 @@ def _spell(n: int, lang: str) -> str:
     return unit + joiner + tens[t]
 
 
-@lru_cache(maxsize=8)
+@memo(maxsize=8)
 def number_words(lang: str) -> dict[str, int]:
     """Folded number words 1-99 of ``lang`` -> value (plus ``un``/``una``/``a``/``ein``... for 1)."""
     lang = lang if lang in DATE_LOCALES else "en"
@@ -808,7 +808,7 @@ def number_words(lang: str) -> dict[str, int]:
     return out
 
 
-@lru_cache(maxsize=8)
+@memo(maxsize=8)
 def _number_word_regex(lang: str) -> re.Pattern[str]:
     forms = sorted(number_words(lang), key=len, reverse=True)
     return re.compile(r"(?<![\w])(" + "|".join(re.escape(f) for f in forms) + r")(?![\w])")
@@ -831,13 +831,13 @@ class AgeMatch:
     unit_end: int
 
 
-@lru_cache(maxsize=16)
+@memo(maxsize=16)
 def _year_unit_words(lang: str) -> frozenset[str]:
     return frozenset({normalize(u) for u in _YEAR_UNITS.get(lang, ())}
                      | {normalize(u) for us in _YEAR_UNITS.values() for u in us if len(u) > 2})
 
 
-@lru_cache(maxsize=8192)
+@memo(maxsize=8192, kind="text")
 def parse_age(text: str, lang: str) -> AgeMatch | None:
     """The first age number in ``text`` (digits or number words) and its unit."""
     m = re.search(r"\d+", text)
@@ -920,7 +920,7 @@ def age_offset(ctx: GenContext) -> int:
     return chosen
 
 
-@lru_cache(maxsize=64)
+@memo(maxsize=64)
 def _age_bounds(lo: int, hi: int) -> tuple[tuple[int, int], ...]:
     """The magnitude ranges :func:`age_offset` tries: the configured one, then the wider tiers."""
     bounds = [(lo, hi)]
@@ -930,7 +930,7 @@ def _age_bounds(lo: int, hi: int) -> tuple[tuple[int, int], ...]:
     return tuple(bounds)
 
 
-@lru_cache(maxsize=64)
+@memo(maxsize=64)
 def _age_tier_values(a: int, b: int) -> tuple[int, ...]:
     return tuple(sign * k for k in range(a, b + 1) for sign in (1, -1))
 
@@ -959,7 +959,7 @@ def surrogate_age(text: str, ctx: GenContext) -> str:
     return _age_with(text, lang, ctx.settings.age_cap, age_offset(ctx))
 
 
-@lru_cache(maxsize=1 << 14)
+@memo(maxsize=1 << 14, kind="text")
 def _age_with(text: str, lang: str, cap: int | None, off: int) -> str:
     """``text`` with its age moved by ``off`` or capped (a pure function: cached)."""
     am = parse_age(text, lang)

@@ -22,8 +22,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 import string
-from functools import lru_cache
 
+from clinanon.caches import memo
 from clinanon.detect import checksums as cs
 from clinanon.transform.surrogate._text import normalize
 from clinanon.transform.surrogate.keys import KeyedStream
@@ -120,7 +120,7 @@ def _digits(rng: KeyedStream, n: int, first_nonzero: bool = True) -> str:
     return rng.decimal(n, first_nonzero)
 
 
-@lru_cache(maxsize=1 << 14)
+@memo(maxsize=1 << 14, kind="text")
 def id_kind(text: str, lang: str) -> str | None:
     """The checksummed kind of an identifier (``dni``, ``nie``, ``nass``, ``bsn``, ``personnummer``, ``kvnr``,
     ``nhs``, ``ssn``, ``iban``, ``luhn``), or ``None`` (a pure function: cached)."""

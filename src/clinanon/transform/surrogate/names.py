@@ -26,8 +26,8 @@ import re
 import string
 from bisect import bisect_right
 from dataclasses import dataclass
-from functools import lru_cache
 
+from clinanon.caches import memo
 from clinanon.detect.features import trigger_words
 from clinanon.detect.gazetteer import fold
 from clinanon.transform.surrogate._data import (
@@ -89,13 +89,13 @@ def _is_surname(word: str, lang: str) -> bool:
     return normalize(word) in known_surnames(lang)
 
 
-@lru_cache(maxsize=1024)
+@memo(maxsize=1024, kind="text")
 def _part(text: str, role: str) -> NamePart:
     """``NamePart(text, role)``, shared (names repeat their spaces, titles and particles; parts are immutable)."""
     return NamePart(text, role)
 
 
-@lru_cache(maxsize=1 << 14)
+@memo(maxsize=1 << 14, kind="text")
 def parse_name(text: str, lang: str) -> ParsedName:
     """Split a name into roles (see the module docstring) and find its gender (a pure function: cached)."""
     toks = _TOKEN.findall(text)
@@ -165,7 +165,7 @@ def parse_name(text: str, lang: str) -> ParsedName:
     return ParsedName(parts, gender)
 
 
-@lru_cache(maxsize=1 << 14)
+@memo(maxsize=1 << 14, kind="text")
 def looks_like_name(text: str, lang: str, relative: bool = False) -> bool:
     """True when the span looks like a person's name: a capitalised word, or a lower-case known first name.
 
@@ -185,7 +185,7 @@ def looks_like_name(text: str, lang: str, relative: bool = False) -> bool:
     return any(_is_first(w, lang) for w in words if len(w) > 2)
 
 
-@lru_cache(maxsize=256)
+@memo(maxsize=256)
 def _eligible_letters(lang: str, src: str) -> tuple[str, ...]:
     return tuple(c for c in initial_letters(lang) if c != src) or tuple(string.ascii_uppercase)
 

@@ -35,12 +35,13 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Sequence
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr, SecretStr, field_validator, model_validator
 
+from clinanon import caches
+from clinanon.caches import memo
 from clinanon.document import Span
 from clinanon.taxonomy import parent
 from clinanon.transform.base import Edit, OperatorBase, OperatorContext, register_operator
@@ -80,7 +81,7 @@ def _contact(text: str, ctx: GenContext, sub: str) -> str:
     return surrogate_phone(text, ctx)
 
 
-@lru_cache(maxsize=256)
+@memo(maxsize=256)
 def _type(category: str) -> str:
     return parent(category)
 
@@ -90,7 +91,7 @@ def _type(category: str) -> str:
 _PLACE_POSITION_FREE = frozenset({"COUNTRY", "STREET", "HOSPITAL", "ORGANIZATION", "DEPARTMENT", "ROOM"})
 
 
-@lru_cache(maxsize=256)
+@memo(maxsize=256)
 def _memo_digits(category: str) -> bool:
     """Whether a span of ``category`` holding digits may be memoized by its text within a document (its
     surrogate does not depend on where the span is)."""
@@ -177,24 +178,12 @@ def generate(category: str, text: str, ctx: GenContext) -> str | None:
     return _plan(category)[0](text, ctx)
 
 
-def _text_caches() -> list[Any]:
-    """The process-wide memos keyed on span texts (or on places found from them): pure functions, cached so that
-    a string seen before (in an earlier document) costs a lookup."""
-    from clinanon.transform.surrogate import _text, contacts, dates, identifiers, names, places
-
-    return [_text._normalize_unicode, _text._apply_shape, contacts._phone_keep, contacts._phone_valid,
-            contacts._ascii_word, dates.parse_date, dates._piece, dates._shape_name, dates._shift_text,
-            dates.parse_age, dates._age_with, identifiers.id_kind, names.parse_name, names._part,
-            names.looks_like_name, places._city_choices, places._city_names, places._street_plan,
-            places._hospital_kind]
-
-
 def clear_text_caches() -> None:
-    """Empty the process-wide memos keyed on span texts (outputs never depend on them). Word lists, gazetteers and
-    other tables built from the shipped data stay loaded. Benchmarks call this before a run to measure a first
-    pass over the documents (as in a fresh process) rather than a repeat over strings already seen."""
-    for cache in _text_caches():
-        cache.cache_clear()
+    """Empty the process-wide memos keyed on span texts (outputs never depend on them): every memo registered with
+    ``kind="text"`` (:mod:`clinanon.caches`). Word lists, gazetteers and other tables built from the shipped data
+    stay loaded. Benchmarks call this before a run to measure a first pass over the documents (as in a fresh
+    process) rather than a repeat over strings already seen."""
+    caches.clear("text")
 
 
 _SEX_WORDS = {

@@ -25,9 +25,9 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from functools import lru_cache
 from typing import overload
 
+from clinanon.caches import memo
 from clinanon.document import Span
 from clinanon.transform.surrogate._data import (
     DEPARTMENTS,
@@ -118,7 +118,7 @@ def _lookup(text: str, lang: str) -> Place | None:
     return min(cands, key=lambda p: (p.country != home, p.kind != "city"))  # the first of the sorted candidates
 
 
-@lru_cache(maxsize=8192)
+@memo(maxsize=8192, kind="text")
 def _city_choices(key: str, lang: str) -> tuple[Sequence[str], Callable[[str], Place | None]]:
     """:func:`_city_names` of the place a normalized name denotes (cached by name): the names, and the lookup of
     the place of each of them (``by.get``). A pool that is a list of the locale without the place is a view of the
@@ -134,7 +134,7 @@ def _city_choices(key: str, lang: str) -> tuple[Sequence[str], Callable[[str], P
     return names, by.get
 
 
-@lru_cache(maxsize=4096)
+@memo(maxsize=4096, kind="text")
 def _city_names(place: Place | None, lang: str) -> tuple[tuple[str, ...], dict[str, Place]]:
     """The sorted surrogate names for a place and the place of each name (cached): the distinct names of its pool
     (:func:`_city_source`) and, for each, its first place in the pool."""
@@ -143,7 +143,7 @@ def _city_names(place: Place | None, lang: str) -> tuple[tuple[str, ...], dict[s
     return _names_of_source(_city_source(place, lang))
 
 
-@lru_cache(maxsize=8)
+@memo(maxsize=8)
 def _unknown_place_names(lang: str) -> tuple[tuple[str, ...], dict[str, Place]]:
     """:func:`_city_names` of an unknown place (the home country's cities and regions): a table of the locale,
     computed once (not a memo of span texts)."""
@@ -252,20 +252,20 @@ class _NameOverride:
         return self.place if name == self.name else self.first.get(name)
 
 
-@lru_cache(maxsize=64)
+@memo(maxsize=64)
 def _country_cities(lang: str, country: str, located: bool) -> _PlaceList:
     """The cities of ``country`` in ``lang``'s gazetteer (only those with a region when ``located``)."""
     cities = places(lang).cities_by_country.get(country, ())
     return _PlaceList([p for p in cities if p.region] if located else cities)
 
 
-@lru_cache(maxsize=1024)
+@memo(maxsize=1024)
 def _region_cities(lang: str, country: str, region: str) -> _PlaceList:
     """The cities of a region (normalized name) of ``country`` in ``lang``'s gazetteer."""
     return _PlaceList(places(lang).cities_by_region.get((country, region), ()))
 
 
-@lru_cache(maxsize=1024)
+@memo(maxsize=1024)
 def _parent_cities(lang: str, country: str, parent: str) -> _PlaceList:
     """The cities of the regions whose parent is ``parent`` (normalized name), region by region."""
     P = places(lang)
@@ -288,13 +288,13 @@ def _city_lists(lang: str, country: str, region: str, located: bool) -> Iterator
     yield _country_cities(lang, country, False)
 
 
-@lru_cache(maxsize=1024)
+@memo(maxsize=1024)
 def _child_regions(lang: str, country: str, parent: str) -> _PlaceList:
     """The regions of ``country`` whose parent is ``parent`` (normalized name) in ``lang``'s gazetteer."""
     return _PlaceList(places(lang).regions_by_parent.get((country, parent), ()))
 
 
-@lru_cache(maxsize=256)
+@memo(maxsize=256)
 def _country_regions(lang: str, country: str, level: bool | None) -> _PlaceList:
     """The regions of ``country``: all of them (``level`` None), or those with a parent (True) or without (False)."""
     regions = places(lang).regions_by_country.get(country, ())
@@ -375,7 +375,7 @@ _TERRITORIES = frozenset((
 ))
 
 
-@lru_cache(maxsize=1)
+@memo(maxsize=1)
 def _iso_continents() -> Mapping[str, str]:
     """ISO code -> continent, from the country lists of every language (one list may lack a country: the Dutch
     one has no ``Nederland``)."""
@@ -387,7 +387,7 @@ def _iso_continents() -> Mapping[str, str]:
     return out
 
 
-@lru_cache(maxsize=8)
+@memo(maxsize=8)
 def _country_index(lang: str) -> Mapping[str, tuple[str, str]]:
     """Normalized country name (the gazetteer's names and aliases of ``lang``, and CLDR's) -> (ISO, continent)."""
     continents = _iso_continents()
@@ -400,7 +400,7 @@ def _country_index(lang: str) -> Mapping[str, tuple[str, str]]:
     return out
 
 
-@lru_cache(maxsize=64)
+@memo(maxsize=64)
 def _countries_of(lang: str, continent: str, exclude: str = "") -> tuple[str, ...]:
     """One name per sovereign country of ``continent`` (its CLDR name in ``lang``, else the gazetteer's first name
     for it), the country with ISO code ``exclude`` left out; sorted. Aliases (``"EE. UU."``, ``"Holanda"``) and
@@ -419,7 +419,7 @@ def _countries_of(lang: str, continent: str, exclude: str = "") -> tuple[str, ..
     return tuple(sorted(names))
 
 
-@lru_cache(maxsize=8)
+@memo(maxsize=8)
 def _territory_names(lang: str) -> Mapping[str, str]:
     try:
         from babel import Locale
@@ -536,7 +536,7 @@ def _stems(lang: str) -> Sequence[str]:
 _KEEP, _DIGITS_RUN, _WORD_PART, _COMPOUND_PART = 0, 1, 2, 3
 
 
-@lru_cache(maxsize=4096)
+@memo(maxsize=4096, kind="text")
 def _street_plan(text: str, lang: str) -> tuple[tuple[tuple[int, str, str, str], ...], str, tuple[str, ...]]:
     """What :func:`surrogate_street` does with each token of ``text`` (a pure function: cached):
     ``(what, token, normalized token, compound suffix)``, ``what`` being kept as is (consecutive kept tokens as one
@@ -663,7 +663,7 @@ def _rebuild(ctx: GenContext, key: str, purpose: str, make: Callable[[str], str]
     return new
 
 
-@lru_cache(maxsize=8)
+@memo(maxsize=8)
 def _hospital_phrases(lang: str) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
     """The head and the tail phrases of hospital names of ``lang`` (longest first), each with its normalized form
     (computed once)."""
@@ -671,7 +671,7 @@ def _hospital_phrases(lang: str) -> tuple[tuple[tuple[str, str], ...], tuple[tup
     return tuple((h, normalize(h)) for h in P.hospital_heads), tuple((h, normalize(h)) for h in P.hospital_tails)
 
 
-@lru_cache(maxsize=4096)
+@memo(maxsize=4096, kind="text")
 def _hospital_kind(name: str, lang: str) -> tuple[str | None, str | None]:
     """The longest head phrase a hospital name starts with, else the longest tail phrase it ends with (cached):
     ``_starts_with(name, h)`` / ``_ends_with(name, h)`` over the phrases, with every text normalized once."""
@@ -683,7 +683,7 @@ def _hospital_kind(name: str, lang: str) -> tuple[str | None, str | None]:
     return None, next((h for h, p in tails if t.endswith(p) and (len(t) == len(p) or t[-len(p) - 1] == " ")), None)
 
 
-@lru_cache(maxsize=8)
+@memo(maxsize=8)
 def _hospitals_by_kind(lang: str) -> dict[tuple[str | None, str | None], tuple[str, ...]]:
     out: dict[tuple[str | None, str | None], list[str]] = {}
     for h in places(lang).hospitals:
@@ -691,18 +691,18 @@ def _hospitals_by_kind(lang: str) -> dict[tuple[str | None, str | None], tuple[s
     return {k: tuple(sorted(v)) for k, v in out.items()}
 
 
-@lru_cache(maxsize=8)
+@memo(maxsize=8)
 def _hospital_names(lang: str) -> tuple[str, ...]:
     return tuple(sorted(h[0] for h in places(lang).hospitals))
 
 
-@lru_cache(maxsize=8)
+@memo(maxsize=8)
 def _normalized_hospitals_by_kind(lang: str) -> dict[tuple[str | None, str | None], tuple[tuple[str, str], ...]]:
     """:func:`_hospitals_by_kind` with each name's normalized form (a list of the locale, computed once)."""
     return {k: tuple((h, normalize(h)) for h in v) for k, v in _hospitals_by_kind(lang).items()}
 
 
-@lru_cache(maxsize=8)
+@memo(maxsize=8)
 def _normalized_hospital_names(lang: str) -> tuple[tuple[str, str], ...]:
     """:func:`_hospital_names` with each name's normalized form (computed once)."""
     return tuple((h, normalize(h)) for h in _hospital_names(lang))
@@ -740,7 +740,7 @@ _DEFAULT_HOSPITAL_PHRASE: Mapping[str, tuple[str, bool]] = {
 }
 
 
-@lru_cache(maxsize=8)
+@memo(maxsize=8)
 def _home_cities(lang: str) -> tuple[str, ...]:
     """The names of the home country's cities (no regions), sorted."""
     return tuple(sorted({p.name for p in places(lang).cities_by_country.get(HOME_COUNTRY.get(lang, ""), ())}))

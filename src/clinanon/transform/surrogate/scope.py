@@ -18,9 +18,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, Literal
 
+from clinanon.caches import memo
 from clinanon.document import Document, Span
 from clinanon.errors import ConfigError
 from clinanon.taxonomy import parent
@@ -151,7 +151,7 @@ class _DocTables:
         return cached
 
 
-@lru_cache(maxsize=256)
+@memo(maxsize=256)
 def _type(category: str) -> str:
     return parent(category)
 
@@ -302,7 +302,7 @@ class GenContext:
         return cached  # type: ignore[no-any-return]
 
 
-@lru_cache(maxsize=64)
+@memo(maxsize=64)
 def _nearest_key(categories: frozenset[str]) -> str:
     return "nearest:" + "|".join(sorted(categories))
 
