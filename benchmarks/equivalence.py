@@ -43,16 +43,19 @@ def _docs(data: Path, corpus: str) -> tuple[str, list[Any]]:
     return "en", [Document(f"pii-{i:04d}", r["full_text"]) for i, r in enumerate(rows)]
 
 
-def _span_digest(ids: list[str], spans: list[list[Any]]) -> tuple[str, int]:
+def _span_digest(ids: list[str], spans: list[list[Any]]) -> tuple[str, int, dict[str, str]]:
+    """The digest of all spans, their number, and a short digest per document (to find which ones differ)."""
     h = hashlib.sha256()
     n = 0
+    per_doc: dict[str, str] = {}
     for i, ss in zip(ids, spans, strict=True):
-        h.update(i.encode())
+        d = hashlib.sha256()
         for s in sorted(ss, key=lambda s: (s.start, s.end, s.label, s.source, s.score)):
-            h.update(f"|{s.start},{s.end},{s.label},{s.source},{s.score!r}".encode())
+            d.update(f"|{s.start},{s.end},{s.label},{s.source},{s.score!r}".encode())
             n += 1
-        h.update(b"\n")
-    return h.hexdigest(), n
+        h.update(i.encode() + d.digest())
+        per_doc[i] = d.hexdigest()[:12]
+    return h.hexdigest(), n, per_doc
 
 
 def _text_digest(texts: list[str]) -> str:
@@ -83,9 +86,9 @@ def run(data: Path, corpora: list[str]) -> dict[str, Any]:
         t = time.perf_counter()
         batch = [list(d.spans) for d in nlp.pipe(docs, deidentify=False)]
         single = [nlp.detect_spans(d) for d in docs]
-        digest, n = _span_digest(ids, batch)
+        digest, n, per_doc = _span_digest(ids, batch)
         out[f"{use}/{corpus}"] = {"spans": n, "pipe": digest, "detect": _span_digest(ids, single)[0],
-                                  "seconds": round(time.perf_counter() - t, 1)}
+                                  "seconds": round(time.perf_counter() - t, 1), "per_doc": per_doc}
         print(f"{use}/{corpus}: {n} spans", file=sys.stderr)
         if use == "default":
             for name, op in [("surrogate", {"operator": "surrogate", "key": KEY, "scope": "document"}),
@@ -110,8 +113,14 @@ def main() -> None:
     if args.compare is not None:
         old = json.loads(args.compare.read_text(encoding="utf-8"))
         bad = [f"{k}.{f}" for k, v in result.items() for f, x in v.items()
-               if f != "seconds" and k in old and old[k].get(f) != x]
+               if f not in ("seconds", "per_doc") and k in old and old[k].get(f) != x]
         print("identical" if not bad else "DIFFERENT: " + ", ".join(bad))
+        for k, v in result.items():
+            before = old.get(k, {}).get("per_doc")
+            if before and "per_doc" in v:
+                docs = sorted(i for i, x in v["per_doc"].items() if before.get(i) != x)
+                if docs:
+                    print(f"  {k}: {len(docs)} documents differ: {', '.join(docs[:10])}")
         sys.exit(1 if bad else 0)
 
 

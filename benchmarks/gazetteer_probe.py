@@ -23,9 +23,9 @@ from collections import Counter
 from pathlib import Path
 
 from clinanon.detect.gazetteer import GazetteerDetector
-from clinanon.detect.propagate import propagate
-from clinanon.detect.resolve import Resolver
 from clinanon.document import Document, Span
+from clinanon.steps.propagate import propagate
+from clinanon.steps.resolve import Resolver
 from clinanon.text import tokenize
 
 REPO = Path(__file__).resolve().parents[1]

@@ -8,7 +8,7 @@
 * ``spacy``: :class:`SpacyNERDetector` loaded from ``--spacy-model`` (train it with
   ``clinanon train configs/train_spacy_meddocan.toml``: ~17 min, too long to do here);
 * ``ensemble``: rules + CRF (+ spaCy with ``--with-spacy``) combined per label by
-  :class:`clinanon.detect.ensemble.Ensemble`. The per-label strategy table is chosen on dev by
+  :class:`clinanon.ensemble.Ensemble`. The per-label strategy table is chosen on dev by
   :func:`choose_strategies` (so its dev score is optimistic: model selection on the scored data) and also
   estimated honestly by 2-fold cross-selection on dev (strategies chosen on one half, scored on the other,
   both ways, counts summed): ``cross_selected``. The table is written to ``--strategies-out``.
@@ -62,8 +62,8 @@ def _dir_size(p: Path | None) -> int:
 def build(detector: str, crf_model: Path | None, spacy_model: Path | None, strategies: Path | None,
           with_spacy: bool, extra_crf: Path | None = None) -> Any:
     """The detector to measure (labels: MEDDOCAN)."""
-    from clinanon.detect.ensemble import Ensemble, StrategyTable
     from clinanon.detect.rules.detector import RulesDetector
+    from clinanon.ensemble import Ensemble, StrategyTable
 
     if detector == "rules":
         return Ensemble({"rules": RulesDetector("es")}, scheme="meddocan", lang="es")
@@ -213,7 +213,7 @@ def main() -> None:
                               "train_documents": len(train_docs), "dev_documents": len(dev), "training": training}
     strategies_path = args.strategies
     if args.detector == "ensemble":
-        from clinanon.detect.ensemble import choose_strategies
+        from clinanon.ensemble import choose_strategies
 
         t0 = time.perf_counter()
         prepared = [det.prepare(d) for d in dev]

@@ -1,4 +1,4 @@
-"""How many gold spans the ensemble's repairs would change: ``clinanon.detect.repair`` applied to MEDDOCAN's gold.
+"""How many gold spans the ensemble's repairs would change: ``clinanon.steps.repair`` applied to MEDDOCAN's gold.
 
 ``python benchmarks/repair_gold.py [--data ../shared/data]``
 
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def changes(data: Path, split: str) -> dict[str, Any]:
     import clinanon.io as cio
-    from clinanon.detect.repair import repair_spans
+    from clinanon.steps.repair import repair_spans
     from clinanon.taxonomy import get_scheme
 
     scheme = get_scheme("meddocan")

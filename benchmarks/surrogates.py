@@ -50,15 +50,15 @@ from typing import Any
 
 from clinanon import __version__
 from clinanon.batch import freeze_loaded
-from clinanon.detect.propagate import propagate
 from clinanon.document import Document, SanitizedDocument, Span
 from clinanon.io.brat import read_brat
+from clinanon.steps.propagate import propagate
 from clinanon.taxonomy import get_scheme, parent
 from clinanon.transform import Anonymizer
 from clinanon.transform.surrogate import SurrogateOperator
 from clinanon.transform.surrogate._data import given_names, surnames
 from clinanon.transform.surrogate._text import normalize
-from clinanon.transform.surrogate.dates import parse_date
+from clinanon.transform.surrogate.date_formats import parse_date
 from clinanon.transform.surrogate.names import looks_like_name
 from clinanon.transform.surrogate.operator import clear_text_caches
 

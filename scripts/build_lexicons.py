@@ -52,7 +52,7 @@ _SPLIT = re.compile(r"[^\W\d_]+")
 
 
 def fold(s: str) -> str:
-    """Case-fold and strip accents (the lexicon's look-up key; the same as ``clinanon.detect.gazetteer.fold``)."""
+    """Case-fold and strip accents (the lexicon's look-up key; the same as ``clinanon.lang.fold.fold``)."""
     return "".join(c for c in unicodedata.normalize("NFD", s.casefold()) if not unicodedata.combining(c))
 
 

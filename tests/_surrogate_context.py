@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from clinanon.document import Document, Span
 from clinanon.transform.engine import SpanCategories
-from clinanon.transform.surrogate import GenContext, KeyedRandom, Settings, parse_key, places
+from clinanon.transform.surrogate import GenContext, KeyedRandom, Settings, cities, parse_key
 from clinanon.transform.surrogate._data import Place
 
 
@@ -22,9 +22,9 @@ def doc_context(originals: list[str], categories: list[str], key: str) -> GenCon
 
 
 def city_pool(place: Place | None, lang: str) -> list[Place]:
-    """The places a city or region may become, as a list: :func:`places._city_source` with a ``(list, place)``
+    """The places a city or region may become, as a list: :func:`cities._city_source` with a ``(list, place)``
     source built (the list without the place)."""
-    source = places._city_source(place, lang)
+    source = cities._city_source(place, lang)
     if isinstance(source, tuple):
         return [p for p in source[0].items if p != source[1]]
     return source

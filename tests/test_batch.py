@@ -175,14 +175,14 @@ def test_processors_with_many_get_batches_and_bad_documents_stay_alone(tmp_path:
 
 
 def test_pipeline_processor_batches_give_the_same_output(tmp_path: Path) -> None:
-    from clinanon.cli import _PipelineFactory
     from clinanon.config import Config
+    from clinanon.runner import PipelineFactory
 
     docs = [Document(f"n{i}", f"Paciente Juan García, {40 + i} años, vive en Tudela. NHC: 12345{i}.")
             for i in range(6)]
     src = tmp_path / "in.jsonl"
     _write_jsonl(src, docs)
-    factory = _PipelineFactory(Config.from_dict({"language": "es", "detectors": {"use": ["rules"]}}), False)
+    factory = PipelineFactory(Config.from_dict({"language": "es", "detectors": {"use": ["rules"]}}), False)
     proc = factory()
     assert hasattr(proc, "many")
     out = tmp_path / "out.jsonl"

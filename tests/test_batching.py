@@ -1,4 +1,4 @@
-"""Batched detection (``Pipeline.pipe``, ``RulesDetector.detect_many``) gives what one document at a time gives,
+"""Batched detection (``Pipeline.pipe``, ``RulesDetector.pipe``) gives what one document at a time gives,
 and the cue-word test that lets a recognizer skip a note never skips one where its regex matches."""
 
 from __future__ import annotations
@@ -10,16 +10,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import clinanon.text as text_module
 from clinanon import io as cio
+from clinanon.analysis import Analysis
 from clinanon.config import Config
+from clinanon.detect.base import BaseDetector
 from clinanon.detect.engine import _top_branches, cue_words
 from clinanon.detect.rules.addresses import _PLACE_CUES, PlaceContextRecognizer
 from clinanon.detect.rules.detector import RulesDetector
 from clinanon.document import Document, Span
 from clinanon.errors import ConfigError
 from clinanon.pipeline import Pipeline, _batches
-from clinanon.text import keep_token_tables, token_table
 
 NOTES = [
     Document(text="Paciente: Juan García López, 45 años. Vive en Tudela desde 2010. NHC: 1234567.", id="es1",
@@ -33,12 +33,16 @@ NOTES = [
 ]
 
 
-def test_detect_many_equals_detect_per_document_across_languages_and_capitals() -> None:
+def _analyses(docs: list[Document]) -> list[Analysis]:
+    return [Analysis.of(d, "es") for d in docs]
+
+
+def test_pipe_of_the_rules_equals_detect_per_document_across_languages_and_capitals() -> None:
     det = RulesDetector("es")
     one = [det.detect(d) for d in NOTES]
-    assert det.detect_many(NOTES) == one
-    assert det.detect_many(list(reversed(NOTES))) == list(reversed(one))
-    assert det.detect_many([]) == []
+    assert det.pipe(_analyses(NOTES)) == one
+    assert det.pipe(_analyses(list(reversed(NOTES)))) == list(reversed(one))
+    assert det.pipe([]) == []
     assert any(one)  # the notes do hold PHI: the comparison is not between empty lists
 
 
@@ -53,20 +57,20 @@ def test_pipe_equals_detect_and_deidentify_for_any_batch_size(batch_size: int) -
 
 
 def test_pipe_uses_the_batch_path_of_detectors_that_have_one() -> None:
-    class Counting:
+    class Counting(BaseDetector):
         name = "counting"
 
         def __init__(self) -> None:
             self.batches: list[int] = []
             self.singles = 0
 
-        def detect(self, doc: Document) -> list[Span]:
+        def detect(self, analysis: Analysis) -> list[Span]:
             self.singles += 1
-            return [Span(0, 1, "NAME", "counting", 1.0)] if doc.text else []
+            return [Span(0, 1, "NAME", "counting", 1.0)] if analysis.text else []
 
-        def detect_many(self, docs: list[Document]) -> list[list[Span]]:
-            self.batches.append(len(docs))
-            return [self.detect(d) for d in docs]
+        def pipe(self, analyses: list[Analysis]) -> list[list[Span]]:
+            self.batches.append(len(analyses))
+            return [self.detect(a) for a in analyses]
 
     det = Counting()
     nlp = Pipeline(detectors=[det])
@@ -100,17 +104,6 @@ def test_batches_respect_size_and_characters() -> None:
     assert [[d.id for d in b] for b in _batches(docs, 10, 12)] == [["0", "1"], ["2"], ["3"], ["4", "5"]]
     with pytest.raises(ConfigError, match="batch_size"):
         list(Pipeline(detectors=[]).pipe(docs, batch_size=0))
-
-
-def test_keep_token_tables_holds_a_batch_and_restores_the_default() -> None:
-    texts = [f"texto número {i} con palabras" for i in range(40)]
-    with keep_token_tables(len(texts)):
-        tables = [token_table(t) for t in texts]
-        assert all(token_table(t) is tab for t, tab in zip(texts, tables, strict=True))
-        with keep_token_tables(2):  # nested: the larger capacity stays
-            assert len(texts) <= text_module._TABLES_MAX
-    assert text_module._TABLES_MAX == text_module._TABLES_DEFAULT
-    assert len(text_module._TABLES) <= text_module._TABLES_DEFAULT
 
 
 def test_meddocan_slice_pipe_equals_detect(meddocan_dir: Path) -> None:
@@ -172,6 +165,5 @@ def test_default_pipeline_with_the_shipped_model_batches_to_the_same_spans() -> 
     one = [nlp.detect(d) for d in NOTES]
     assert list(nlp.pipe(NOTES, deidentify=False, batch_size=4)) == one
     dispatch = nlp.detectors[0]
-    assert hasattr(dispatch, "detect_many")
-    assert dispatch.detect_many(NOTES) == [dispatch.detect(d) for d in NOTES]
+    assert dispatch.pipe(_analyses(NOTES)) == [dispatch.detect(d) for d in NOTES]
     assert any(d.spans for d in one)

@@ -8,8 +8,9 @@ import functools
 import pytest
 
 from clinanon.detect import caseless
-from clinanon.detect.caseless import caseless_regions, is_common, recase, titlecase
+from clinanon.detect.caseless import caseless_regions, recase, titlecase
 from clinanon.detect.rules.detector import RulesDetector
+from clinanon.lang.lexicon import is_common
 
 
 @functools.cache

@@ -1,4 +1,4 @@
-"""Check-digit validators and generators (clinanon.detect.checksums); expectations computed by hand."""
+"""Check-digit validators and generators (clinanon.lang.checksums); expectations computed by hand."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clinanon.detect import checksums as cs
+from clinanon.lang import checksums as cs
 
 
 # --- Luhn ---------------------------------------------------------------------------------------------------

@@ -242,3 +242,36 @@ def test_learning_curve_command(meddocan_dir: Path, tmp_path: Path) -> None:
     bad = runner.invoke(app, ["learning-curve", str(tmp_path / "train"), str(tmp_path / "dev"), "--out", str(out),
                               "--fractions", "half"])
     assert bad.exit_code == 2 and "--fractions" in bad.output
+
+
+def _user_scheme_config(tmp_path: Path, name: str) -> Path:
+    path = tmp_path / f"{name}.toml"
+    path.write_text(f'label_scheme = "{name}"\n[detectors]\nuse = ["gold"]\npropagate_names = false\n'
+                    f'[[schemes]]\nname = "{name}"\n'
+                    'labels = { PACIENTE = "NAME.PATIENT", FECHA = "DATE", SEXO = "SEX" }\n', encoding="utf-8")
+    return path
+
+
+def test_a_user_scheme_in_the_config_works_in_every_command(tmp_path: Path, gold_jsonl: Path) -> None:
+    from clinanon.pipeline import Pipeline
+    from clinanon.taxonomy import list_schemes
+
+    cfg = _user_scheme_config(tmp_path, "test-cli-detect-scheme")
+    out = tmp_path / "spans.jsonl"
+    result = runner.invoke(app, ["detect", str(gold_jsonl), "--out", str(out), "--config", str(cfg)])
+    assert result.exit_code == 0, result.output
+    assert [s.label for d in cio.read(out) for s in d.spans] == ["PACIENTE", "FECHA", "SEXO"]
+
+    labels = runner.invoke(app, ["labels", "test-cli-labels-scheme", "--config",
+                                 str(_user_scheme_config(tmp_path, "test-cli-labels-scheme"))])
+    assert labels.exit_code == 0 and "PACIENTE" in labels.stdout and "NAME.PATIENT" in labels.stdout
+
+    evaluated = runner.invoke(app, ["evaluate", "--gold", str(gold_jsonl), "--config",
+                                    str(_user_scheme_config(tmp_path, "test-cli-eval-scheme")), "--json",
+                                    "--labels", "canonical"])
+    assert evaluated.exit_code == 0, evaluated.output
+
+    name = "test-cli-pipeline-scheme"
+    assert name not in list_schemes()
+    nlp = Pipeline.from_config(_user_scheme_config(tmp_path, name))
+    assert nlp.scheme.name == name and name in list_schemes()

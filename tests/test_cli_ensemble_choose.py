@@ -29,7 +29,7 @@ def dev(tmp_path: Path) -> Path:
 
 
 def test_chooses_per_label_prints_the_table_and_writes_a_loadable_config(dev: Path, tmp_path: Path) -> None:
-    from clinanon.detect.ensemble import Ensemble
+    from clinanon.ensemble import Ensemble
     from clinanon.pipeline import Pipeline
 
     out = tmp_path / "ens.toml"
@@ -108,3 +108,29 @@ def test_errors(dev: Path, tmp_path: Path, args: list[str], message: str) -> Non
     assert result.exit_code == 2, result.output
     assert message in " ".join(result.output.split())
     assert not (tmp_path / "e.toml").exists()
+
+
+def test_ensemble_toml_is_written_by_tomli_w_and_loads_back(tmp_path: Path) -> None:
+    import tomllib
+
+    from clinanon.cli import ensemble_toml
+    from clinanon.ensemble import StrategyTable
+
+    cfg = Config.from_dict({"language": "es", "label_scheme": "meddocan", "detectors": {
+        "use": ["ensemble"], "models": {"crf": str(tmp_path / "módelo \"crf\"")},
+        "ensemble": {"members": ["crf", "rules"], "tiebreak": "crf"}}})
+    table = StrategyTable({"NOMBRE_SUJETO_ASISTENCIA": "union", "FECHAS": "crf"}, "vote")
+    text = ensemble_toml(cfg, table, source="2 documents")
+    assert text.startswith("# clinanon ensemble chosen on dev by `clinanon ensemble-choose` (2 documents).\n")
+    data = tomllib.loads(text)
+    assert list(data["detectors"]["ensemble"]["strategies"]) == ["FECHAS", "NOMBRE_SUJETO_ASISTENCIA"]
+    path = tmp_path / "ens.toml"
+    path.write_text(text, encoding="utf-8")
+    back = Config.load(path)
+    assert back.language == "es" and back.label_scheme == "meddocan" and back.detectors.use == ["ensemble"]
+    assert back.detectors.models == cfg.detectors.models
+    e = back.detectors.ensemble
+    assert (e.members, e.default, e.tiebreak) == (["crf", "rules"], "vote", "crf")
+    assert e.strategies == {"FECHAS": "crf", "NOMBRE_SUJETO_ASISTENCIA": "union"}
+    plain = tomllib.loads(ensemble_toml(Config(), StrategyTable({}, "union")))
+    assert "models" not in plain["detectors"] and "tiebreak" not in plain["detectors"]["ensemble"]

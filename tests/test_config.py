@@ -41,6 +41,8 @@ labels = { PAT = "NAME.PATIENT", DOB = "DATE" }
     assert cfg.language == "nl"
     assert cfg.operators["NAME.PATIENT"].params == {"template": "<PERSON>"}
     assert cfg.allow.load(cfg.base_dir) == ["Foley", "Apgar"]
+    assert cfg.scheme.category("DOB") == "DATE"
+    cfg.register_schemes()  # explicit: validating a configuration registers nothing
     assert get_scheme("my-scheme").category("DOB") == "DATE"
 
 
@@ -61,3 +63,58 @@ def test_invalid_config_names_file_and_key(tmp_path: Path, body: str, expected: 
     with pytest.raises(ConfigError) as e:
         Config.load(path)
     assert str(path) in str(e.value) and expected in str(e.value)
+
+
+_USER_SCHEME = """
+label_scheme = "{name}"
+[[schemes]]
+name = "{name}"
+labels = {{ PAT = "NAME.PATIENT", DOB = "DATE" }}
+"""
+
+
+def test_validating_a_user_scheme_registers_nothing(tmp_path: Path) -> None:
+    from clinanon.taxonomy import list_schemes
+
+    path = tmp_path / "c.toml"
+    path.write_text(_USER_SCHEME.format(name="test-config-unregistered"), encoding="utf-8")
+    cfg = Config.load(path)
+    assert "test-config-unregistered" not in list_schemes()
+    with pytest.raises(ConfigError, match="unknown label scheme"):
+        get_scheme("test-config-unregistered")
+    assert cfg.scheme.name == "test-config-unregistered" and cfg.scheme.category("PAT") == "NAME.PATIENT"
+    assert [s.name for s in cfg.user_schemes()] == ["test-config-unregistered"]
+    assert cfg.register_schemes() is cfg
+    assert get_scheme("test-config-unregistered").category("DOB") == "DATE"
+
+
+def test_a_bad_user_scheme_and_an_unknown_label_scheme_are_named() -> None:
+    with pytest.raises(ConfigError, match=r"schemes\.mine: .*unknown canonical category 'NOPE'"):
+        Config.from_dict({"schemes": [{"name": "mine", "labels": {"X": "NOPE"}}]})
+    with pytest.raises(ConfigError, match=r"label_scheme: unknown label scheme 'nope'; known: canonical, .*, mine"):
+        Config.from_dict({"label_scheme": "nope", "schemes": [{"name": "mine", "labels": {"X": "DATE"}}]})
+
+
+def test_with_overrides_keeps_base_dir_and_validates(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text('language = "nl"\n[detectors]\nmodels = { crf = "models/crf" }\n', encoding="utf-8")
+    cfg = Config.load(path)
+    assert cfg.with_overrides() is cfg and cfg.with_overrides({}) is cfg
+    en = cfg.with_overrides(language="en", label_scheme="meddocan")
+    assert (en.language, en.label_scheme, en.base_dir) == ("en", "meddocan", tmp_path.resolve())
+    assert en.detectors == cfg.detectors and cfg.language == "nl"
+    assert cfg.with_overrides({"language": "de"}, language="sv").language == "sv"  # keywords win
+    with pytest.raises(ConfigError, match=r"^command line: invalid configuration: language"):
+        cfg.with_overrides(language="fr", source="command line")
+    same = Config.from_options(path, {"language": "en"})
+    assert same == en.with_overrides(label_scheme="canonical") and same.base_dir == tmp_path.resolve()
+    assert Config.from_options() == Config() and Config.from_options(None, {"language": "en"}).base_dir is None
+
+
+def test_resolve_path_against_the_config_folder(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text("", encoding="utf-8")
+    cfg = Config.load(path)
+    assert cfg.resolve_path("models/crf") == tmp_path.resolve() / "models" / "crf"
+    assert cfg.resolve_path(Path("/abs/crf")) == Path("/abs/crf")
+    assert Config().resolve_path("models/crf") == Path("models/crf")  # no folder: as given

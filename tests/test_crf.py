@@ -302,11 +302,13 @@ def test_canonical_labels_and_shared_rule_spans(fitted: CRFDetector, tmp_path: P
         [(s.start, s.end, s.label, s.score) for s in mapped]
     with pytest.raises(ConfigError):
         CRFDetector("es", canonical=True)
-    # a pipeline that already ran the rules passes their spans: same predictions, no second run
+    # a pipeline that already ran the rules leaves their spans in the analysis: same predictions, no second run
+    from clinanon.analysis import Analysis
     from clinanon.detect.rules.detector import RulesDetector
 
-    rules = RulesDetector("es").analyze(doc.text, "es")
-    assert fitted.detect(doc, rule_spans=rules) == native
+    analysis = Analysis.of(doc, "es")
+    analysis.candidates["rules"] = RulesDetector("es").analyze(doc.text, "es")
+    assert fitted.detect(analysis) == native
 
 
 def test_carried_field_capitalised_runs_kin_and_bigrams() -> None:

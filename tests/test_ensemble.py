@@ -7,8 +7,9 @@ from collections.abc import Sequence
 
 import pytest
 
-from clinanon.detect.ensemble import Ensemble, StrategyTable, choose_strategies, label_f1
+from clinanon.analysis import Analysis
 from clinanon.document import Document, Span
+from clinanon.ensemble import Ensemble, StrategyTable, choose_strategies, label_f1
 from clinanon.errors import ConfigError
 
 TEXT = "x" * 100
@@ -30,7 +31,8 @@ class WantsRules(Fixed):
         super().__init__(name, spans)
         self.got: list[Span] | None = None
 
-    def detect(self, doc: Document, rule_spans: Sequence[Span] | None = None) -> list[Span]:  # type: ignore[override]
+    def detect(self, analysis: Analysis) -> list[Span]:  # type: ignore[override]
+        rule_spans = analysis.candidates.get("rules")  # what the rules member left in the note's analysis
         self.got = None if rule_spans is None else list(rule_spans)
         return list(self.spans)
 

@@ -7,10 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from clinanon.detect.gazetteer import GazetteerDetector, PhraseIndex, fold, load_rows
-from clinanon.detect.resolve import Resolver
+from clinanon.detect.gazetteer import GazetteerDetector
 from clinanon.document import Document
 from clinanon.errors import ConfigError, InputError
+from clinanon.lang.fold import fold
+from clinanon.lang.phrases import PhraseIndex
+from clinanon.lang.wordlists import load_rows
+from clinanon.steps.resolve import Resolver
 from clinanon.text import tokenize
 
 

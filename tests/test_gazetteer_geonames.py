@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from clinanon.detect.gazetteer import GazetteerDetector, load_rows
+from clinanon.detect.gazetteer import GazetteerDetector
 from clinanon.detect.rules.detector import RulesDetector
 from clinanon.detect.rules.us_address import USTownLineRecognizer, recognizers
 from clinanon.document import Document
+from clinanon.lang.wordlists import load_rows
 
 NOTES = Path(__file__).resolve().parents[1] / "examples" / "notes.jsonl"
 

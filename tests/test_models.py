@@ -66,7 +66,7 @@ def test_shipped_models_and_the_default_detector() -> None:
     assert (info.path / "ATTRIBUTION.txt").is_file()
     assert info.size_bytes < 50 * 2**20
     pytest.importorskip("pycrfsuite")
-    from clinanon.detect.ensemble import Ensemble
+    from clinanon.ensemble import Ensemble
 
     ens = models.default_detector("es", label_scheme="meddocan")
     assert isinstance(ens, Ensemble) and ens.members == ("crf", "rules")

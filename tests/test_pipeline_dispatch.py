@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from clinanon import io as cio
+from clinanon.analysis import Analysis
 from clinanon.config import Config
 from clinanon.document import Document, Span
 from clinanon.errors import ConfigError
@@ -39,17 +40,17 @@ def crf_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
     real = CRFDetector.detect
 
-    def spy(self: CRFDetector, doc: Document, rule_spans: object = None) -> list[Span]:
-        calls.append(doc.id)
-        return real(self, doc, rule_spans=rule_spans)  # type: ignore[arg-type]
+    def spy(self: CRFDetector, analysis: Analysis) -> list[Span]:
+        calls.append(analysis.id)
+        return real(self, analysis)
 
     monkeypatch.setattr(CRFDetector, "detect", spy)
     return calls
 
 
 def test_the_default_configuration_dispatches_per_language() -> None:
-    from clinanon.detect.ensemble import Ensemble
     from clinanon.detect.rules.detector import RulesDetector
+    from clinanon.ensemble import Ensemble
 
     assert Config().detectors.use == ["default"]
     nlp = Pipeline()

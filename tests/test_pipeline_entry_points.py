@@ -59,5 +59,5 @@ def test_spacy_load_without_importing_clinanon(tmp_path: Path) -> None:
                           timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     first, second = done.stdout.splitlines()
-    assert first == "clinanon.detect.spacy_ner ClinanonTokenizer ['ner']"
+    assert first == "clinanon.detect.spacy_ner.tokenizer ClinanonTokenizer ['ner']"
     assert second == str([t.text for t in nlp("Dr. García, 3/4/2020.")])

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clinanon.detect.propagate import propagate
 from clinanon.document import Document, Span
+from clinanon.steps.propagate import propagate
 
 
 def at(text: str, word: str, label: str = "NAME", nth: int = 0, source: str = "x", score: float = 0.8) -> Span:
@@ -107,8 +107,8 @@ def test_order_independent_and_non_overlapping(extents, rnd) -> None:  # type: i
 
 def test_function_word_of_a_name_is_not_propagated_alone() -> None:
     """A name that ran into an address ("... Ofiplaza El Retiro") must not tag every sentence-initial "El"."""
-    from clinanon.detect.propagate import propagate
     from clinanon.document import Document, Span
+    from clinanon.steps.propagate import propagate
 
     text = "Dr. Mauricio Mendieta Espinosa Ofiplaza El Retiro. El paciente vio a Espinosa. The Retiro."
     doc = Document(text=text, id="d")

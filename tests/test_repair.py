@@ -1,10 +1,10 @@
-"""Repairs of trained models' spans (clinanon.detect.repair) and their use in the ensemble."""
+"""Repairs of trained models' spans (clinanon.steps.repair) and their use in the ensemble."""
 
 from __future__ import annotations
 
-from clinanon.detect.ensemble import Ensemble
-from clinanon.detect.repair import repair_spans
 from clinanon.document import Document, Span
+from clinanon.ensemble import Ensemble
+from clinanon.steps.repair import repair_spans
 from clinanon.taxonomy import get_scheme
 
 MEDDOCAN = get_scheme("meddocan")

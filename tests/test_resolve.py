@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clinanon.detect.resolve import Resolver
 from clinanon.document import Document, Span
 from clinanon.errors import ConfigError
+from clinanon.steps.resolve import Resolver
 
 
 def texts(text: str, spans: list[Span]) -> list[tuple[str, str]]:
@@ -131,7 +131,7 @@ def test_large_candidate_sets_are_fast() -> None:
     import time
 
     from clinanon.detect.gazetteer import GazetteerDetector
-    from clinanon.detect.propagate import propagate
+    from clinanon.steps.propagate import propagate
 
     text = " ".join(["Juan García Hospital Universitario De La Paz y María López"] * 3000)
     cands = GazetteerDetector("es").analyze(text)

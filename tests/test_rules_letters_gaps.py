@@ -16,7 +16,8 @@ from functools import cache
 import pytest
 
 from clinanon.config import Config
-from clinanon.detect.gazetteer import GazetteerDetector, common_places, place_context
+from clinanon.detect.gazetteer import GazetteerDetector
+from clinanon.detect.gazetteer_context import common_places, place_context
 from clinanon.detect.rules.detector import RulesDetector
 from clinanon.document import Document
 from clinanon.pipeline import Pipeline

@@ -339,7 +339,7 @@ def test_load_errors(tmp_path: Path) -> None:
 
 
 def test_chunks_hand_computed() -> None:
-    from clinanon.detect.spacy_ner import _chunks
+    from clinanon.detect.spacy_ner.detector import _chunks
 
     assert _chunks("aaaa\nbbbb\ncc", 6) == [(0, "aaaa\n"), (5, "bbbb\n"), (10, "cc")]
     assert _chunks("aaaa bbbb cc", 6) == [(0, "aaaa "), (5, "bbbb "), (10, "cc")]
@@ -353,7 +353,7 @@ _BLANK = spacy.blank("es", config={"nlp": {"tokenizer": {"@tokenizers": "clinano
 @settings(max_examples=60, deadline=None)
 @given(st.text(alphabet="ab \n\t.", max_size=300), st.integers(min_value=2, max_value=50))
 def test_chunks_partition_the_text(text: str, max_chars: int) -> None:
-    from clinanon.detect.spacy_ner import _chunks
+    from clinanon.detect.spacy_ner.detector import _chunks
 
     pieces = _chunks(text, max_chars)
     assert "".join(p for _, p in pieces) == text

@@ -10,19 +10,14 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clinanon.detect import checksums as cs
 from clinanon.document import Document, Span
+from clinanon.lang import checksums as cs
 from clinanon.transform import Anonymizer
 from clinanon.transform.surrogate import GenContext, Settings, SurrogateOperator, parse_key
 from clinanon.transform.surrogate._text import normalize
-from clinanon.transform.surrogate.dates import (
-    Offsets,
-    _DateSearch,
-    age_offset,
-    date_offsets,
-    parse_date,
-    scope_offsets,
-)
+from clinanon.transform.surrogate.ages import age_offset
+from clinanon.transform.surrogate.date_formats import parse_date
+from clinanon.transform.surrogate.dates import Offsets, _DateSearch, date_offsets, scope_offsets
 from clinanon.transform.surrogate.identifiers import id_kind, surrogate_identifier
 
 KEYS = ["3c" * 32, "c3" * 32, "5a" * 32, "a5" * 32]

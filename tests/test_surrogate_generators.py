@@ -11,30 +11,23 @@ from babel.dates import get_day_names, get_month_names
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from clinanon.detect import checksums as cs
 from clinanon.document import Document, Span
+from clinanon.lang import checksums as cs
 from clinanon.transform.surrogate import GenContext, Settings, parse_key
 from clinanon.transform.surrogate._data import first_name_gender, given_names, surnames
 from clinanon.transform.surrogate._text import normalize
+from clinanon.transform.surrogate.ages import parse_age, surrogate_age
+from clinanon.transform.surrogate.cities import MIN_PLACE_POOL
 from clinanon.transform.surrogate.contacts import surrogate_email, surrogate_ip, surrogate_phone, surrogate_url
-from clinanon.transform.surrogate.dates import (
-    date_offsets,
-    parse_age,
-    parse_date,
-    render_date,
-    surrogate_age,
-    surrogate_date,
-)
+from clinanon.transform.surrogate.countries import surrogate_country
+from clinanon.transform.surrogate.date_formats import parse_date, render_date
+from clinanon.transform.surrogate.dates import date_offsets, surrogate_date
+from clinanon.transform.surrogate.hospitals import surrogate_hospital
 from clinanon.transform.surrogate.identifiers import format_preserving, id_kind, surrogate_identifier
 from clinanon.transform.surrogate.names import parse_name, surrogate_name
-from clinanon.transform.surrogate.places import (
-    MIN_PLACE_POOL,
-    surrogate_city,
-    surrogate_country,
-    surrogate_hospital,
-    surrogate_street,
-    surrogate_zip,
-)
+from clinanon.transform.surrogate.places import surrogate_city
+from clinanon.transform.surrogate.postcodes import surrogate_zip
+from clinanon.transform.surrogate.streets import surrogate_street
 
 KEY = parse_key("5a" * 32)
 KEY2 = parse_key("a5" * 32)
@@ -283,7 +276,8 @@ def test_postcode_follows_the_surrogate_city() -> None:
     text = "Vive en Barcelona, CP 08022."
     c = doc_ctx(text, [(8, 17, "LOCATION.CITY"), (22, 27, "LOCATION.ZIP")])
     c.span = c.spans[1]
-    from clinanon.transform.surrogate.places import ES_PROVINCE_CODES, surrogate_city_place
+    from clinanon.transform.surrogate.cities import surrogate_city_place
+    from clinanon.transform.surrogate.postcodes import ES_PROVINCE_CODES
 
     city = surrogate_city_place("Barcelona", c)
     zipc = surrogate_zip("08022", c)

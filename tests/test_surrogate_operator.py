@@ -16,7 +16,7 @@ from clinanon.transform.base import get_operator
 from clinanon.transform.surrogate import KEY_ENV, MissingKeyError, SurrogateOperator
 from clinanon.transform.surrogate._text import normalize
 from clinanon.transform.surrogate.cli_support import apply_surrogate_options
-from clinanon.transform.surrogate.dates import parse_date
+from clinanon.transform.surrogate.date_formats import parse_date
 from clinanon.transform.surrogate.keys import write_key_file
 
 KEY_A = "3c" * 32

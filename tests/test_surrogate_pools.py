@@ -6,14 +6,9 @@ from __future__ import annotations
 from clinanon.transform.surrogate import GenContext, parse_key
 from clinanon.transform.surrogate._data import places
 from clinanon.transform.surrogate._text import normalize
-from clinanon.transform.surrogate.places import (
-    MIN_PLACE_POOL,
-    _countries_of,
-    _country_index,
-    surrogate_city_place,
-    surrogate_country,
-    surrogate_hospital,
-)
+from clinanon.transform.surrogate.cities import MIN_PLACE_POOL, surrogate_city_place
+from clinanon.transform.surrogate.countries import _countries_of, _country_index, surrogate_country
+from clinanon.transform.surrogate.hospitals import surrogate_hospital
 
 KEY = parse_key("5a" * 32)
 KEY2 = parse_key("a5" * 32)

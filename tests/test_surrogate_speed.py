@@ -21,6 +21,8 @@ from clinanon.transform.surrogate import (
     KeyedRandom,
     SurrogateOperator,
     _data,
+    cities,
+    date_formats,
     dates,
     names,
     parse_key,
@@ -191,16 +193,16 @@ def test_merged_lookups_match_the_per_language_loops() -> None:
         for word in ("marzo", "Mar", "lunes", "Monday", "mei", "juli", "xyz"):
             key = normalize(word)
             for kind in ("month", "weekday"):
-                ref_hit = next(((lg, *hit) for lg in (lang, *(x for x in dates._LANGS if x != lang))
-                                if (hit := dates._name_lookup(lg, kind).get(key)) is not None), None)
-                assert dates._find_name(word, lang, kind) == ref_hit
+                ref_hit = next(((lg, *hit) for lg in (lang, *(x for x in date_formats._LANGS if x != lang))
+                                if (hit := date_formats._name_lookup(lg, kind).get(key)) is not None), None)
+                assert date_formats._find_name(word, lang, kind) == ref_hit
 
 
 def _ref_first_large(pools: list[list[_data.Place]]) -> list[_data.Place]:
-    """The first pool with at least ``places.MIN_PLACE_POOL`` places, else the last non-empty one (else [])."""
+    """The first pool with at least ``cities.MIN_PLACE_POOL`` places, else the last non-empty one (else [])."""
     last: list[_data.Place] = []
     for pool in pools:
-        if len(pool) >= places.MIN_PLACE_POOL:
+        if len(pool) >= cities.MIN_PLACE_POOL:
             return pool
         if pool:
             last = pool
@@ -240,7 +242,7 @@ def test_city_pools_and_choices_match_the_list_definitions() -> None:
             by: dict[str, _data.Place] = {}
             for p in ref:
                 by.setdefault(p.name, p)
-            got_names, got_by = places._city_names.__wrapped__(place, lang)
+            got_names, got_by = cities._city_names.__wrapped__(place, lang)
             assert got_names == tuple(sorted(by)) and got_by == by
 
 
@@ -299,10 +301,10 @@ def test_edits_are_plain_edits_and_outputs_survive_clearing_the_text_memos() -> 
 
 
 def test_parsed_pieces_are_ordinary_frozen_dataclasses() -> None:
-    parsed = dates.parse_date("3 de marzo de 2005", "es")
+    parsed = date_formats.parse_date("3 de marzo de 2005", "es")
     assert parsed is not None and parsed.kind == "full"
     piece = parsed.pieces[0]
-    assert piece == dates.Piece("day", "3") and hash(piece) == hash(dates.Piece("day", "3"))
+    assert piece == date_formats.Piece("day", "3") and hash(piece) == hash(date_formats.Piece("day", "3"))
     name = names.parse_name("Juan García", "es")
     assert [p.role for p in name.parts] == ["given", "lit", "surname"]
     assert name.parts[0] == names.NamePart("Juan", "given")
@@ -325,18 +327,19 @@ _NUMERIC = st.builds(
 @settings(max_examples=400, deadline=None)
 @given(_NUMERIC, st.sampled_from(["es", "en", "nl", "sv", "de"]))
 def test_numeric_dates_parse_like_the_general_parser(text: str, lang: str) -> None:
-    assert dates._NUMERIC_DATE.fullmatch(text)
-    assert dates._parse_numeric(text, lang) == dates._parse_generic(text, lang)
+    assert date_formats._NUMERIC_DATE.fullmatch(text)
+    assert date_formats._parse_numeric(text, lang) == date_formats._parse_generic(text, lang)
 
 
 def test_numeric_date_examples_take_the_fast_path_and_round_trip() -> None:
     for text, lang in [("12/03/2005", "es"), ("3/12/05", "en"), ("2005-03-12", "nl"), ("12.3.2005", "de"),
                        ("03/2005", "sv"), ("12/03", "es"), ("13/25/2005", "es"), ("1/2/3/4", "es")]:
-        fast = dates._parse_numeric(text, lang)
-        assert fast == dates._parse_generic(text, lang) == dates.parse_date(text, lang)
+        fast = date_formats._parse_numeric(text, lang)
+        assert fast == date_formats._parse_generic(text, lang) == date_formats.parse_date(text, lang)
         if fast is not None:
-            assert dates.render_date(fast, fast.year, fast.month, fast.day) == text
-    assert dates.parse_date("12/03/2005", "es").pieces[1] is dates.parse_date("01/02/2005", "es").pieces[1]  # shared
+            assert date_formats.render_date(fast, fast.year, fast.month, fast.day) == text
+    assert date_formats.parse_date("12/03/2005", "es").pieces[1] is date_formats.parse_date(
+        "01/02/2005", "es").pieces[1]  # shared
 
 
 def _ref_leaks(ctx: GenContext, candidate: str, already: str | None = None) -> bool:

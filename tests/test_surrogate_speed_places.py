@@ -10,9 +10,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from _surrogate_context import city_pool, doc_context
-from clinanon.detect import checksums as cs
 from clinanon.document import Span
-from clinanon.transform.surrogate import _data, contacts, identifiers, places
+from clinanon.lang import checksums as cs
+from clinanon.transform.surrogate import (
+    _data,
+    cities,
+    contacts,
+    hospitals,
+    identifiers,
+    organizations,
+    postcodes,
+    streets,
+)
 from clinanon.transform.surrogate._text import _apply_shape, apply_shape, normalize
 from clinanon.transform.surrogate.keys import KeyedStream
 
@@ -144,8 +153,8 @@ _KEEP, _DIGITS_RUN, _WORD_PART, _COMPOUND_PART = 0, 1, 2, 3
 
 def _ref_street_tokens(text: str) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
     """The tokens of an address, its normalized words joined (its key) and its digit runs, as they were found
-    before :func:`places._street_plan` found them in its own pass."""
-    toks = tuple(places._TOKEN.findall(text))
+    before :func:`streets._street_plan` found them in its own pass."""
+    toks = tuple(streets._TOKEN.findall(text))
     return toks, " ".join(normalize(t) for t in toks if t[:1].isalpha()), tuple(t for t in toks if t.isdigit())
 
 
@@ -158,13 +167,13 @@ def _ref_street_plan(text: str, lang: str) -> tuple[tuple[tuple[int, str, str, s
         prev = toks[i - 1] if i else ""
         if t.isdigit():
             step = (_DIGITS_RUN, t, "", "")
-        elif not t[:1].isalpha() or k in places._STREET_TYPES or k in places._STREET_KEEP or len(t) == 1 or (
+        elif not t[:1].isalpha() or k in streets._STREET_TYPES or k in streets._STREET_KEEP or len(t) == 1 or (
                 prev.isdigit() or (len(t) <= 2 and t.isupper())):
             step = (_KEEP, t, "", "")
         else:
             suffix = None
             if lang in ("nl", "de", "sv"):
-                suffix = next((s for s in places._COMPOUND if k.endswith(normalize(s)) and len(k) > len(s) + 2), None)
+                suffix = next((s for s in streets._COMPOUND if k.endswith(normalize(s)) and len(k) > len(s) + 2), None)
             step = (_WORD_PART, t, k, "") if suffix is None else (_COMPOUND_PART, t, k, suffix)
         if step[0] == _KEEP and plan and plan[-1][0] == _KEEP:
             plan[-1] = (_KEEP, plan[-1][1] + t, "", "")
@@ -186,13 +195,13 @@ _STREET_CHARS = st.sampled_from([*"aBcÁéñº ª.,/-_\n\t0123456789²½", "Call
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_STREET_CHARS, max_size=14).map("".join), st.sampled_from(LANGS))
 def test_street_plans_are_the_token_by_token_plans(text: str, lang: str) -> None:
-    assert places._street_plan.__wrapped__(text, lang) == _ref_street_plan(text, lang)
+    assert streets._street_plan.__wrapped__(text, lang) == _ref_street_plan(text, lang)
 
 
 def test_street_plan_examples() -> None:
     for text in _STREETS:
         for lang in LANGS:
-            plan = places._street_plan.__wrapped__(text, lang)
+            plan = streets._street_plan.__wrapped__(text, lang)
             assert plan == _ref_street_plan(text, lang)
             assert "".join(step[1] for step in plan[0]) == text
 
@@ -201,8 +210,8 @@ def test_street_plan_examples() -> None:
 
 def _ref_hospital_kind(name: str, lang: str) -> tuple[str | None, str | None]:
     P = _data.places(lang)
-    head = next((h for h in P.hospital_heads if places._starts_with(name, h)), None)
-    tail = None if head else next((h for h in P.hospital_tails if places._ends_with(name, h)), None)
+    head = next((h for h in P.hospital_heads if organizations._starts_with(name, h)), None)
+    tail = None if head else next((h for h in P.hospital_tails if organizations._ends_with(name, h)), None)
     return head, tail
 
 
@@ -216,7 +225,7 @@ def test_hospital_kinds_are_the_first_matching_phrases() -> None:
         names += [f"{rng.choice(['San Juan', 'x', ''])} {rng.choice(phrases)}" for _ in range(60)]
         names += [p.upper() for p in phrases] + [p[:-1] for p in phrases if p] + ["", " ", "Hospitalario", "La Paz"]
         for name in names:
-            assert places._hospital_kind.__wrapped__(name, lang) == _ref_hospital_kind(name, lang)
+            assert hospitals._hospital_kind.__wrapped__(name, lang) == _ref_hospital_kind(name, lang)
 
 
 def test_city_names_of_region_pools_match_the_list_definition() -> None:
@@ -229,13 +238,13 @@ def test_city_names_of_region_pools_match_the_list_definition() -> None:
             by: dict[str, _data.Place] = {}
             for p in city_pool(place, lang):
                 by.setdefault(p.name, p)
-            names, got = places._city_names.__wrapped__(place, lang)
+            names, got = cities._city_names.__wrapped__(place, lang)
             assert names == tuple(sorted(by)) and got == by
     for lang in LANGS:  # an unknown place: the home country's cities and regions
         by = {}
         for p in city_pool(None, lang):
             by.setdefault(p.name, p)
-        assert places._city_names.__wrapped__(None, lang) == (tuple(sorted(by)), by)
+        assert cities._city_names.__wrapped__(None, lang) == (tuple(sorted(by)), by)
 
 
 def _ref_lookup(key: str, lang: str) -> _data.Place | None:
@@ -253,10 +262,10 @@ def test_city_choices_are_the_city_names_of_the_place_without_copies() -> None:
         several = [k for k in keys if len(P.by_name[k]) > 1][:30]
         sample = [*random.Random(4).sample(keys, min(100, len(keys))), *several, "villaquemada del sur", ""]
         for key in sample:
-            place = places._lookup(key, lang)
+            place = cities._lookup(key, lang)
             assert place == _ref_lookup(key, lang)
-            names, place_of = places._city_choices.__wrapped__(key, lang)
-            ref_names, ref_by = places._city_names.__wrapped__(place, lang)
+            names, place_of = cities._city_choices.__wrapped__(key, lang)
+            ref_names, ref_by = cities._city_names.__wrapped__(place, lang)
             assert len(names) == len(ref_names) and list(names) == list(ref_names)
             assert all(place_of(n) == ref_by[n] for n in ref_names)
 
@@ -268,7 +277,7 @@ def _pl(name: str, region: str) -> _data.Place:
 def test_place_list_views_match_its_copies() -> None:
     items = [_pl("Alba", "A"), _pl("Soria", "A"), _pl("Alba", "B"), _pl("Zafra", "C"), _pl("Alba", "A"),
              _pl("Mora", "B")]
-    lst = places._PlaceList(items)
+    lst = cities._PlaceList(items)
     for place in [*items, _pl("Otra", "A"), _pl("Soria", "B")]:
         names, by = lst.choices_without(place)
         view, place_of = lst.choices_view(place)
@@ -276,7 +285,7 @@ def test_place_list_views_match_its_copies() -> None:
         assert all(place_of(n) == by[n] for n in names)
         assert lst.size_without(place) == len([p for p in items if p != place])
     view, _ = lst.choices_view(_pl("Soria", "A"))  # Soria is alone: a view without it
-    assert isinstance(view, places._NamesWithout)
+    assert isinstance(view, cities._NamesWithout)
     assert list(view) == ["Alba", "Mora", "Zafra"] and view[-1] == "Zafra" and view[-3] == "Alba"
     assert view[1:] == ["Mora", "Zafra"] and "Soria" not in view and view.index("Zafra") == 2
     for bad in (3, -4):
@@ -315,13 +324,13 @@ def test_nearest_city_span_is_never_the_span_itself() -> None:
     for here in ctx.spans:
         ctx.span = here
         ref = None
-        for start, end, s in ctx.nearest_spans(places._CITY_CATEGORIES):
+        for start, end, s in ctx.nearest_spans(postcodes._CITY_CATEGORIES):
             dist = here.start - end if end <= here.start else start - here.end
             if 0 <= dist <= 80 and (ref is None or dist < ref[0]) and s != here:
                 ref = (dist, s)
-        assert places._nearest_city_span(ctx) == (ref[1] if ref else None)
+        assert postcodes._nearest_city_span(ctx) == (ref[1] if ref else None)
     ctx.span = Span(ctx.spans[0].start, ctx.spans[0].end, "LOCATION.CITY")  # equal to a city span, not the same
-    assert places._nearest_city_span(ctx) == ctx.spans[1]
+    assert postcodes._nearest_city_span(ctx) == ctx.spans[1]
 
 
 # --- contacts ----------------------------------------------------------------------------------------------------

@@ -181,7 +181,8 @@ def test_repeated_originals_share_one_surrogate_but_postcodes_follow_their_city(
     zip_madrid, zip_barcelona = new[1], new[5]
     # each postcode follows the province of its nearest city's surrogate (a city of another province: the
     # provinces' own lists are smaller than MIN_PLACE_POOL)
-    from clinanon.transform.surrogate.places import _lookup, _province_code
+    from clinanon.transform.surrogate.cities import _lookup
+    from clinanon.transform.surrogate.postcodes import _province_code
 
     code_madrid, code_barcelona = (_province_code(_lookup(city, "es")) for city in (new[2], new[4]))
     assert code_madrid is not None and code_barcelona is not None

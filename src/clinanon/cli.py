@@ -76,19 +76,10 @@ def _progress(description: str, total: int | None) -> Iterator[Any]:
         yield lambda n: prog.update(task, completed=n)
 
 
-def _count_inputs(path: Path, fmt: str) -> int | None:
-    """A cheap count of input documents for the progress bar (None when unknown)."""
-    from clinanon import io as cio
-
-    try:
-        return cio.count_documents(path, fmt)
-    except Exception:
-        return None
-
-
 def _build_config(config: Path | None, lang: str | None, operator: str | None,
                   scheme: str | None = None) -> Config:
-    cfg = Config.load(config) if config is not None else Config()
+    """The configuration file (or the defaults) with the command line's flags applied, its own label schemes
+    registered."""
     overrides: dict[str, Any] = {}
     if lang is not None:
         overrides["language"] = lang
@@ -96,11 +87,7 @@ def _build_config(config: Path | None, lang: str | None, operator: str | None,
         overrides["label_scheme"] = scheme
     if operator is not None:
         overrides["operators"] = {"*": {"operator": operator}}
-    if overrides:
-        data = cfg.model_dump(exclude={"base_dir"}, mode="json")
-        data.update(overrides)
-        cfg = Config.from_dict(data, source="command line").model_copy(update={"base_dir": cfg.base_dir})
-    return cfg
+    return Config.from_options(config, overrides, source="command line").register_schemes()
 
 
 def _reader_options(pairs: list[str] | None) -> dict[str, Any]:
@@ -117,57 +104,15 @@ def _reader_options(pairs: list[str] | None) -> dict[str, Any]:
     return opts
 
 
-def _out_format(out: Path, out_format: str | None, in_format: str) -> str:
-    from clinanon import io as cio
-
-    if out_format:
-        return out_format
-    by_suffix = cio.format_for_suffix(out.suffix)
-    return by_suffix or in_format
-
-
-class _PipelineFactory:
-    """Picklable: builds the pipeline inside each worker process."""
-
-    def __init__(self, config: Config, deidentify: bool) -> None:
-        self.config = config
-        self.deidentify = deidentify
-
-    def __call__(self) -> Any:
-        from clinanon.pipeline import Pipeline
-
-        return _PipelineProcessor(Pipeline(self.config), self.deidentify)
-
-
-class _PipelineProcessor:
-    """One document (``__call__``) or a batch (``many``: each detection step over the whole batch)."""
-
-    def __init__(self, nlp: Any, deidentify: bool) -> None:
-        self.nlp = nlp
-        self.deidentify = deidentify
-
-    def __call__(self, doc: Any) -> Any:
-        return self.nlp.deidentify(doc) if self.deidentify else self.nlp.detect(doc)
-
-    def many(self, docs: list[Any]) -> list[Any]:
-        return list(self.nlp.pipe(docs, deidentify=self.deidentify, batch_size=max(1, len(docs))))
-
-
 def _run(input_path: Path, out: Path, in_format: str | None, out_format: str | None, config: Config,
          *, deidentify: bool, resume: bool, overwrite: bool, workers: int, errors: Path | None,
          read_options: dict[str, Any]) -> None:
-    from clinanon import io as cio
-    from clinanon.batch import run_batch
+    from clinanon.runner import prepare_batch
 
-    fmt = in_format or cio.detect_format(input_path)
-    ofmt = _out_format(out, out_format, fmt)
-    factory = _PipelineFactory(config, deidentify)
-    factory()  # fail early (bad config, missing model) before touching the output
-    total = _count_inputs(input_path, fmt)
-    verb = "de-identifying" if deidentify else "detecting"
-    with _progress(f"{verb} ({fmt} → {ofmt})", total) as advance:
-        result = run_batch(cio.iter_records(input_path, fmt, **read_options), factory, out, ofmt, resume=resume,
-                           overwrite=overwrite, errors_path=errors, workers=workers, progress=advance)
+    job = prepare_batch(input_path, out, config, deidentify=deidentify, in_format=in_format, out_format=out_format,
+                        read_options=read_options)
+    with _progress(job.description, job.count_inputs()) as advance:
+        result = job.run(resume=resume, overwrite=overwrite, workers=workers, errors_path=errors, progress=advance)
     style = "red" if result.errors else "green"
     console.print(
         f"[{style}]{result.processed} processed, {result.resumed} resumed, {result.errors} errors[/] → {out}"
@@ -325,7 +270,7 @@ def labels_cmd(
 
     with _errors():
         if config is not None:
-            Config.load(config)  # registers the user's schemes
+            Config.load(config).register_schemes()
         if scheme is None:
             table = Table("scheme", "labels", "description", title="label schemes")
             for name in list_schemes():
@@ -416,7 +361,7 @@ def _member_specs(specs: list[str]) -> tuple[list[str], dict[str, Path]]:
     ``NAME=MODEL``: MODEL is a model directory or the name of a shipped / user model (`clinanon models`); its
     ``meta.json`` must be a model of detector NAME."""
     from clinanon.models import find_model
-    from clinanon.pipeline import get_detector_factory
+    from clinanon.registry import get_detector_factory
 
     names: list[str] = []
     models: dict[str, Path] = {}
@@ -438,34 +383,27 @@ def _member_specs(specs: list[str]) -> tuple[list[str], dict[str, Path]]:
     return names, models
 
 
-def _toml_str(value: str) -> str:
-    return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid TOML basic string
-
-
 def ensemble_toml(cfg: Config, table: Any, *, source: str = "") -> str:
-    """A configuration (TOML) that builds the chosen ensemble: ``language``, ``label_scheme``, ``[detectors]``
-    (``use = ["ensemble"]``, the members' models) and ``[detectors.ensemble]`` with the per-label strategies.
-    ``Config.load`` of it gives back ``cfg``'s ensemble with ``table``'s strategies."""
+    """A configuration (TOML, written by tomli-w under a comment header) that builds the chosen ensemble:
+    ``language``, ``label_scheme``, ``[detectors]`` (``use = ["ensemble"]``, the members' models) and
+    ``[detectors.ensemble]`` with the per-label strategies. ``Config.load`` of it gives back ``cfg``'s ensemble
+    with ``table``'s strategies."""
+    import tomli_w
+
     e = cfg.detectors.ensemble
-    lines = [f"# clinanon ensemble chosen on dev by `clinanon ensemble-choose`{f' ({source})' if source else ''}.",
-             "# Use it as --config, or copy label_scheme and the [detectors] keys into your configuration",
-             "# (the strategies are keyed by labels of that label_scheme).",
-             f"language = {_toml_str(cfg.language)}",
-             f"label_scheme = {_toml_str(cfg.label_scheme)}",
-             "",
-             "[detectors]",
-             'use = ["ensemble"]']
+    detectors: dict[str, Any] = {"use": ["ensemble"]}
     if cfg.detectors.models:
-        models = ", ".join(f"{_toml_str(k)} = {_toml_str(str(v))}" for k, v in cfg.detectors.models.items())
-        lines.append(f"models = {{ {models} }}")
-    lines += ["", "[detectors.ensemble]",
-              f"members = [{', '.join(_toml_str(m) for m in e.members)}]",
-              f"default = {_toml_str(table.default)}"]
+        detectors["models"] = {k: str(v) for k, v in cfg.detectors.models.items()}
+    ensemble: dict[str, Any] = {"members": list(e.members), "default": table.default}
     if e.tiebreak is not None:
-        lines.append(f"tiebreak = {_toml_str(e.tiebreak)}")
-    lines += ["", "[detectors.ensemble.strategies]"]
-    lines += [f"{_toml_str(label)} = {_toml_str(strat)}" for label, strat in sorted(table.strategies.items())]
-    return "\n".join(lines) + "\n"
+        ensemble["tiebreak"] = e.tiebreak
+    ensemble["strategies"] = dict(sorted(table.strategies.items()))
+    detectors["ensemble"] = ensemble
+    header = [f"# clinanon ensemble chosen on dev by `clinanon ensemble-choose`{f' ({source})' if source else ''}.",
+              "# Use it as --config, or copy label_scheme and the [detectors] keys into your configuration",
+              "# (the strategies are keyed by labels of that label_scheme)."]
+    body = tomli_w.dumps({"language": cfg.language, "label_scheme": cfg.label_scheme, "detectors": detectors})
+    return "\n".join(header) + "\n" + body
 
 
 @app.command("ensemble-choose")
@@ -499,18 +437,16 @@ def ensemble_choose(
     dev; prints the choice and writes it as a configuration (TOML) that builds the ensemble."""
     from clinanon import io as cio
     from clinanon.io.base import atomic_write_text
-    from clinanon.pipeline import get_detector_factory
+    from clinanon.registry import get_detector_factory
 
     with _errors():
         if out.exists() and not overwrite:
             raise ClinanonError(f"{out} already exists; pass --overwrite to replace it")
         names, models = _member_specs(member)
         base = _build_config(config, lang, None, scheme)
-        data = base.model_dump(exclude={"base_dir"}, mode="json")
-        data["detectors"]["use"] = ["ensemble"]
-        data["detectors"]["models"] = {**data["detectors"]["models"], **{k: str(v) for k, v in models.items()}}
-        data["detectors"]["ensemble"] = {"members": names, "default": default, "tiebreak": tiebreak}
-        cfg = Config.from_dict(data, source="command line").model_copy(update={"base_dir": base.base_dir})
+        detectors = {**base.detectors.model_dump(), "use": ["ensemble"], "models": {**base.detectors.models, **models},
+                     "ensemble": {"members": names, "default": default, "tiebreak": tiebreak}}
+        cfg = base.with_overrides(detectors=detectors, source="command line")
         ens = get_detector_factory("ensemble")(cfg)
         try:  # options are checked when the reader is made, before any document is read
             reader = cio.read(dev, data_format, **_reader_options(read_option))
@@ -525,7 +461,7 @@ def ensemble_choose(
             raise ClinanonError(f"{dev}: gold labels not in the label scheme {ens.scheme.name!r}: "
                                 f"{', '.join(unknown)} (pass the corpus' scheme with --scheme)")
         cands = [c.strip() for c in candidates.split(",") if c.strip()] if candidates else None
-        from clinanon.detect.ensemble import BUILTIN_STRATEGIES
+        from clinanon.ensemble import BUILTIN_STRATEGIES
 
         for c in cands or ():
             if c not in BUILTIN_STRATEGIES and c not in names:
@@ -534,7 +470,7 @@ def ensemble_choose(
         console.print(f"running {', '.join(names)} on {len(docs)} dev documents and choosing per label",
                       highlight=False)
         table = ens.choose(docs, candidates=cands)
-        used = {k: (v if v.is_absolute() or cfg.base_dir is None else (cfg.base_dir / v).resolve())
+        used = {k: (v if v.is_absolute() or cfg.base_dir is None else cfg.resolve_path(v).resolve())
                 for k, v in cfg.detectors.models.items() if k in names}  # written absolute: the TOML goes anywhere
         cfg = cfg.model_copy(update={"detectors": cfg.detectors.model_copy(update={"models": used})})
         atomic_write_text(out, ensemble_toml(cfg, table, source=f"{len(docs)} documents"))

@@ -2,25 +2,35 @@
 
 ``clinanon init-config`` writes :data:`DEFAULT_CONFIG_TOML` (commented); ``Config.load(path)`` reads and validates a
 file and names the file, the line and the key when something is wrong.
+
+Validation has no side effects. Three methods do what every user of a configuration needs:
+
+* :meth:`Config.with_overrides` — the same configuration with top-level keys replaced (CLI flags, keyword
+  arguments of :meth:`~clinanon.pipeline.Pipeline.from_config`), validated again, keeping ``base_dir``;
+  :meth:`Config.from_options` loads a file (or takes the defaults) and applies them.
+* :meth:`Config.resolve_path` — a path of the configuration, relative ones against the configuration's folder.
+* :meth:`Config.register_schemes` — registers the configuration's own label schemes (``[[schemes]]``) in the
+  process-wide registry of :mod:`clinanon.taxonomy`, so that components that look a scheme up by name find them.
+  It is called where a pipeline or a command is built (``Pipeline.from_config``, :mod:`clinanon.runner`, the CLI),
+  never by validation.
 """
 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from clinanon.errors import ConfigError
-from clinanon.taxonomy import CANONICAL_CATEGORIES, LabelScheme, get_scheme, register_scheme
-from clinanon.text import SUPPORTED_LANGUAGES
+from clinanon.lang import Language
+from clinanon.taxonomy import CANONICAL_CATEGORIES, LabelScheme, get_scheme, list_schemes, register_scheme
 
 __all__ = ["DEFAULT_CONFIG_TOML", "Config", "DetectorsConfig", "ListsConfig", "OperatorConfig", "SchemeConfig",
-           "read_toml"]
+           "read_toml", "resolve_path"]
 
-Language = Literal["en", "es", "nl", "sv", "de"]
-assert set(Language.__args__) == set(SUPPORTED_LANGUAGES)  # type: ignore[attr-defined]
 
 
 def read_toml(path: Path, what: str = "configuration") -> dict[str, Any]:
@@ -35,6 +45,13 @@ def read_toml(path: Path, what: str = "configuration") -> dict[str, Any]:
         raise ConfigError(f"{path}: not UTF-8 (byte offset {e.start})") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: {e}") from None
+
+
+def resolve_path(path: str | Path, base: Path | None) -> Path:
+    """``path`` as given when it is absolute or there is no ``base``, else ``base / path`` (neither made absolute
+    nor normalised: what a relative entry of a configuration file has always meant)."""
+    path = Path(path)
+    return path if path.is_absolute() or base is None else base / path
 
 
 class _Strict(BaseModel):
@@ -54,7 +71,7 @@ class OperatorConfig(BaseModel):
 
 
 class EnsembleConfig(_Strict):
-    """Members (registered detector names, in priority order) combined per label (see clinanon.detect.ensemble)."""
+    """Members (registered detector names, in priority order) combined per label (see clinanon.ensemble)."""
 
     members: list[str] = Field(default_factory=lambda: ["crf", "rules"])
     #: union | vote | intersection | <member name>, for labels without an entry in ``strategies``
@@ -89,9 +106,11 @@ class ListsConfig(_Strict):
     files: list[Path] = Field(default_factory=list)
 
     def load(self, base: Path | None = None) -> list[str]:
+        """``words``, then the entries of each file (relative ``files`` against ``base``, see :func:`resolve_path`;
+        blank lines and ``#`` comments skipped)."""
         out = list(self.words)
         for f in self.files:
-            path = f if f.is_absolute() or base is None else base / f
+            path = resolve_path(f, base)
             try:
                 lines = path.read_text(encoding="utf-8").splitlines()
             except OSError as e:
@@ -106,6 +125,10 @@ class SchemeConfig(_Strict):
     name: str
     description: str = "user-defined label scheme"
     labels: dict[str, str]
+
+    def to_scheme(self) -> LabelScheme:
+        """The :class:`~clinanon.taxonomy.LabelScheme` (checks every category; raises ConfigError)."""
+        return LabelScheme(self.name, self.description, self.labels)
 
 
 class Config(_Strict):
@@ -136,21 +159,72 @@ class Config(_Strict):
         return v
 
     @model_validator(mode="after")
-    def _register_schemes(self) -> Config:
+    def _check_schemes(self) -> Config:
+        """Every user scheme maps onto canonical categories, and ``label_scheme`` names one of this configuration's
+        own schemes or a registered one. Nothing is registered here (see :meth:`register_schemes`)."""
+        own: dict[str, LabelScheme] = {}
         for s in self.schemes:
             try:
-                register_scheme(LabelScheme(s.name, s.description, s.labels), overwrite=True)
+                own[s.name.lower()] = s.to_scheme()
             except ConfigError as e:
                 raise ValueError(f"schemes.{s.name}: {e}") from None
-        try:
-            get_scheme(self.label_scheme)
-        except ConfigError as e:
-            raise ValueError(f"label_scheme: {e}") from None
+        if self.label_scheme.lower() not in own:
+            try:
+                get_scheme(self.label_scheme)
+            except ConfigError:
+                registered = list_schemes()
+                known = registered + [u.name for u in own.values() if u.name not in registered]
+                raise ValueError(f"label_scheme: unknown label scheme {self.label_scheme!r}; "
+                                 f"known: {', '.join(known)}") from None
+        return self
+
+    def user_schemes(self) -> list[LabelScheme]:
+        """This configuration's own label schemes (``[[schemes]]``), in order."""
+        return [s.to_scheme() for s in self.schemes]
+
+    def register_schemes(self) -> Config:
+        """Register this configuration's own label schemes process-wide, replacing a scheme of the same name (the
+        last one registered wins), so that components that look a scheme up by name find them; returns ``self``.
+
+        Called where a pipeline or a command is built (``Pipeline.from_config``, :mod:`clinanon.runner`, the CLI),
+        never by validation."""
+        for scheme in self.user_schemes():
+            register_scheme(scheme, overwrite=True)
         return self
 
     @property
     def scheme(self) -> LabelScheme:
+        """The scheme ``label_scheme`` names: this configuration's own when it defines one of that name (the last
+        such), else the registered one."""
+        for s in reversed(self.schemes):
+            if s.name.lower() == self.label_scheme.lower():
+                return s.to_scheme()
         return get_scheme(self.label_scheme)
+
+    def resolve_path(self, path: str | Path) -> Path:
+        """A path of this configuration: an absolute one as given, a relative one against the configuration's folder
+        (``base_dir``, set by :meth:`load`; as given when there is none)."""
+        return resolve_path(path, self.base_dir)
+
+    def with_overrides(self, overrides: Mapping[str, Any] | None = None, /, *, source: str = "<config>",
+                       **kw: Any) -> Config:
+        """This configuration with top-level keys replaced by ``overrides`` and ``kw`` (a section is replaced whole:
+        ``detectors={...}``), validated again (errors name ``source``), keeping ``base_dir``. Without overrides,
+        ``self``."""
+        changes = {**(overrides or {}), **kw}
+        if not changes:
+            return self
+        data = self.model_dump(exclude={"base_dir"})
+        data.update(changes)
+        return type(self).from_dict(data, source=source).model_copy(update={"base_dir": self.base_dir})
+
+    @classmethod
+    def from_options(cls, path: str | Path | None = None, overrides: Mapping[str, Any] | None = None, *,
+                     source: str = "<config>") -> Config:
+        """The file at ``path`` (:meth:`load`), or the defaults, with ``overrides`` applied (:meth:`with_overrides`;
+        their errors name ``source``). Registers nothing."""
+        base = cls.load(path) if path is not None else cls()
+        return base.with_overrides(overrides, source=source)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, source: str = "<config>") -> Config:

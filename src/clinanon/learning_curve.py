@@ -53,8 +53,8 @@ def nested_subsets(docs: Sequence[Document], fractions: Sequence[float] = FRACTI
 def _fit(name: str, subset: list[Document], dev: list[Document], lang: str, scheme: str, crf_iterations: int,
          spacy_steps: int, fitted: Mapping[str, Any]) -> Any:
     if name == "rules":
-        from clinanon.detect.ensemble import Ensemble
         from clinanon.detect.rules.detector import RulesDetector
+        from clinanon.ensemble import Ensemble
 
         return Ensemble({"rules": RulesDetector(lang)}, scheme=scheme, lang=lang)
     if name == "crf":
@@ -66,8 +66,8 @@ def _fit(name: str, subset: list[Document], dev: list[Document], lang: str, sche
 
         return SpacyNERDetector(lang=lang, label_scheme=scheme, max_steps=spacy_steps).fit(subset)
     if name == "ensemble":
-        from clinanon.detect.ensemble import Ensemble
         from clinanon.detect.rules.detector import RulesDetector
+        from clinanon.ensemble import Ensemble
 
         if "crf" not in fitted:
             raise ConfigError("the ensemble's learning curve needs 'crf' in the detectors (listed before it)")

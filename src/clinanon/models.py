@@ -8,7 +8,7 @@ A model is a directory with a ``meta.json`` (written by ``clinanon train`` or ``
   models folder) or, when none is given, of the ``CLINANON_MODELS`` environment variable.
 
 :func:`default_detector` is what the ``default`` detector (the configuration's default) means for one language:
-for Spanish, the rules and the shipped CRF combined by an :class:`~clinanon.detect.ensemble.Ensemble` (with the
+for Spanish, the rules and the shipped CRF combined by an :class:`~clinanon.ensemble.Ensemble` (with the
 per-label strategy table shipped next to the model, chosen on dev by a model trained on train only); for every
 other language, the rules alone. The pipeline picks it per document (``meta["lang"]``, else the configured
 language) through :class:`clinanon.pipeline.LanguageDispatch`, building each language's detector once.
@@ -149,8 +149,8 @@ def default_detector(lang: str, *, label_scheme: str = "canonical", rules: Any =
     ``model``: another CRF model directory; ``strategies``: a :class:`StrategyTable` (default: the one shipped
     with the model, else ``union``)."""
     from clinanon.detect.crf import CRFDetector
-    from clinanon.detect.ensemble import Ensemble, StrategyTable
     from clinanon.detect.rules.detector import RulesDetector
+    from clinanon.ensemble import Ensemble, StrategyTable
 
     rules = rules if rules is not None else RulesDetector(lang)
     if model is not None:

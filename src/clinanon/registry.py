@@ -1,114 +1,358 @@
-"""Detector factories by name, like spaCy's registry: ``register_detector("mine")(factory)``.
+"""Detector factories by name, like spaCy's registry, with typed parameters validated once from the configuration.
 
-A factory gets the validated :class:`~clinanon.config.Config` and returns a
-:class:`~clinanon.detect.base.Detector`. The built-in ones: ``default`` (per document language: the rules and the
-shipped CRF for Spanish, the rules elsewhere), ``rules``, ``crf``, ``spacy``, ``ensemble`` and ``gold``.
+Two ways to register a factory (see :func:`register_detector`):
+
+* ``@register_detector("mine", params=MyParams)`` — the factory takes typed parameters: ``MyParams`` is a
+  :class:`DetectorParams` (a frozen pydantic model) whose :meth:`~DetectorParams.from_config` picks and validates
+  what the detector needs from the :class:`~clinanon.config.Config`, once, when the pipeline is built (the way
+  operators get typed parameters from their ``[operators.*]`` entry, see :mod:`clinanon.transform.base`). The
+  built-in detectors are registered this way.
+* ``@register_detector("mine")`` — the factory takes the whole validated ``Config`` (the plain form; user
+  factories written so keep working).
+
+Either way :func:`get_detector_factory` returns a callable ``factory(config) -> Detector``, which is what a
+:class:`~clinanon.pipeline.Pipeline` calls for each name of ``detectors.use``.
+
+The built-in detectors and their parameters:
+
+* ``rules`` (:class:`RulesParams`): patterns + gazetteers for ``language``, the user's gazetteers and allow / deny
+  lists (files read once, relative paths against the configuration's folder).
+* ``crf`` (:class:`CrfParams`): the CRF model directory ``detectors.models.crf``.
+* ``spacy`` (:class:`SpacyParams`): ``detectors.models.spacy`` is a model directory when that directory exists
+  (relative against the configuration's folder), else the name of an installed spaCy package; anything else is a
+  :class:`~clinanon.errors.ConfigError` naming both what was looked for.
+* ``ensemble`` (:class:`EnsembleParams`): the members (built by their own factories from the same configuration,
+  like spaCy resolves nested blocks) and the per-label strategies of ``detectors.ensemble``.
+* ``default`` (:class:`DefaultParams`): per document language, the rules and the shipped CRF for Spanish, the
+  rules elsewhere (:func:`clinanon.models.default_detector`).
+* ``gold`` (no parameters): the documents' own spans.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any, ClassVar, Generic, Self, TypeVar
 
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+
+from clinanon.analysis import Analysis
 from clinanon.config import Config
-from clinanon.detect.base import Detector
+from clinanon.detect.base import BaseDetector, Detector
 from clinanon.detect.dispatch import LanguageDispatch
 from clinanon.document import Document, Span
 from clinanon.errors import ConfigError
 
-__all__ = ["DetectorFactory", "GoldDetector", "get_detector_factory", "list_detectors", "register_detector"]
+__all__ = [
+    "CrfParams",
+    "DefaultParams",
+    "DetectorFactory",
+    "DetectorParams",
+    "EnsembleParams",
+    "GoldDetector",
+    "RulesParams",
+    "SpacyParams",
+    "TypedDetectorFactory",
+    "get_detector_factory",
+    "list_detectors",
+    "register_detector",
+]
 
+#: what :func:`get_detector_factory` returns: the validated configuration in, a detector out
 DetectorFactory = Callable[[Config], Detector]
 _DETECTORS: dict[str, DetectorFactory] = {}
 
 
-def register_detector(name: str) -> Callable[[DetectorFactory], DetectorFactory]:
-    """Register a detector factory under ``name`` (decorator)."""
+class DetectorParams(BaseModel):
+    """Base class of a detector's typed parameters: frozen, unknown keys rejected, validated on construction
+    (errors are :class:`~clinanon.errors.ConfigError` naming the detector and the parameter, never a value).
 
-    def deco(factory: DetectorFactory) -> DetectorFactory:
-        _DETECTORS[name] = factory
+    Subclasses declare the parameters as fields and implement :meth:`from_config`; the default one suits a
+    detector without parameters."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    #: the detector these parameters are for (in error messages)
+    detector: ClassVar[str] = "detector"
+
+    def __init__(self, **values: Any) -> None:
+        try:
+            super().__init__(**values)
+        except ValidationError as e:
+            problems = []
+            for err in e.errors(include_input=False, include_url=False):
+                loc = ".".join(str(p) for p in err["loc"])
+                msg = str(err["msg"]).removeprefix("Value error, ")
+                problems.append(f"parameter {loc!r}: {msg}" if loc else msg)
+            raise ConfigError(f"detector {type(self).detector!r}: " + "; ".join(problems)) from None
+
+    @classmethod
+    def from_config(cls, config: Config) -> Self:
+        """The parameters this detector takes from ``config``, validated (here: none)."""
+        return cls()
+
+
+P = TypeVar("P", bound=DetectorParams)
+F = TypeVar("F", bound=Callable[..., Detector])
+
+
+@dataclass(frozen=True)
+class TypedDetectorFactory(Generic[P]):
+    """A factory registered with typed parameters: called with a configuration, it validates ``params`` from it
+    once (:meth:`DetectorParams.from_config`) and builds the detector from them (``build(params)``)."""
+
+    name: str
+    params: type[P]
+    build: Callable[[P], Detector]
+
+    def __call__(self, config: Config) -> Detector:
+        return self.build(self.params.from_config(config))
+
+
+def register_detector(name: str, *, params: type[DetectorParams] | None = None) -> Callable[[F], F]:
+    """Register a detector factory under ``name`` (decorator; the factory is returned unchanged).
+
+    With ``params`` (a :class:`DetectorParams` subclass) the factory takes those parameters, validated once from
+    the configuration; without, it takes the whole :class:`~clinanon.config.Config`. A later registration of the
+    same name replaces the earlier one."""
+
+    def deco(factory: F) -> F:
+        _DETECTORS[name] = factory if params is None else TypedDetectorFactory(name, params, factory)
         return factory
 
     return deco
 
 
-def _rules_factory(config: Config) -> Detector:
-    from clinanon.detect.rules.detector import RulesDetector
-
-    base = config.base_dir
-    return RulesDetector(
-        config.language,
-        user_lists={k: (v if v.is_absolute() or base is None else base / v) for k, v in
-                    config.detectors.gazetteers.items()},
-        allow=config.allow.load(base),
-        deny=config.deny.load(base),
-    )
-
-
 def _model_path(config: Config, name: str) -> Path:
+    """``detectors.models.<name>`` resolved against the configuration's folder (ConfigError when unset)."""
     try:
         path = config.detectors.models[name]
     except KeyError:
         raise ConfigError(f"detector {name!r} needs a trained model: set detectors.models.{name} to its directory "
                           "(see `clinanon train`)") from None
-    base = config.base_dir
-    return path if path.is_absolute() or base is None else base / path
+    return config.resolve_path(path)
 
 
-def _crf_factory(config: Config) -> Detector:
+# --- rules ---------------------------------------------------------------------------------------------------
+class RulesParams(DetectorParams):
+    """The rules of ``language`` with the user's gazetteers (kind -> file) and allow / deny lists (the entries)."""
+
+    detector: ClassVar[str] = "rules"
+
+    language: str
+    user_lists: dict[str, Path] = {}
+    allow: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+
+    @classmethod
+    def from_config(cls, config: Config) -> Self:
+        return cls(
+            language=config.language,
+            user_lists={k: config.resolve_path(v) for k, v in config.detectors.gazetteers.items()},
+            allow=config.allow.load(config.base_dir),
+            deny=config.deny.load(config.base_dir),
+        )
+
+    def __repr_args__(self) -> Any:  # the lists' sizes, never their words (a deny list may hold names)
+        yield "language", self.language
+        yield "user_lists", sorted(self.user_lists)
+        yield "allow", len(self.allow)
+        yield "deny", len(self.deny)
+
+
+def _rules(params: RulesParams) -> Detector:
+    from clinanon.detect.rules.detector import RulesDetector
+
+    return RulesDetector(params.language, user_lists=dict(params.user_lists), allow=params.allow, deny=params.deny)
+
+
+# --- crf -----------------------------------------------------------------------------------------------------
+class CrfParams(DetectorParams):
+    """A CRF model directory; ``canonical``: predict canonical categories instead of the model's native labels."""
+
+    detector: ClassVar[str] = "crf"
+
+    model: Path
+    canonical: bool = False
+
+    @classmethod
+    def from_config(cls, config: Config) -> Self:
+        return cls(model=_model_path(config, "crf"), canonical=config.label_scheme == "canonical")
+
+
+def _crf(params: CrfParams) -> Detector:
     from clinanon.detect.crf import CRFDetector
 
-    return CRFDetector.load(_model_path(config, "crf"), canonical=config.label_scheme == "canonical")
+    return CRFDetector.load(params.model, canonical=params.canonical)
 
 
-def _spacy_factory(config: Config) -> Detector:
+# --- spacy ---------------------------------------------------------------------------------------------------
+def _is_installed_package(name: str) -> bool:
+    """Whether ``name`` is an installed distribution (what ``spacy.load`` checks before loading a package)."""
+    if not name:
+        return False
+    try:
+        importlib.metadata.distribution(name)
+    except Exception:  # as spaCy's is_package: not found, or not a distribution name at all
+        return False
+    return True
+
+
+class SpacyParams(DetectorParams):
+    """A spaCy pipeline: exactly one of ``model_dir`` (a directory) and ``package`` (an installed package name);
+    ``canonical``: predict canonical categories instead of the model's native labels.
+
+    From the configuration (``detectors.models.spacy``), the choice is explicit: an existing directory (relative
+    paths against the configuration's folder) is a model directory; otherwise the value must name an installed
+    spaCy package (``es_core_news_sm``; nothing is downloaded); otherwise :class:`~clinanon.errors.ConfigError`
+    names the directory looked for and the package name."""
+
+    detector: ClassVar[str] = "spacy"
+
+    model_dir: Path | None = None
+    package: str | None = None
+    canonical: bool = False
+
+    @classmethod
+    def from_config(cls, config: Config) -> Self:
+        canonical = config.label_scheme == "canonical"
+        path = _model_path(config, "spacy")
+        if path.is_dir():
+            return cls(model_dir=path, canonical=canonical)
+        name = str(config.detectors.models["spacy"])
+        if _is_installed_package(name):
+            return cls(package=name, canonical=canonical)
+        raise ConfigError(f"detectors.models.spacy: {name!r} is neither a model directory (no folder {path}) nor an "
+                          "installed spaCy package (clinanon never downloads models)")
+
+    @model_validator(mode="after")
+    def _one_of(self) -> Self:
+        if (self.model_dir is None) == (self.package is None):
+            raise ValueError("set exactly one of 'model_dir' and 'package'")
+        return self
+
+    @property
+    def target(self) -> str | Path:
+        """What :meth:`~clinanon.detect.spacy_ner.SpacyNERDetector.load` gets: the directory or the package name."""
+        return self.model_dir if self.model_dir is not None else str(self.package)
+
+
+def _spacy(params: SpacyParams) -> Detector:
     from clinanon.detect.spacy_ner import SpacyNERDetector
 
-    name = config.detectors.models.get("spacy")
-    # an installed pipeline package (es_core_news_sm) passes through; anything path-like is a model directory
-    target: str | Path = str(name) if name is not None and "/" not in str(name) and not Path(name).exists() \
-        else _model_path(config, "spacy")
-    return SpacyNERDetector.load(target, canonical=config.label_scheme == "canonical")
+    return SpacyNERDetector.load(params.target, canonical=params.canonical)
 
 
-def _ensemble_factory(config: Config) -> Detector:
-    from clinanon.detect.ensemble import Ensemble, StrategyTable
+# --- ensemble ------------------------------------------------------------------------------------------------
+class EnsembleParams(DetectorParams):
+    """An ensemble (:class:`~clinanon.ensemble.Ensemble`): its member detectors by name (in priority order,
+    each built by its registered factory from the same configuration), the label scheme they vote in, the
+    per-label strategies (``strategies_file``, when set, replaces ``strategies`` and ``default``), the tie-breaking
+    member, name propagation and the language."""
 
-    e = config.detectors.ensemble
-    members = {name: get_detector_factory(name)(config) for name in e.members}
-    if e.strategies_file is not None:
-        base = config.base_dir
-        path = e.strategies_file if e.strategies_file.is_absolute() or base is None else base / e.strategies_file
-        table = StrategyTable.load(path)
+    detector: ClassVar[str] = "ensemble"
+
+    members: dict[str, Any]  # detectors (any object with ``detect``), built already
+    scheme: str
+    strategies: dict[str, str] = {}
+    default: str = "union"
+    strategies_file: Path | None = None
+    tiebreak: str | None = None
+    propagate_names: bool = True
+    language: str
+
+    @classmethod
+    def from_config(cls, config: Config) -> Self:
+        e = config.detectors.ensemble
+        return cls(
+            members={name: get_detector_factory(name)(config) for name in e.members},
+            scheme=config.label_scheme,
+            strategies=dict(e.strategies),
+            default=e.default,
+            strategies_file=config.resolve_path(e.strategies_file) if e.strategies_file is not None else None,
+            tiebreak=e.tiebreak,
+            propagate_names=config.detectors.propagate_names,
+            language=config.language,
+        )
+
+
+def _ensemble(params: EnsembleParams) -> Detector:
+    from clinanon.ensemble import Ensemble, StrategyTable
+
+    if params.strategies_file is not None:
+        table = StrategyTable.load(params.strategies_file)
     else:
-        table = StrategyTable(dict(e.strategies), e.default)
-    return Ensemble(members, scheme=config.label_scheme, table=table, tiebreak=e.tiebreak,
-                    propagate_names=config.detectors.propagate_names, lang=config.language)
+        table = StrategyTable(dict(params.strategies), params.default)
+    return Ensemble(dict(params.members), scheme=params.scheme, table=table, tiebreak=params.tiebreak,
+                    propagate_names=params.propagate_names, lang=params.language)
 
 
-def _language_default(config: Config, lang: str) -> Detector:
+# --- default -------------------------------------------------------------------------------------------------
+class DefaultParams(DetectorParams):
+    """The ``default`` detector: the rules' parameters (their ``language`` is the run's; documents in another
+    language get the same lists) and the label scheme of the output."""
+
+    detector: ClassVar[str] = "default"
+
+    rules: RulesParams
+    label_scheme: str
+
+    @classmethod
+    def from_config(cls, config: Config) -> Self:
+        return cls(rules=RulesParams.from_config(config), label_scheme=config.label_scheme)
+
+
+def _language_default(params: DefaultParams, lang: str) -> Detector:
     """The ``default`` detector of one language: rules + the shipped CRF (Spanish), the rules alone elsewhere."""
     from clinanon.models import default_detector
 
-    cfg = config if lang == config.language else config.model_copy(update={"language": lang})
-    return default_detector(lang, label_scheme=config.label_scheme, rules=_rules_factory(cfg))
+    rules = params.rules if lang == params.rules.language else params.rules.model_copy(update={"language": lang})
+    return default_detector(lang, label_scheme=params.label_scheme, rules=_rules(rules))
 
 
-def _default_factory(config: Config) -> Detector:
+def _default(params: DefaultParams) -> Detector:
     """Per document language: rules + the shipped CRF for Spanish, the rules of the language elsewhere."""
-    return LanguageDispatch(partial(_language_default, config), config.language)
+    return LanguageDispatch(partial(_language_default, params), params.rules.language)
+
+
+# --- gold ----------------------------------------------------------------------------------------------------
+class GoldDetector(BaseDetector):
+    """Returns the document's own spans: runs operators on gold annotations (e.g. to build a sanitized corpus)."""
+
+    name = "gold"
+
+    def detect(self, analysis: Analysis | Document) -> list[Span]:
+        return list(analysis.doc.spans if isinstance(analysis, Analysis) else analysis.spans)
+
+
+class _GoldParams(DetectorParams):
+    detector: ClassVar[str] = "gold"
+
+
+def _gold(params: _GoldParams) -> Detector:
+    return GoldDetector()
+
+
+# --- the registry --------------------------------------------------------------------------------------------
+_BUILTINS: dict[str, DetectorFactory] = {
+    "rules": TypedDetectorFactory("rules", RulesParams, _rules),
+    "crf": TypedDetectorFactory("crf", CrfParams, _crf),
+    "spacy": TypedDetectorFactory("spacy", SpacyParams, _spacy),
+    "ensemble": TypedDetectorFactory("ensemble", EnsembleParams, _ensemble),
+    "default": TypedDetectorFactory("default", DefaultParams, _default),
+}
 
 
 def _load_builtin_detectors() -> None:
-    _DETECTORS.setdefault("rules", _rules_factory)
-    _DETECTORS.setdefault("crf", _crf_factory)
-    _DETECTORS.setdefault("spacy", _spacy_factory)
-    _DETECTORS.setdefault("ensemble", _ensemble_factory)
-    _DETECTORS.setdefault("default", _default_factory)
+    for name, factory in _BUILTINS.items():
+        _DETECTORS.setdefault(name, factory)  # a user factory registered first under a built-in name stays
 
 
 def get_detector_factory(name: str) -> DetectorFactory:
+    """The factory registered as ``name``: ``factory(config) -> Detector`` (ConfigError listing the known names)."""
     _load_builtin_detectors()
     try:
         return _DETECTORS[name]
@@ -117,19 +361,9 @@ def get_detector_factory(name: str) -> DetectorFactory:
 
 
 def list_detectors() -> list[str]:
+    """The registered detector names, sorted."""
     _load_builtin_detectors()
     return sorted(_DETECTORS)
 
 
-class GoldDetector:
-    """Returns the document's own spans: runs operators on gold annotations (e.g. to build a sanitized corpus)."""
-
-    name = "gold"
-
-    def detect(self, doc: Document) -> list[Span]:
-        return list(doc.spans)
-
-
-register_detector("gold")(lambda config: GoldDetector())
-
-
+register_detector("gold", params=_GoldParams)(_gold)

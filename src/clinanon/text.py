@@ -67,14 +67,13 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain, pairwise
 from typing import TYPE_CHECKING
 
 from clinanon.caches import memo
-from clinanon.errors import ConfigError
+from clinanon.lang import LANGUAGES, check_language
 
 if TYPE_CHECKING:  # pragma: no cover
     from spacy.tokens import Doc
@@ -88,7 +87,6 @@ __all__ = [
     "Token",
     "TokenTable",
     "check_language",
-    "keep_token_tables",
     "split_sentences",
     "stop_words",
     "to_spacy_doc",
@@ -96,7 +94,8 @@ __all__ = [
     "tokenize",
 ]
 
-SUPPORTED_LANGUAGES: tuple[str, ...] = ("en", "es", "nl", "sv", "de")
+#: the supported languages: :data:`clinanon.lang.LANGUAGES` (also re-exported here with :func:`check_language`)
+SUPPORTED_LANGUAGES: tuple[str, ...] = LANGUAGES
 
 
 @memo
@@ -146,20 +145,6 @@ class Sentence:
     end: int
 
 
-def check_language(lang: str) -> str:
-    """The supported language code for ``lang`` (``"ES"``, ``"es-ES"``, ``"es_ES"`` -> ``"es"``).
-
-    Raises :class:`~clinanon.errors.ConfigError` naming the supported languages otherwise.
-    """
-    if isinstance(lang, str):
-        if lang in SUPPORTED_LANGUAGES:
-            return lang
-        code = lang.replace("_", "-").split("-", 1)[0].strip().lower()
-        if code in SUPPORTED_LANGUAGES:
-            return code
-    raise ConfigError(f"unsupported language {lang!r}; supported: {', '.join(SUPPORTED_LANGUAGES)}")
-
-
 # --- tokens ---------------------------------------------------------------------------------------------------
 
 _MARKS = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
@@ -207,8 +192,8 @@ _GAP_TOKEN_RE = re.compile(
 class TokenTable:
     """The tokens of one text as three parallel tuples: ``starts``, ``ends`` and ``words`` (the token strings).
 
-    The same tokens as :func:`tokenize`; built by :func:`token_table` (cached for the last few texts) so that
-    several components of a pipeline share one tokenization of a document. Immutable. The ``repr`` holds the
+    The same tokens as :func:`tokenize`; built by :func:`token_table`; a pipeline builds one per note
+    (:attr:`clinanon.analysis.Analysis.tokens`) and every component shares it. Immutable. The ``repr`` holds the
     number of tokens only, never text.
     """
 
@@ -289,52 +274,13 @@ def _token_arrays(text: str) -> tuple[list[int], list[int], list[str]]:
     return out_s, out_e, out_w
 
 
-_TABLES: dict[int, TokenTable] = {}
-_TABLES_DEFAULT = 4
-_TABLES_MAX = _TABLES_DEFAULT
-#: capacities asked for by the open :func:`keep_token_tables` blocks
-_TABLES_ASKED: list[int] = []
-
-
-@contextmanager
-def keep_token_tables(n: int) -> Iterator[None]:
-    """Keep the token tables of (at least) the last ``n`` texts cached while the block runs.
-
-    For a batch of ``n`` documents processed step by step over the whole batch (each step sees every document
-    before the next step runs), so that every step reuses the batch's tables instead of tokenizing again.
-    Blocks may nest; the capacity goes back to the default (a few texts) when the last one exits.
-    """
-    global _TABLES_MAX
-    n = max(0, int(n))
-    _TABLES_ASKED.append(n)
-    _TABLES_MAX = max([_TABLES_DEFAULT, *_TABLES_ASKED])
-    try:
-        yield
-    finally:
-        _TABLES_ASKED.remove(n)
-        _TABLES_MAX = max([_TABLES_DEFAULT, *_TABLES_ASKED])
-        while len(_TABLES) > _TABLES_MAX:
-            with suppress(KeyError, StopIteration, RuntimeError):  # another thread may evict at the same time
-                del _TABLES[next(iter(_TABLES))]
-
-
 def token_table(text: str) -> TokenTable:
     """The :class:`TokenTable` of ``text`` (the tokens of :func:`tokenize`, which are the same in every language).
 
-    The tables of the last few texts are kept (keyed by the string object itself, so the same document text
-    seen by several pipeline steps is tokenized once); a table is immutable and safe to share.
-    """
-    key = id(text)
-    table = _TABLES.get(key)
-    if table is not None and table.text is text:
-        return table
+    Computed on each call: a pipeline computes it once per note and shares it through
+    :attr:`clinanon.analysis.Analysis.tokens`, so there is no process-wide cache."""
     starts, ends, words = _token_arrays(text)
-    table = TokenTable(text, tuple(starts), tuple(ends), tuple(words))
-    if len(_TABLES) >= _TABLES_MAX:
-        with suppress(KeyError, StopIteration, RuntimeError):  # another thread may evict at the same time
-            del _TABLES[next(iter(_TABLES))]
-    _TABLES[key] = table
-    return table
+    return TokenTable(text, tuple(starts), tuple(ends), tuple(words))
 
 
 def _tokenize(text: str) -> list[Token]:
@@ -345,8 +291,8 @@ def tokenize(text: str, lang: str = "es") -> list[Token]:
     """The tokens of ``text`` (see the module docstring for the rules).
 
     Guarantees: tokens are ordered, non-overlapping, non-empty and within ``[0, len(text)]``; no token holds a
-    whitespace or :data:`IGNORABLE_CHARS` character; every other character is in a token. Linear time; the
-    tokens of the last few texts are cached (:func:`token_table`), and each call returns a new list.
+    whitespace or :data:`IGNORABLE_CHARS` character; every other character is in a token. Linear time; each call
+    returns a new list (a pipeline tokenizes a note once: :attr:`clinanon.analysis.Analysis.tokens`).
     Raises :class:`~clinanon.errors.ConfigError` for an unsupported ``lang``.
     """
     check_language(lang)
@@ -464,14 +410,16 @@ def _sentences(text: str, tokens: Sequence[Token], starts: Sequence[int], lang: 
     return [Sentence(tokens[a].start, tokens[b - 1].end) for a, b in pairwise(bounds)]
 
 
-def split_sentences(text: str, lang: str = "es", *, newline_ends_sentence: bool = True) -> list[Sentence]:
-    """The sentences of ``text`` (see the module docstring for the rules).
+def split_sentences(text: str, lang: str = "es", *, newline_ends_sentence: bool = True,
+                    tokens: Sequence[Token] | None = None) -> list[Sentence]:
+    """The sentences of ``text`` (see the module docstring for the rules); ``tokens``: the tokens of ``text``
+    (:func:`tokenize`) when the caller has them.
 
     Guarantees: sentences are ordered and non-overlapping; each starts at a token start and ends at a token
     end (so it is stripped of whitespace); together they cover every token of :func:`tokenize`.
     """
     lang = check_language(lang)
-    tokens = _tokenize(text)
+    tokens = _tokenize(text) if tokens is None else tokens
     return _sentences(text, tokens, [t.start for t in tokens], lang, newline_ends_sentence)
 
 

@@ -58,8 +58,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from clinanon.config import resolve_path
 from clinanon.document import Document
 from clinanon.errors import ConfigError, InputError
+from clinanon.lang import Language
 
 __all__ = ["CRFSection", "DataSection", "SpacySection", "TrainConfig", "TrainResult", "data_digest", "dev_scores",
            "train"]
@@ -132,7 +134,7 @@ class SpacySection(_Strict):
 
 class TrainConfig(_Strict):
     detector: Literal["crf", "spacy"] = "crf"
-    language: Literal["en", "es", "nl", "sv", "de"] = "es"
+    language: Language = "es"
     #: the native labels of the data (a registered scheme; gold labels must belong to it)
     label_scheme: str = "meddocan"
     tagging: Literal["BIO", "BIOES"] = "BIO"
@@ -156,7 +158,7 @@ class TrainConfig(_Strict):
 
     def resolve(self, p: Path) -> Path:
         """``p`` against the config file's folder (absolute paths unchanged)."""
-        return p if p.is_absolute() or self.base_dir is None else self.base_dir / p
+        return resolve_path(p, self.base_dir)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, source: str = "<train config>",

@@ -1,5 +1,5 @@
 """Detectors: anything with ``detect(doc) -> list[Span]``."""
 
-from clinanon.detect.base import Detector, Pattern, PatternRecognizer
+from clinanon.detect.base import BaseDetector, Detector, Pattern
 
-__all__ = ["Detector", "Pattern", "PatternRecognizer"]
+__all__ = ["BaseDetector", "Detector", "Pattern"]

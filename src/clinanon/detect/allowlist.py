@@ -9,8 +9,9 @@ An :class:`AllowList` holds, per language:
 * **eponym contexts** — "enfermedad de", "síndrome de", "escala de", "Morbus", "ziekte van", "... sjukdom",
   "... disease", "-Syndrom": a name-like word in such a context is not PHI;
 * **common words** that collide with first names / surnames / places and in clinical text are far more often not
-  PHI (chosen per language from counts on training data: see ``benchmarks/gazetteer_probe.py``);
-* **field labels** (Nombre, Apellidos, Médico, Sexo ...).
+  PHI (chosen per language from counts on training data: see ``benchmarks/gazetteer_probe.py``;
+  :data:`clinanon.lang.lexicon.COMMON_COLLISIONS`);
+* **field labels** (Nombre, Apellidos, Médico, Sexo ...: :data:`clinanon.lang.lexicon.FIELD_LABELS`).
 
 Users extend the allow-list (``extra``) and give a deny list (``deny``: terms that are always PHI, reported by
 :meth:`AllowList.filter` with ``source="allowlist:deny"``). A denied term is never allowed.
@@ -21,12 +22,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from clinanon.caches import memo
-from clinanon.detect.gazetteer import _as_table, fold
 from clinanon.document import Span
-from clinanon.errors import ConfigError
-from clinanon.text import SUPPORTED_LANGUAGES, Token, TokenTable, tokenize
+from clinanon.lang import check_language
+from clinanon.lang.fold import fold
+from clinanon.lang.lexicon import COMMON_COLLISIONS, FIELD_LABELS
+from clinanon.lang.phrases import PhraseIndex, as_table
+from clinanon.text import Token, TokenTable, stop_words, tokenize
 
-__all__ = ["EPONYMS", "WEAK_EPONYMS", "AllowList"]
+__all__ = ["EPONYMS", "WEAK_EPONYMS", "AllowList", "allowlist_for"]
 
 #: eponyms that are (almost) never a person in clinical text — shared by all languages
 EPONYMS: tuple[str, ...] = (
@@ -123,32 +126,6 @@ _CONTEXT_AFTER: dict[str, tuple[str, ...]] = {
            "thyreoiditis", "demenz", "parese", "lähmung", "kontraktur", "ösophagus", "op", "anastomose"),
 }
 
-# Capitalised words that match a name or place list but in clinical text are far more often not PHI.
-# Spanish: chosen from MEDDOCAN train counts (gazetteer hits that overlap no gold PHI); others: by hand.
-_COMMON: dict[str, tuple[str, ...]] = {
-    "es": ("Niña", "Niño", "Oral", "Plaza", "Camino"),
-    "en": ("May", "June", "April", "August", "Will", "Mark", "Bill", "Grant", "Hope", "Faith", "Joy", "Dawn",
-           "Summer", "Autumn", "Winter", "Spring", "Art", "Guy", "Pat", "Sue", "Ray", "Rich", "Frank", "Chase",
-           "Hunter", "Wade", "Dale", "Lane", "Long", "Brown", "White", "Green", "Black", "Young", "King", "Hill",
-           "Wood", "Hall", "Best", "Little", "Small", "Strong", "Short", "Head", "Cross", "Bone", "Blood", "Rose",
-           "Iris", "Amber", "Ruby", "Crystal", "Gene", "Page", "Ward", "Bay", "Case", "Drew", "Miles", "Rusty",
-           "Sunny", "Stone", "Price", "Cash", "Major", "General", "Doctor", "Nurse", "Patient", "Hospital",
-           "Care", "Chief", "Plan", "Mercy", "Trinity", "Glory", "Destiny", "Harmony", "Unity", "Haven", "Love",
-           "Don", "Baby", "Carry", "Day", "English", "Press", "Monday", "Tuesday", "Wednesday", "Thursday",
-           "Friday", "Saturday", "Sunday", "January", "February", "March", "July", "September", "October",
-           "November", "December"),
-    "nl": ("Van", "De", "Den", "Der", "Ten", "Ter", "Het", "Zorg", "Arts", "Patiënt", "Patient", "Bed",
-           "Kamer", "Maag", "Hart", "Long", "Nier", "Dam", "Berg", "Bos", "Veld", "Post", "Meer", "Smit"),
-    "sv": ("Dag", "Del", "Mina", "Inga", "Sol", "Vård", "Patient", "Patienten", "Läkare", "Sjuksköterska",
-           "Mor", "Far", "Son", "Dotter", "Bror", "Syster", "Berg", "Ström", "Lund", "Sand", "Holm", "Björk",
-           "Lind", "Ek", "Dal", "Vik", "Sten", "Ros"),
-    "de": ("Anders", "Gute", "Lange", "Arzt", "Ärztin", "Patient", "Patientin", "Station", "Klinik", "Kurz",
-           "Klein", "Groß", "Gross", "Weiss", "Weiß", "Schwarz", "Braun", "Roth", "Rot", "Herz", "Kopf",
-           "Hand", "Fuchs", "Vogel", "Mai", "Juni", "Juli", "August", "März", "Winter", "Sommer", "Frühling",
-           "Herbst", "Berg", "Bach", "Wolf", "Stein", "Busch", "Kaiser", "König", "Koch", "Bauer", "Meister",
-           "Lehmann", "Jung", "Alt", "Morgen", "Abend", "Nacht", "Tag"),
-}
-
 # Case-sensitive collisions (the same word in another case stays a name): lab tests, organisms, bank terms.
 _COMMON_EXACT: dict[str, tuple[str, ...]] = {
     "es": ("ELISA", "Candida", "IBAN"),
@@ -158,40 +135,17 @@ _COMMON_EXACT: dict[str, tuple[str, ...]] = {
     "de": ("ELISA", "Candida", "IBAN"),
 }
 
-# Field labels of clinical forms (never PHI themselves).
-_FIELD_LABELS: dict[str, tuple[str, ...]] = {
-    "es": ("Nombre", "Apellidos", "Apellido", "Médico", "Medico", "Sexo", "Edad", "Fecha", "Domicilio",
-           "Localidad", "Provincia", "País", "Pais", "Paciente", "Servicio", "Dirección", "Direccion",
-           "Teléfono", "Telefono", "NHC", "NASS", "CP", "Informe", "Diagnóstico", "Tratamiento", "Antecedentes",
-           "Exploración", "Evolución", "Juicio", "Remitido", "Correo", "Ingreso", "Alta", "Historia",
-           "Datos", "Cama", "Habitación", "Doctor", "Doctora", "Dr", "Dra", "Enfermera", "Enfermero",
-           "Especialidad", "Centro", "Unidad", "Planta", "Hospital", "Clínica"),
-    "en": ("Name", "Surname", "First", "Last", "Sex", "Gender", "Age", "Date", "Address", "City", "State",
-           "Country", "Phone", "Patient", "Physician", "Doctor", "Dr", "Admission", "Discharge", "Diagnosis",
-           "History", "Hospital", "Ward", "Room", "Bed", "MRN", "DOB"),
-    "nl": ("Naam", "Achternaam", "Voornaam", "Geslacht", "Leeftijd", "Datum", "Adres", "Woonplaats",
-           "Plaats", "Land", "Telefoon", "Patiënt", "Arts", "Huisarts", "Opname", "Ontslag", "Diagnose",
-           "Afdeling", "Ziekenhuis", "Kamer"),
-    "sv": ("Namn", "Efternamn", "Förnamn", "Kön", "Ålder", "Datum", "Adress", "Ort", "Land", "Telefon",
-           "Patient", "Läkare", "Inskrivning", "Utskrivning", "Diagnos", "Avdelning", "Sjukhus", "Rum"),
-    "de": ("Name", "Nachname", "Vorname", "Geschlecht", "Alter", "Datum", "Adresse", "Wohnort", "Ort", "Land",
-           "Telefon", "Patient", "Arzt", "Aufnahme", "Entlassung", "Diagnose", "Station", "Zimmer",
-           "Krankenhaus", "Klinik"),
-}
-
 # Stop words of each language that are also first names / surnames but mostly not (spaCy's lists give more);
 # a few real names that are also stop words are kept out on purpose (Hans, Ben, Inga).
 _STOP_EXCEPTIONS = frozenset({"hans", "ben", "inga", "dan", "mina"})
 
 
-#: case- and accent-folded form (memoised in :mod:`clinanon.detect.gazetteer`)
+#: case- and accent-folded form (memoised in :mod:`clinanon.lang.fold`)
 _fold = fold
 
 
 @memo(maxsize=8)
 def _stop_words(lang: str) -> frozenset[str]:
-    from clinanon.text import stop_words
-
     words = stop_words(lang)  # empty when spaCy is missing or has no list for the language
     return frozenset(_fold(w) for w in words if _fold(w) not in _STOP_EXCEPTIONS)
 
@@ -201,7 +155,7 @@ _Row = tuple[int, int, str, str, float]
 
 
 def _table(text: str, tokens: Sequence[Token] | TokenTable | None) -> TokenTable:
-    return _as_table(text, tokens)
+    return as_table(text, tokens)
 
 
 class AllowList:
@@ -214,18 +168,15 @@ class AllowList:
 
     def __init__(self, lang: str = "es", extra: Iterable[str] = (), deny: Iterable[str] | Mapping[str, str] = (),
                  *, deny_label: str = "OTHER", common_words: bool = True, stop_words: bool = True) -> None:
-        if lang not in SUPPORTED_LANGUAGES:
-            raise ConfigError(f"unsupported language {lang!r}; expected one of: {', '.join(SUPPORTED_LANGUAGES)}")
-        from clinanon.detect.gazetteer import PhraseIndex
-
+        check_language(lang, exact=True)
         self.lang = lang
         extra = [extra] if isinstance(extra, str) else list(extra)
         deny_map: dict[str, str] = (dict(deny) if isinstance(deny, Mapping)
                                     else {d: deny_label for d in ([deny] if isinstance(deny, str) else deny)})
         self._deny = {_fold(k): v for k, v in deny_map.items() if k.strip()}
-        terms = [*EPONYMS, *_FIELD_LABELS.get(lang, ()), *extra]
+        terms = [*EPONYMS, *FIELD_LABELS.get(lang, ()), *extra]
         if common_words:
-            terms += list(_COMMON.get(lang, ()))
+            terms += list(COMMON_COLLISIONS.get(lang, ()))
         strong = {_fold(t) for t in terms if t.strip()} - WEAK_EPONYMS
         strong |= {_fold(t) for t in extra if t.strip()}
         self._allowed = frozenset(strong - set(self._deny))
@@ -349,3 +300,10 @@ class AllowList:
             out.extend((d.start, d.end, d.label, d.source, d.score) for d in self.deny_spans(text, tokens)
                        if (d.start, d.end) not in kept)
         return sorted(set(out))
+
+
+@memo
+def allowlist_for(lang: str) -> AllowList:
+    """The default :class:`AllowList` of ``lang`` (no user terms), built once per process and shared by the rules
+    that consult it (names, letters, fields)."""
+    return AllowList(lang)

@@ -1,43 +1,75 @@
-"""The detector protocol and a pattern recognizer (named, scored regex patterns with context words).
+"""The detector protocol, and what every detector shares.
 
-A detector is anything with a ``name`` and ``detect(doc) -> list[Span]``; spans carry character offsets on
-``doc.text``, a label (a canonical category such as ``"DATE"`` or ``"ID.MEDICALRECORD"`` for the built-in
-rules, native labels for models trained on a corpus), ``source`` = the detector/pattern name and a score.
+A detector has a ``name`` and ``detect(analysis) -> list[Span]``: it reads one note through its
+:class:`~clinanon.analysis.Analysis` (text, language, tokens, the candidates of the detectors that ran before it)
+and returns spans with character offsets on the note's text, a label (a canonical category such as ``"DATE"`` for
+the built-in rules, native labels for models trained on a corpus), ``source`` = the detector/pattern name and a
+score. ``pipe(analyses)`` does the same for a batch (spaCy's ``Pipe.pipe`` shape); :class:`BaseDetector` gives the
+one-by-one default, and a detector that gains from seeing the whole batch (the rules) overrides it.
 
-:class:`PatternRecognizer` is the rules' building block, like Presidio's recognizers but lighter: each
-:class:`Pattern` is named, scored and testable alone; context words near a match raise (or, for negative
-context, lower) its score; an optional validator (a checksum) rejects false matches.
+What happens after detection (overlaps, name propagation, repairs, label schemes) is not a detector's job: the
+pipeline's steps (:mod:`clinanon.steps`) do it once per note.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from clinanon.analysis import Analysis, as_analysis
 from clinanon.document import Document, Span
 
-__all__ = ["Detector", "GoldDataReport", "Pattern", "PatternRecognizer", "detect_batch"]
+__all__ = ["BaseDetector", "Detector", "GoldDataReport", "Pattern", "may_overlap", "run_detector"]
 
 
 @runtime_checkable
 class Detector(Protocol):
-    """Finds PHI candidates in a document. A detector may also have ``detect_many(docs)`` (the spans of each
-    document, computed over the batch at once): see :func:`detect_batch`."""
+    """Finds PHI candidates in a note: a ``name`` and ``detect(analysis)``. Subclass :class:`BaseDetector` for
+    the batch method ``pipe`` and a ``detect`` that also takes a plain Document."""
 
     name: str
 
-    def detect(self, doc: Document) -> list[Span]:
-        """Spans on ``doc.text`` (the document's own spans are ignored)."""
+    def detect(self, analysis: Analysis) -> list[Span]:
+        """Spans on ``analysis.text`` (the document's own spans are ignored)."""
         ...
 
 
-def detect_batch(detector: Detector, docs: Sequence[Document]) -> list[list[Span]]:
-    """``[detector.detect(d) for d in docs]``, through the detector's ``detect_many(docs)`` when it has one (an
-    optional method: the same spans, computed step by step over the batch, as the rules detector does)."""
-    many = getattr(detector, "detect_many", None)
-    return list(many(docs)) if many is not None else [detector.detect(d) for d in docs]
+def run_detector(detector: Detector, analyses: Sequence[Analysis]) -> list[list[Span]]:
+    """The spans of ``detector`` on each note: its ``pipe`` (a :class:`BaseDetector`), else ``detect`` one by one."""
+    if isinstance(detector, BaseDetector):
+        return detector.pipe(analyses)
+    return [detector.detect(a) for a in analyses]
+
+
+def may_overlap(detector: Detector) -> bool:
+    """Whether the spans of ``detector`` may overlap (:attr:`BaseDetector.overlapping`; unknown detectors: yes)."""
+    return detector.overlapping if isinstance(detector, BaseDetector) else True
+
+
+class BaseDetector:
+    """The shared part of a detector: ``pipe`` runs ``detect`` on each note, and :meth:`analysis` lets ``detect``
+    also take a :class:`~clinanon.document.Document` (called directly, outside a pipeline).
+
+    ``overlapping`` says whether the detector's spans may overlap (raw candidates, such as the rules'): a tagger
+    that decodes one label per token (CRF, spaCy NER) returns resolved spans, which the ensemble does not resolve
+    again."""
+
+    name: str = "detector"
+    #: the language of notes whose ``meta`` names none
+    lang: str = "es"
+    overlapping: ClassVar[bool] = True
+
+    def detect(self, analysis: Analysis) -> list[Span]:  # pragma: no cover - the protocol's method
+        raise NotImplementedError
+
+    def pipe(self, analyses: Sequence[Analysis]) -> list[list[Span]]:
+        return [self.detect(a) for a in analyses]
+
+    def analysis(self, target: Analysis | Document) -> Analysis:
+        """``target`` as an :class:`~clinanon.analysis.Analysis` (built with this detector's language)."""
+        return as_analysis(target, self.lang)
 
 
 @dataclass
@@ -82,69 +114,3 @@ class Pattern:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "compiled", re.compile(self.regex, self.flags))
-
-
-def _word_set(words: Iterable[str]) -> frozenset[str]:
-    return frozenset(w.casefold() for w in words)
-
-
-_WORD = re.compile(r"\w+", re.UNICODE)
-
-
-@dataclass
-class PatternRecognizer:
-    """A set of patterns for one label, with optional context words.
-
-    Context: if one of ``context`` (case-folded whole words) occurs within ``context_chars`` characters
-    before the match (or after, when ``context_after`` is set), the score rises by ``context_boost``;
-    ``negative_context`` lowers it by the same amount. Matches scoring below ``min_score`` are dropped.
-    """
-
-    name: str
-    label: str
-    patterns: Sequence[Pattern]
-    languages: Sequence[str] = ("en", "es", "nl", "sv", "de")
-    context: Iterable[str] = ()
-    negative_context: Iterable[str] = ()
-    context_chars: int = 40
-    context_after: bool = False
-    context_boost: float = 0.3
-    min_score: float = 0.0
-
-    def __post_init__(self) -> None:
-        self.context = _word_set(self.context)
-        self.negative_context = _word_set(self.negative_context)
-
-    def _context_words(self, text: str, start: int, end: int) -> set[str]:
-        window = text[max(0, start - self.context_chars):start]
-        if self.context_after:
-            window += " " + text[end:end + self.context_chars]
-        return {w.casefold() for w in _WORD.findall(window)}
-
-    def score(self, base: float, text: str, start: int, end: int) -> float:
-        if not self.context and not self.negative_context:
-            return base
-        words = self._context_words(text, start, end)
-        s = base
-        if words & self.context:  # type: ignore[operator]
-            s += self.context_boost
-        if words & self.negative_context:  # type: ignore[operator]
-            s -= self.context_boost
-        return min(1.0, max(0.0, s))
-
-    def analyze(self, text: str) -> list[Span]:
-        out: list[Span] = []
-        for p in self.patterns:
-            for m in p.compiled.finditer(text):
-                start, end = m.span(p.group)
-                if start < 0 or end <= start:
-                    continue
-                if p.validator is not None and not p.validator(text[start:end]):
-                    continue
-                s = self.score(p.score, text, start, end)
-                if s >= self.min_score:
-                    out.append(Span(start, end, p.label or self.label, f"{self.name}:{p.name}", round(s, 4)))
-        return out
-
-    def detect(self, doc: Document) -> list[Span]:
-        return self.analyze(doc.text)

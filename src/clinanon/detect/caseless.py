@@ -5,19 +5,19 @@ their cue phrases are written in the case of ordinary text ("my name is", "lives
 (nursing notes, old systems) every word is capitalised, so common words turn into names and places
 (``RIÑÓN IZQUIERDO``, ``CLÍNICA OBSTRUCTIVA``, ``ROCK AND ROLL``) and lower-case cues stop matching. This module:
 
-* :func:`caseless_regions` -- finds the caseless parts of a text: runs of lines in which at least
-  :data:`UPPER_SHARE` of the cased letters are upper case. A run counts when it holds at least
+* :func:`caseless_regions` (:mod:`clinanon.lang.casing`) -- finds the caseless parts of a text: runs of lines in
+  which at least :data:`UPPER_SHARE` of the cased letters are upper case. A run counts when it holds at least
   :data:`MIN_LETTERS` cased letters, or when it is the whole text (then :data:`MIN_LETTERS_WHOLE`): an
   upper-case heading inside mixed-case text is not a caseless region. Mixed-case text has none, and the check
   is two C-speed regex counts per line (after a whole-text count of capitals that rejects most texts at once).
 * :func:`recase` -- a copy of the text, the same length, in which every word of a caseless region is written in
-  its usual case: common words of the language (:func:`common_lexicon`, spaCy stop words, the names module's
-  common words) in lower case (German nouns capitalised), every other word capitalised (``GARCÍA`` ->
-  ``García``), one-letter words and words with digits as they are. A common word that is also a gazetteer
-  name or place (``ROSA``, ``LEÓN``, ``ROCK``) is capitalised only with context: a title or honorific before
-  it (``DR.``, ``SRA.``, ``MR.``), a name-field label (``NOMBRE:``, ``PATIENT:``), or a neighbouring name word
-  that is not common (``ROSA GARCÍA``). The rules run on this copy as on mixed-case text, so lower-case cues
-  match (``MY NAME IS`` -> ``my name is``).
+  its usual case: common words of the language (:func:`clinanon.lang.lexicon.common_lexicon`: the lexicon below,
+  spaCy stop words and :func:`clinanon.lang.lexicon.common_words`) in lower case (German nouns capitalised), every
+  other word capitalised (``GARCÍA`` -> ``García``), one-letter words and words with digits as they are. A common
+  word that is also a gazetteer name or place (``ROSA``, ``LEÓN``, ``ROCK``) is capitalised only with context: a
+  title or honorific before it (``DR.``, ``SRA.``, ``MR.``), a name-field label (``NOMBRE:``, ``PATIENT:``), or a
+  neighbouring name word that is not common (``ROSA GARCÍA``). The rules run on this copy as on mixed-case text,
+  so lower-case cues match (``MY NAME IS`` -> ``my name is``).
 * :func:`guard` -- the rules also run on the original text (proper names made of common words,
   ``HOSPITAL VIRGEN DE LA ARRIXACA``, keep their capitals there); inside caseless regions their name, place
   and organisation candidates are kept only when a word of the candidate is not a common word, or when a word
@@ -28,23 +28,23 @@ their cue phrases are written in the case of ordinary text ("my name is", "lives
   are.
 
 The common-word lexicon is built at build time from spacy-lookups-data (``scripts/build_lexicons.py``) and read
-lazily per language from ``clinanon/data/lexicons/common/<lang>.txt.xz``. Nothing here logs or raises with
-document text.
+lazily per language from ``clinanon/data/lexicons/common/<lang>.txt.xz`` by :mod:`clinanon.lang.lexicon`.
+Nothing here logs or raises with document text.
 """
 
 from __future__ import annotations
 
 import contextlib
-import itertools
-import lzma
 import re
 from collections.abc import Iterable, Sequence
 from importlib import resources
 
 from clinanon.caches import memo
-from clinanon.detect.gazetteer import fold as _fold
-from clinanon.detect.gazetteer import fold_uncached
 from clinanon.document import Span
+from clinanon.lang.casing import MIN_LETTERS, MIN_LETTERS_WHOLE, UPPER_SHARE, caseless_regions
+from clinanon.lang.fold import fold as _fold
+from clinanon.lang.lexicon import WORD_RX as _WORD_RX
+from clinanon.lang.lexicon import common_lexicon, name_words
 from clinanon.text import stop_words
 
 __all__ = [
@@ -52,37 +52,11 @@ __all__ = [
     "MIN_LETTERS_WHOLE",
     "UPPER_SHARE",
     "caseless_regions",
-    "common_lexicon",
     "guard",
-    "is_common",
     "merge",
     "recase",
     "titlecase",
 ]
-
-#: share of upper-case letters among the cased letters of a caseless line
-UPPER_SHARE = 0.9
-#: cased letters a caseless run of lines needs inside a text that also has mixed-case lines
-MIN_LETTERS = 40
-#: cased letters a text needs to be caseless as a whole
-MIN_LETTERS_WHOLE = 6
-
-_UPPER_CHARS = "A-Z" + "".join(c for c in map(chr, range(0xC0, 0x250)) if c.isupper() and len(c.lower()) == 1)
-_LOWER_CHARS = "a-z" + "".join(c for c in map(chr, range(0xC0, 0x250)) if c.islower() and len(c.upper()) == 1)
-_GREEK_CYR_UP = "\u0391-\u03a9\u0410-\u042f"
-_GREEK_CYR_LO = "\u03b1-\u03c9\u0430-\u044f"
-_UPPER_RX = re.compile(f"[{_UPPER_CHARS}{_GREEK_CYR_UP}]")
-_LOWER_RX = re.compile(f"[{_LOWER_CHARS}{_GREEK_CYR_LO}]")
-_LINE_RX = re.compile(r"[^\n]*\n?")
-#: five / eight capitals on one line with no letter of the other case between them (a quick test that most
-#: mixed-case texts fail; the gaps exclude capitals, so the match is linear)
-_UP = f"[{_UPPER_CHARS}{_GREEK_CYR_UP}]"
-_NOT_CASED = f"[^{_UPPER_CHARS}{_GREEK_CYR_UP}{_LOWER_CHARS}{_GREEK_CYR_LO}\\n]*"
-_CAPS5 = re.compile(f"{_UP}(?:{_NOT_CASED}{_UP}){{4}}")
-_CAPS8 = re.compile(f"{_UP}(?:{_NOT_CASED}{_UP}){{7}}")
-#: a word: letters, with inner apostrophes or hyphens ("O'BRIEN", "JEAN-PAUL")
-_WORD_RX = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
-
 
 def _set(words: str) -> frozenset[str]:
     return frozenset(words.split())
@@ -90,124 +64,12 @@ def _set(words: str) -> frozenset[str]:
 
 # --- regions --------------------------------------------------------------------------------------------
 
-def caseless_regions(text: str) -> list[tuple[int, int]]:
-    """The caseless regions of ``text`` as sorted, disjoint ``(start, end)`` character ranges (line-aligned).
-
-    Guarantees: ``[]`` for a text in which no run of lines has at least :data:`UPPER_SHARE` upper-case letters
-    among its cased letters and :data:`MIN_LETTERS` cased letters (:data:`MIN_LETTERS_WHOLE` when the run is the
-    whole text); lines without cased letters join the run around them but never start or end one. A run is found
-    when one of its lines has eight capitals with no lower-case letter between them (five for a text caseless as
-    a whole), which every caseless line of 40 letters has: a run of short lines only (``DR. X``) inside mixed-case
-    text is not a region.
-
-    Cost: most mixed-case texts are rejected by one regex search (no eight capitals in a row); otherwise, per line,
-    a count of its capitals and a search for a few lower-case letters (a mixed-case line stops it at once).
-    """
-    first = _CAPS5.search(text)
-    if first is None:  # no caseless line of 6 letters (at most 1 lower-case letter cuts 9 capitals: 5 in a row)
-        return []
-    if _CAPS8.search(text, first.start()) is None:
-        # no line has eight capitals without a lower-case letter between them, so no caseless line has 40 letters
-        # (at most 4 lower-case letters cut 36 capitals into groups, one of 8 or more); only a text caseless as a
-        # whole may be left
-        up = len(_UPPER_RX.findall(text))
-        allowed = int(up * (1.0 - UPPER_SHARE) / UPPER_SHARE + 1e-9)
-        if sum(1 for _ in itertools.islice(_LOWER_RX.finditer(text), allowed + 1)) > allowed:
-            return []
-    runs: list[tuple[int, int, int]] = []  # (start, end, cased letters)
-    cur: list[int] | None = None  # [start, end, letters]
-    mixed = False
-    for m in _LINE_RX.finditer(text):
-        a, b = m.span()
-        if a == b:
-            break
-        up = len(_UPPER_RX.findall(text, a, b))
-        if not up:
-            if _LOWER_RX.search(text, a, b) is None:
-                continue  # neutral: joins the run around it
-            low = 1
-        else:
-            # the line is mixed as soon as it has more than `allowed` lower-case letters: count no further
-            allowed = int(up * (1.0 - UPPER_SHARE) / UPPER_SHARE + 1e-9)
-            low = sum(1 for _ in itertools.islice(_LOWER_RX.finditer(text, a, b), allowed + 1))
-        if low * UPPER_SHARE <= up * (1.0 - UPPER_SHARE) + 1e-9:
-            if cur is None:
-                cur = [a, b, up + low]
-            else:
-                cur[1] = b
-                cur[2] += up + low
-        else:
-            mixed = True
-            if cur is not None:
-                runs.append((cur[0], cur[1], cur[2]))
-                cur = None
-    if cur is not None:
-        runs.append((cur[0], cur[1], cur[2]))
-    if not mixed and len(runs) == 1:
-        return [(runs[0][0], runs[0][1])] if runs[0][2] >= MIN_LETTERS_WHOLE else []
-    return [(a, b) for a, b, n in runs if n >= MIN_LETTERS]
-
-
 def _inside(regions: Sequence[tuple[int, int]], start: int, end: int) -> bool:
     """Whether ``[start, end)`` overlaps a region."""
     return any(a < end and start < b for a, b in regions)
 
 
 # --- the lexicon ----------------------------------------------------------------------------------------
-
-
-
-@memo
-def common_lexicon(lang: str) -> dict[str, bool]:
-    """Folded common word of ``lang`` -> whether it is usually capitalised (German nouns).
-
-    The shipped lexicon (``clinanon/data/lexicons/common/<lang>.txt.xz``, see ``scripts/build_lexicons.py``),
-    plus spaCy's stop words and :func:`clinanon.detect.rules.names.common_words` of the language (lower case).
-    Loaded on first use and cached; an absent file gives only the runtime words.
-    """
-    out: dict[str, bool] = {}
-    path = resources.files("clinanon") / "data" / "lexicons" / "common" / f"{lang}.txt.xz"
-    with contextlib.suppress(FileNotFoundError):
-        raw = lzma.decompress(path.read_bytes()).decode("utf-8")
-        for line in raw.splitlines():
-            if line and not line.startswith("#"):
-                out[fold_uncached(line)] = line[:1].isupper()  # (not remembered: 150 000 words would flush the memo)
-    extra: set[str] = set()
-    extra |= stop_words(lang)
-    with contextlib.suppress(ImportError, ValueError):
-        from clinanon.detect.rules.names import common_words
-
-        extra |= set(common_words(lang))
-    for w in extra:
-        out.setdefault(fold_uncached(w), False)
-    return out
-
-
-def is_common(word: str, lang: str) -> bool:
-    """Whether ``word`` (any case, accents optional) is a common word of ``lang``."""
-    return _fold(word) in common_lexicon(lang)
-
-
-def is_name_word(word: str, lang: str) -> bool:
-    """Whether ``word`` (any case, accents optional) is a one-word first name or surname of ``lang``'s gazetteer."""
-    return _fold(word) in _name_words(lang)[0]
-
-
-@memo
-def _name_words(lang: str) -> tuple[frozenset[str], frozenset[str]]:
-    """(folded one-word gazetteer first names and surnames, folded words of every name and place list)."""
-    from clinanon.detect.gazetteer import fold, load_rows
-
-    names: set[str] = set()
-    every: set[str] = set()
-    for kind in ("first_name", "surname", "city", "region", "country", "hospital"):
-        for row in load_rows(lang, kind):
-            words = [fold(w) for w in _WORD_RX.findall(row[0])]
-            every.update(words)
-            if kind in ("first_name", "surname"):
-                names.update(words)
-    return frozenset(names), frozenset(every)
-
 
 #: titles and honorifics before a name (folded, no dot), all languages
 _TITLES = _set(
@@ -253,7 +115,7 @@ def _word_plan(text: str, lang: str, regions: Sequence[tuple[int, int]]) -> list
     capitalised, ``"a"`` common and a gazetteer name or place, ``"n"`` a gazetteer name that is not common,
     ``"u"`` another word, ``"k"`` keep as is (one letter)."""
     lex = common_lexicon(lang)
-    names, every = _name_words(lang)
+    names, every = name_words(lang)
     out: list[tuple[int, int, str]] = []
     for a, b in regions:
         for m in _WORD_RX.finditer(text, a, b):
@@ -417,7 +279,7 @@ def _keep(text: str, lang: str, span: Span, lex: dict[str, bool], original: bool
     if (original and span.label == "LOCATION.STREET" and _DIGIT.search(text, span.start, span.end)
             and not span.source.endswith("num_name_num")):
         return True  # "CALLE MAYOR 5": a street type and a number, not capitals
-    names, every = _name_words(lang)
+    names, every = name_words(lang)
     stop = _stop_words(lang)
     heads = _heads(lang)
     unknown = common = known = 0

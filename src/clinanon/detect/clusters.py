@@ -27,7 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from clinanon.errors import InputError
-from clinanon.text import check_language, tokenize
+from clinanon.lang import check_language
+from clinanon.text import tokenize
 
 __all__ = ["CLUSTER_FILE", "WordClusters", "cluster_key", "learn_clusters"]
 

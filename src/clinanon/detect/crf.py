@@ -34,15 +34,17 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
+from clinanon.analysis import Analysis
 from clinanon.bio import decode_bio, encode_bio, span_token_range
-from clinanon.detect.base import GoldDataReport
+from clinanon.detect.base import BaseDetector, GoldDataReport
 from clinanon.detect.clusters import CLUSTER_FILE, WordClusters, learn_clusters
 from clinanon.detect.features import FEATURE_VERSION, DocFeatures, FeatureExtractor
 from clinanon.document import Document, Span
 from clinanon.errors import ConfigError, InputError
-from clinanon.text import check_language
+from clinanon.lang import check_language
+from clinanon.text import Token
 
 __all__ = ["META_FILE", "MODEL_FILE", "CRFDetector", "IterationInfo", "TrainingReport"]
 
@@ -164,7 +166,7 @@ def _make_trainer(pycrfsuite: Any, max_iterations: int, callback: Callable[[Iter
     return _Trainer(verbose=True)
 
 
-class CRFDetector:
+class CRFDetector(BaseDetector):
     """A CRF tagger over clinanon tokens (see the module docstring).
 
     Hyper-parameters: ``c1`` / ``c2`` (L1 / L2 regularisation), ``max_iterations``, ``min_freq`` (drop
@@ -185,6 +187,10 @@ class CRFDetector:
     """
 
     name = "crf"
+    #: the candidates the rule features are read from (``Analysis.candidates``)
+    rules_source = "rules"
+    #: one label per token: the decoded spans never overlap
+    overlapping: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -298,12 +304,14 @@ class CRFDetector:
             self._rules = RulesDetector(self.lang)
         return self._rules.analyze(text, self.lang)
 
-    def features(self, text: str, rule_spans: Sequence[Span] | None = None) -> DocFeatures:
+    def features(self, text: str, rule_spans: Sequence[Span] | None = None,
+                 tokens: Sequence[Token] | None = None) -> DocFeatures:
         """Tokens and per-token feature strings of ``text``. ``rule_spans``: the rules detector's raw candidates
-        for ``text`` when the caller already has them (else the rules run here, once, when ``rules`` is on)."""
+        for ``text`` when the caller already has them (else the rules run here, once, when ``rules`` is on);
+        ``tokens``: its tokens, when the caller has them."""
         if rule_spans is None:
             rule_spans = self._rule_spans(text)
-        return self.extractor.extract(text, rule_spans if self.rules else ())
+        return self.extractor.extract(text, rule_spans if self.rules else (), tokens)
 
     # --- training -------------------------------------------------------------------------------------------
     def fit(
@@ -407,26 +415,29 @@ class CRFDetector:
             raise ConfigError("the CRF detector is not fitted: call fit() or CRFDetector.load()")
         return self._tagger
 
-    def predict_tags(self, text: str, rule_spans: Sequence[Span] | None = None) -> tuple[DocFeatures, list[str]]:
+    def predict_tags(self, text: str, rule_spans: Sequence[Span] | None = None,
+                     tokens: Sequence[Token] | None = None) -> tuple[DocFeatures, list[str]]:
         """The features and the Viterbi tag sequence of ``text``."""
         tagger = self._tagger_or_raise()
-        df = self.features(text, rule_spans)
+        df = self.features(text, rule_spans, tokens)
         if not df.tokens:
             return df, []
         return df, list(tagger.tag(df.features))
 
-    def detect(self, doc: Document, rule_spans: Sequence[Span] | None = None) -> list[Span]:
+    def detect(self, analysis: Analysis | Document) -> list[Span]:
         """Spans with native labels, ``source="crf"`` and the marginal-probability score (sorted).
 
-        ``rule_spans``: the rules detector's raw candidates for this document, when a pipeline already ran it
-        (saves the second run; they must come from ``RulesDetector(lang).analyze`` for the model's features to
-        mean what they meant in training)."""
-        return self.analyze(doc.text, rule_spans)
+        The rules' features come from ``analysis.candidates[rules_source]`` when the rules ran before this
+        detector on the note (they must be ``RulesDetector(lang)``'s raw candidates for the model's features to mean
+        what they meant in training), else the rules run here."""
+        a = self.analysis(analysis)
+        return self.analyze(a.text, a.candidates.get(self.rules_source), a.tokens.tokens)
 
-    def analyze(self, text: str, rule_spans: Sequence[Span] | None = None) -> list[Span]:
-        """:meth:`detect` on a bare text."""
+    def analyze(self, text: str, rule_spans: Sequence[Span] | None = None,
+                tokens: Sequence[Token] | None = None) -> list[Span]:
+        """:meth:`detect` on a bare text (``rule_spans``, ``tokens``: see :meth:`features`)."""
         tagger = self._tagger_or_raise()
-        df, tags = self.predict_tags(text, rule_spans)
+        df, tags = self.predict_tags(text, rule_spans, tokens)
         if not tags:
             return []
         spans = decode_bio(df.tokens, tags, repair=True, source=self.name)

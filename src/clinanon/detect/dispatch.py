@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from clinanon.detect.base import Detector, detect_batch
+from clinanon.analysis import Analysis
+from clinanon.detect.base import BaseDetector, Detector, run_detector
 from clinanon.document import Document, Span
-from clinanon.text import check_language
+from clinanon.lang import check_language
 
 __all__ = ["LanguageDispatch"]
 
 
-class LanguageDispatch:
+class LanguageDispatch(BaseDetector):
     """Per document, the detector of that document's language (``meta["lang"]`` when set, else ``lang``).
 
     ``build(lang)`` makes the detector of one language; it is called at most once per language and the result is
@@ -31,11 +32,6 @@ class LanguageDispatch:
     def __repr__(self) -> str:
         return f"LanguageDispatch(lang={self.lang!r}, built={sorted(self._detectors)!r})"
 
-    def language_of(self, doc: Document) -> str:
-        """The supported language code of ``doc`` (``"es-ES"`` -> ``"es"``)."""
-        lang = doc.meta.get("lang")
-        return check_language(str(lang)) if lang else self.lang
-
     def detector_for(self, lang: str) -> Detector:
         """The detector of ``lang`` (built on first use, then cached)."""
         det = self._detectors.get(lang)
@@ -52,18 +48,18 @@ class LanguageDispatch:
         """The detectors built so far, by the language code asked for (``"es-ES"`` shares the one of ``"es"``)."""
         return dict(self._detectors)
 
-    def detect(self, doc: Document) -> list[Span]:
-        return self.detector_for(str(doc.meta.get("lang") or self.lang)).detect(doc)
+    def detect(self, analysis: Analysis | Document) -> list[Span]:
+        a = self.analysis(analysis)
+        return run_detector(self.detector_for(a.lang), [a])[0]
 
-    def detect_many(self, docs: Sequence[Document]) -> list[list[Span]]:
-        """``[self.detect(d) for d in docs]``: the documents of one language go to their detector together (its
-        ``detect_many`` when it has one)."""
+    def pipe(self, analyses: Sequence[Analysis]) -> list[list[Span]]:
+        """``[self.detect(a) for a in analyses]``: the notes of one language go to their detector together."""
         groups: dict[str, list[int]] = {}
-        for i, d in enumerate(docs):
-            groups.setdefault(str(d.meta.get("lang") or self.lang), []).append(i)
-        out: list[list[Span]] = [[] for _ in docs]
+        for i, a in enumerate(analyses):
+            groups.setdefault(a.lang, []).append(i)
+        out: list[list[Span]] = [[] for _ in analyses]
         for lang, idx in groups.items():
-            found = detect_batch(self.detector_for(lang), [docs[i] for i in idx])
+            found = run_detector(self.detector_for(lang), [analyses[i] for i in idx])
             for i, spans in zip(idx, found, strict=True):
                 out[i] = spans
         return out

@@ -32,25 +32,28 @@ groups are renumbered in the combined regex).
 
 from __future__ import annotations
 
-import _sre
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from clinanon.caches import memo
 from clinanon.detect.base import Pattern
+from clinanon.detect.regex_tree import (
+    MAX_CLASS,
+    MAX_PREFIXES,
+    Atom,
+    Unknown,
+    case_variants,
+    char_variants,
+    ignores_case,
+    parse,
+    prefix_set,
+    seq_prefixes,
+    widths,
+)
 from clinanon.document import Document, Span
-from clinanon.text import _MARKS, token_table
-
-try:  # Python >= 3.11
-    import re._constants as _sre_c
-    import re._parser as _sre_parse
-    from re._casefix import _EXTRA_CASES
-except ImportError:  # pragma: no cover - older interpreters
-    import sre_constants as _sre_c  # type: ignore[no-redef]
-    import sre_parse as _sre_parse  # type: ignore[no-redef]
-    from sre_compile import _ignorecase_fixes as _EXTRA_CASES  # type: ignore[attr-defined,no-redef]
+from clinanon.lang.fold import fold, folded_word_set
+from clinanon.text import _MARKS, TokenTable, token_table
 
 __all__ = [
     "Context",
@@ -116,40 +119,6 @@ def finditer_guarded(rx: re.Pattern[str], guard: re.Pattern[str], text: str) -> 
         pos = m.end()
 
 
-@memo
-def _lower_preimages() -> dict[int, tuple[int, ...]]:
-    """For each code point ``y``: the other code points whose lower case (the regex engine's) is ``y``, e.g.
-    KELVIN SIGN and ``K`` for ``k`` (built once, from all code points)."""
-    lower = _sre.unicode_tolower
-    out: dict[int, list[int]] = {}
-    for x, y in zip(range(0x110000), map(lower, range(0x110000)), strict=True):
-        if x != y:
-            out.setdefault(y, []).append(x)
-    return {y: tuple(xs) for y, xs in out.items()}
-
-
-@memo
-def _char_variants(c: str) -> frozenset[str]:
-    """Every character that ``(?i:[c])`` matches.
-
-    The regex engine matches a character case-insensitively when its lower case is ``c``'s lower case or one of
-    that one's extra cases (``re._casefix``, e.g. LONG S for ``s``): the candidates are those characters and
-    their upper-case forms (:func:`_lower_preimages`), each checked with the engine itself.
-    """
-    lo = _sre.unicode_tolower(ord(c))
-    targets = {ord(c), lo, *_EXTRA_CASES.get(lo, ())}
-    candidates = set(targets)
-    for y in targets:
-        candidates.update(_lower_preimages().get(y, ()))
-    rx = re.compile(f"(?i:[{re.escape(c)}])")
-    return frozenset(ch for ch in map(chr, candidates) if rx.fullmatch(ch))
-
-
-def _case_variants(chars: str) -> frozenset[str]:
-    """Every character that ``(?i:[chars])`` matches."""
-    return frozenset().union(*map(_char_variants, chars))
-
-
 def first_char_scan(regex: str, flags: int = 0) -> re.Pattern[str] | None:
     """A scanner for ``re.compile(regex, flags)`` that the regex engine runs fast, or ``None``.
 
@@ -161,7 +130,7 @@ def first_char_scan(regex: str, flags: int = 0) -> re.Pattern[str] | None:
     first characters are not a small set of literals (or ``regex`` has groups, inline global flags or may be
     empty).
     """
-    prefixes = _prefix_set(regex, flags, 1)
+    prefixes = prefix_set(regex, flags, 1)
     try:
         if prefixes is None or re.compile(regex, flags).groups:
             return None
@@ -177,8 +146,8 @@ def first_char_scan(regex: str, flags: int = 0) -> re.Pattern[str] | None:
         else:
             chars.add(value)
     if folded:
-        chars |= _case_variants("".join(sorted(set(folded))))
-    if not chars or len(chars) > _MAX_CLASS:
+        chars |= case_variants("".join(sorted(set(folded))))
+    if not chars or len(chars) > MAX_CLASS:
         return None
     scoped = "".join(f for f, bit in (("i", re.IGNORECASE), ("m", re.MULTILINE), ("s", re.DOTALL),
                                       ("x", re.VERBOSE)) if flags & bit)
@@ -221,7 +190,7 @@ def word_start_scan(regex: str, flags: int = 0) -> re.Pattern[str] | None:
     head = next((h for h in _WORD_START_HEADS if regex.startswith(h)), None)
     if head is None or flags & re.ASCII:  # (the scanner's \W is the Unicode one)
         return None
-    prefixes = _prefix_set(regex[len(head):], flags, 3)
+    prefixes = prefix_set(regex[len(head):], flags, 3)
     if prefixes is None:
         return None
     for p in prefixes:
@@ -236,14 +205,12 @@ def cue_words(regex: str, flags: int = 0, depth: int = 24) -> CueWords | None:
     """The first words of the matches of ``regex``, for a cheap test that a text has none of them.
 
     For a regex whose matches start at a word start with a word of letters only, ended by a non-word character
-    (a residence cue such as ``vive en``): the folded first words (:func:`clinanon.detect.gazetteer.fold`, so
+    (a residence cue such as ``vive en``): the folded first words (:func:`clinanon.lang.fold.fold`, so
     case- and accent-insensitive: a superset of what a case-insensitive regex equates) of every match. ``None``
     when they cannot be listed: unbounded prefixes, a first word longer than ``depth`` characters, or one that
     holds a digit or a character class. See :meth:`CueWords.absent_from`.
     """
-    from clinanon.detect.gazetteer import fold
-
-    def first_word(p: tuple[_Atom, ...], is_open: bool, d: int) -> str | None:
+    def first_word(p: tuple[Atom, ...], is_open: bool, d: int) -> str | None:
         """The letters before the first non-word literal; ``None`` when unknown (a class, a digit, cut)."""
         word = []
         for kind, char, _ic in p:
@@ -260,14 +227,14 @@ def cue_words(regex: str, flags: int = 0, depth: int = 24) -> CueWords | None:
     for branch in _top_branches(regex):  # one by one: the words after the first multiply the prefixes
         # as shallow as the branch's first words allow (deeper prefixes multiply with the words that follow)
         try:
-            parsed = _sre_parse.parse(branch, flags)
+            parsed = parse(branch, flags)
         except (re.error, RecursionError):
             return None
-        ic = bool(parsed.state.flags & _IGNORECASE)
+        ic = ignores_case(parsed)
         for d in range(2, depth + 1):
             try:
-                found = _seq_prefixes(parsed.data, d, ic)
-            except (_Unknown, re.error, RecursionError, TypeError, ValueError, IndexError):
+                found = seq_prefixes(parsed, d, ic)
+            except (Unknown, re.error, RecursionError, TypeError, ValueError, IndexError):
                 return None
             firsts = [first_word(p, is_open, d) for p, is_open in found]
             if None not in firsts:
@@ -281,7 +248,7 @@ def cue_words(regex: str, flags: int = 0, depth: int = 24) -> CueWords | None:
     # characters the token test could miss a regex word start or a cue letter by: combining marks (they end a
     # regex word but not a token) and characters the regex engine matches case-insensitively to a cue letter
     # while their fold differs (LONG S for "s", KELVIN SIGN for "k", dotless i for "i")
-    odd = {v for c in letters for v in _case_variants(c) if fold(v) != fold(c)}
+    odd = {v for c in letters for v in case_variants(c) if fold(v) != fold(c)}
     unsafe = re.compile(f"[{_MARKS}{''.join(map(re.escape, sorted(odd)))}]")
     return CueWords(frozenset(words), unsafe)
 
@@ -319,15 +286,13 @@ class CueWords:
     words: frozenset[str]
     unsafe: re.Pattern[str]
 
-    def absent_from(self, text: str) -> bool:
+    def absent_from(self, text: str, table: TokenTable | None = None) -> bool:
         """True when no token of ``text`` folds to a cue word, so the cue regex cannot match in ``text``; False
         when one does, or when ``text`` holds a character for which the test is not exact (then the regex must
-        run). Uses the text's cached token table (:func:`clinanon.text.token_table`)."""
-        from clinanon.detect.gazetteer import folded_word_set
-
+        run). ``table``: the token table of ``text`` when the caller has it (else it is computed)."""
         if self.unsafe.search(text) is not None:
             return False
-        return self.words.isdisjoint(folded_word_set(token_table(text)))
+        return self.words.isdisjoint(folded_word_set(table if table is not None else token_table(text)))
 
 
 def finditer_word_start(scan: re.Pattern[str], rx: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
@@ -444,135 +409,20 @@ class RulePattern(Pattern):
 # guards: the first characters every match of a pattern starts with
 # ---------------------------------------------------------------------------------------------------------
 
-#: an atom is one character position of a prefix: ``("lit", char, ic)`` (one literal character) or
-#: ``("set", class body, ic)`` / ``("neg", class body, ic)`` (a character class, e.g. ``\\s``; ``neg`` = negated),
-#: with ``ic`` = matched case-insensitively
-_Atom = tuple[str, str, bool]
-#: a prefix and whether it is open (the match goes on with unknown characters) or complete (the match ends)
-_Prefix = tuple[tuple[_Atom, ...], bool]
-
-_MAX_PREFIXES = 256
 #: how many characters a guard tests, per dispatch key: three for words (``"de "`` fails a ``"des"`` guard: on
 #: MEDDOCAN dev three characters let 12 k of 114 k word starts through, two let 45 k), two for numbers
 _GUARD_DEPTH = {"letter": 3, "digit": 2, "": 2}
-#: how many characters a pattern's own guard tests when its prefixes stay few (at most ``_MAX_PREFIXES``): five
+#: how many characters a pattern's own guard tests when its prefixes stay few (at most ``MAX_PREFIXES``): five
 #: for words (``"de "`` and ``"con "`` pass a three-character guard for ``"de nombre"`` / ``"con los"`` but
 #: not a five-character one; on MEDDOCAN dev about a third of the word starts that pass the three-character
 #: union guard are ``"de "``); a guard of a group of patterns is cut back towards ``_GUARD_DEPTH`` until its
 #: prefixes are few enough
 _DEEP_GUARD_DEPTH = {"letter": 5, "digit": 2, "": 2}
-_MAX_CLASS = 64
 #: the prefixes a shared scan's guard may keep (see :class:`_Union`): it is tested at every word start, and a
 #: deeper guard lets fewer of them into the recognizers' look-aheads ("de la" fails where "de " passes); on
 #: MEDDOCAN dev 2048 keeps five characters, and the larger trie costs less than the look-aheads it saves
 _MAX_UNION_PREFIXES = 2048
-_ZERO_WIDTH = (_sre_c.AT, _sre_c.ASSERT, _sre_c.ASSERT_NOT)
-_REPEATS = tuple(getattr(_sre_c, name) for name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
-                 if hasattr(_sre_c, name))
-_IGNORECASE = int(re.IGNORECASE)
-_CATEGORIES = {getattr(_sre_c, name): src for name, src in (
-    ("CATEGORY_DIGIT", r"\d"), ("CATEGORY_NOT_DIGIT", r"\D"), ("CATEGORY_SPACE", r"\s"),
-    ("CATEGORY_NOT_SPACE", r"\S"), ("CATEGORY_WORD", r"\w"), ("CATEGORY_NOT_WORD", r"\W"),
-    ("CATEGORY_UNI_DIGIT", r"\d"), ("CATEGORY_UNI_NOT_DIGIT", r"\D"), ("CATEGORY_UNI_SPACE", r"\s"),
-    ("CATEGORY_UNI_NOT_SPACE", r"\S"), ("CATEGORY_UNI_WORD", r"\w"), ("CATEGORY_UNI_NOT_WORD", r"\W"),
-) if hasattr(_sre_c, name)}
-
-
-class _Unknown(Exception):
-    """The analysis cannot bound the prefixes (too many, or an unsupported construct)."""
-
-
-def _class_atoms(items: list[tuple[object, object]], ic: bool) -> set[_Atom] | None:
-    """The atoms of a parsed character class: its literal characters when there are few, else the class itself
-    (``None`` for what cannot be written back, e.g. a locale category)."""
-    chars: list[int] = []
-    body: list[str] = []
-    negated = False
-    small = True
-    for iop, iav in items:
-        if iop is _sre_c.NEGATE:
-            negated = True
-        elif iop is _sre_c.LITERAL:
-            chars.append(iav)  # type: ignore[arg-type]
-            body.append(re.escape(chr(iav)))  # type: ignore[call-overload]
-        elif iop is _sre_c.RANGE:
-            lo, hi = iav  # type: ignore[misc]
-            if hi - lo < _MAX_CLASS:
-                chars.extend(range(lo, hi + 1))
-            else:
-                small = False
-            body.append(f"{re.escape(chr(lo))}-{re.escape(chr(hi))}")
-        elif iop is _sre_c.CATEGORY and iav in _CATEGORIES:
-            small = False
-            body.append(_CATEGORIES[iav])
-        else:
-            return None
-    if not negated and small and len(chars) <= _MAX_CLASS:
-        return {("lit", chr(c), ic) for c in chars}
-    return {("neg" if negated else "set", "".join(body), ic)}
-
-
-def _item_prefixes(op: object, av: object, k: int, ic: bool) -> set[_Prefix]:
-    """Prefixes (at most ``k`` atoms) of what one parsed item can match."""
-    if op is _sre_c.LITERAL:
-        return {((("lit", chr(av), ic),), False)}  # type: ignore[call-overload]
-    if op in _ZERO_WIDTH:
-        return {((), False)}
-    if op is _sre_c.IN:
-        atoms = _class_atoms(list(av), ic)  # type: ignore[call-overload]
-        if atoms is None:
-            return {((), True)}
-        return {((a,), False) for a in atoms}
-    if op is _sre_c.NOT_LITERAL:
-        return {((("neg", re.escape(chr(av)), ic),), False)}  # type: ignore[call-overload]
-    if op is _sre_c.SUBPATTERN:
-        _group, add_flags, del_flags, sub = av  # type: ignore[misc]
-        if add_flags & _IGNORECASE:
-            ic = True
-        if del_flags & _IGNORECASE:
-            ic = False
-        return _seq_prefixes(sub, k, ic)
-    if op is getattr(_sre_c, "ATOMIC_GROUP", None):
-        return _seq_prefixes(av, k, ic)
-    if op is _sre_c.BRANCH:
-        out: set[_Prefix] = set()
-        for alt in av[1]:  # type: ignore[index]
-            out |= _seq_prefixes(alt, k, ic)
-            if len(out) > _MAX_PREFIXES:
-                raise _Unknown
-        return out
-    if op in _REPEATS:
-        lo, hi, body = av  # type: ignore[misc]
-        if hi == 0:
-            return {((), False)}
-        once = _seq_prefixes(body, k, ic)
-        if hi != 1:  # after the first repetition, more may follow: the rest is unknown
-            once = {(p, True) for p, _ in once}
-        return once | {((), False)} if lo == 0 else once
-    return {((), True)}  # ANY, GROUPREF, conditionals ...: unknown
-
-
-def _seq_prefixes(seq: object, k: int, ic: bool) -> set[_Prefix]:
-    """Prefixes (at most ``k`` atoms) of what a sequence of parsed items (a parser ``SubPattern``) can match."""
-    state: set[_Prefix] = {((), False)}
-    for op, av in getattr(seq, "data", seq):  # type: ignore[union-attr]
-        if all(is_open or len(p) >= k for p, is_open in state):
-            break
-        new: set[_Prefix] = set()
-        for p, is_open in state:
-            if is_open or len(p) >= k:
-                new.add((p, is_open or len(p) >= k))
-                continue
-            for q, q_open in _item_prefixes(op, av, k - len(p), ic):
-                r = p + q
-                new.add((r[:k], q_open or len(r) > k))
-        if len(new) > _MAX_PREFIXES:
-            raise _Unknown
-        state = new
-    return state
-
-
-def _atom_class(atoms: Iterable[_Atom]) -> str:
+def _atom_class(atoms: Iterable[Atom]) -> str:
     """A regex that matches one character matched by one of ``atoms`` (with each atom's case-insensitivity)."""
     parts = []
     for ic in (True, False):
@@ -584,30 +434,19 @@ def _atom_class(atoms: Iterable[_Atom]) -> str:
     return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
 
 
-def _prefix_set(regex: str, flags: int = 0, k: int = 2) -> set[tuple[_Atom, ...]] | None:
-    try:
-        parsed = _sre_parse.parse(regex, flags)
-        prefixes = _seq_prefixes(parsed.data, k, bool(parsed.state.flags & _IGNORECASE))
-    except (_Unknown, re.error, RecursionError, TypeError, ValueError, IndexError):
-        return None
-    if any(not p for p, _ in prefixes):  # a match may start with anything (or be empty)
-        return None
-    return {p for p, _ in prefixes}
-
-
-def _pattern_prefixes(regex: str, flags: int, key: str) -> set[tuple[_Atom, ...]] | None:
+def _pattern_prefixes(regex: str, flags: int, key: str) -> set[tuple[Atom, ...]] | None:
     """The prefixes of a pattern for the dispatch ``key``: ``_DEEP_GUARD_DEPTH`` characters deep when they are
-    few enough, else ``_GUARD_DEPTH`` deep (``None`` when unbounded, see :func:`_prefix_set`)."""
+    few enough, else ``_GUARD_DEPTH`` deep (``None`` when unbounded, see :func:`.regex_tree.prefix_set`)."""
     base = _GUARD_DEPTH.get(key, 2)
     deep = _DEEP_GUARD_DEPTH.get(key, base)
     if deep > base:
-        prefixes = _prefix_set(regex, flags, deep)
+        prefixes = prefix_set(regex, flags, deep)
         if prefixes is not None:
             return prefixes
-    return _prefix_set(regex, flags, base)
+    return prefix_set(regex, flags, base)
 
 
-def _bounded_guard(prefixes: set[tuple[_Atom, ...]] | None, key: str, limit: int = _MAX_PREFIXES) -> str | None:
+def _bounded_guard(prefixes: set[tuple[Atom, ...]] | None, key: str, limit: int = MAX_PREFIXES) -> str | None:
     """The guard of a group of patterns with these (union of) prefixes: each prefix is cut to fewer characters
     (still a necessary condition) until at most ``limit`` remain, but never below ``_GUARD_DEPTH``; ``None``
     when there are too many, none, or they are weak."""
@@ -623,18 +462,18 @@ def _bounded_guard(prefixes: set[tuple[_Atom, ...]] | None, key: str, limit: int
     return _guard_source(prefixes)
 
 
-def _weak(prefixes: set[tuple[_Atom, ...]]) -> bool:
+def _weak(prefixes: set[tuple[Atom, ...]]) -> bool:
     """True when the prefixes are single character classes (a guard would test little more than the
     digit / letter dispatch already does)."""
     return all(len(p) == 1 and p[0][0] != "lit" for p in prefixes)
 
 
-def _trie_source(prefixes: set[tuple[_Atom, ...]]) -> str:
+def _trie_source(prefixes: set[tuple[Atom, ...]]) -> str:
     """A regex (no groups) that matches at the start of a string iff the string starts with one of
     ``prefixes``; empty when one prefix is empty (anything matches).
 
     A literal atom stands for the characters it matches (its case variants when case-insensitive, see
-    :func:`_char_variants`), each a key of the trie, so that ``(?i:d)...|(?-i:d)...`` become one branch; the
+    :func:`.regex_tree.char_variants`), each a key of the trie, so that ``(?i:d)...|(?-i:d)...`` become one branch; the
     characters that allow the same continuations share one case-sensitive class ``(?-i:[...])``. A branch that
     starts with such a class is rejected by the regex engine without entering it (a case-insensitive one is
     entered), which makes the many failing branches of a guard cheap. Class atoms (``\\s``, ranges) stay as
@@ -642,13 +481,13 @@ def _trie_source(prefixes: set[tuple[_Atom, ...]]) -> str:
     """
     if any(not p for p in prefixes):
         return ""
-    children: dict[str | _Atom, set[tuple[_Atom, ...]]] = {}
+    children: dict[str | Atom, set[tuple[Atom, ...]]] = {}
     for p in prefixes:
         kind, value, ic = p[0]
-        keys: Iterable[str | _Atom] = ((_char_variants(value) if ic else (value,)) if kind == "lit" else (p[0],))
+        keys: Iterable[str | Atom] = ((char_variants(value) if ic else (value,)) if kind == "lit" else (p[0],))
         for key in keys:
             children.setdefault(key, set()).add(p[1:])
-    groups: dict[str, list[str | _Atom]] = {}
+    groups: dict[str, list[str | Atom]] = {}
     for key, rests in children.items():
         groups.setdefault(_trie_source(rests), []).append(key)
     alts = []
@@ -660,7 +499,7 @@ def _trie_source(prefixes: set[tuple[_Atom, ...]]) -> str:
     return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
 
 
-def _guard_source(prefixes: set[tuple[_Atom, ...]]) -> str:
+def _guard_source(prefixes: set[tuple[Atom, ...]]) -> str:
     return "(?=" + _trie_source(prefixes) + ")"
 
 
@@ -673,7 +512,7 @@ def prefix_guard(regex: str, flags: int = 0, k: int = 2) -> str | None:
     Zero-width items (``\\b``, look-arounds) are skipped; literals and classes keep their case-insensitivity;
     classes of up to 64 literal characters are expanded, others (``\\d``, ``[^,;]``) are kept whole.
     """
-    prefixes = _prefix_set(regex, flags, k)
+    prefixes = prefix_set(regex, flags, k)
     return None if prefixes is None else _guard_source(prefixes)
 
 
@@ -718,7 +557,7 @@ class RuleRecognizer:
             buckets[f if dispatch and f else ""].append(p)
         self._by_group: dict[int, tuple[Pattern, int]] = {}
         #: per dispatch key: the guarded alternation and the prefixes of all its patterns (None = unbounded)
-        self._buckets: dict[str, tuple[str, set[tuple[_Atom, ...]] | None]] = {}
+        self._buckets: dict[str, tuple[str, set[tuple[Atom, ...]] | None]] = {}
         #: per dispatch key: (outer group, pattern, group of the PHI) of its patterns, numbered from the key's
         #: first group (1 = the first group of the key's alternation)
         self._bucket_groups: dict[str, list[tuple[int, Pattern, int]]] = {}
@@ -727,7 +566,7 @@ class RuleRecognizer:
         bucket_guard: dict[str, str | None] = {}
         for key, pats in buckets.items():
             parts = []
-            union: set[tuple[_Atom, ...]] | None = set()
+            union: set[tuple[Atom, ...]] | None = set()
             first_index = index
             for p in pats:
                 if p.compiled.groupindex:
@@ -870,7 +709,7 @@ class _Union:
         branches = []
         for key, dispatch in (("digit", r"(?=\d)"), ("letter", r"(?=[^\W\d_])")):
             parts = []
-            union: set[tuple[_Atom, ...]] | None = set()
+            union: set[tuple[Atom, ...]] | None = set()
             for k, r in enumerate(self.recognizers):
                 if key not in r._buckets:
                     continue
@@ -912,7 +751,7 @@ def _can_unite(r: RuleRecognizer) -> bool:
     if not rx.pattern.startswith(_WORD_START) or rx.flags & ~re.UNICODE or "" in r._buckets:
         return False
     try:
-        return _sre_parse.parse(rx.pattern, rx.flags).getwidth()[0] > 0
+        return widths(parse(rx.pattern, rx.flags))[0] > 0
     except Exception:  # pragma: no cover - the pattern compiled, so it parses
         return False
 

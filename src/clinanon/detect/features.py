@@ -31,7 +31,7 @@ Optional families (off by default; a model records which it was trained with):
 * ``clusters``: distributional word-cluster ids (:mod:`clinanon.detect.clusters`, learned without labels from
   the training texts) of the word (``k16=``, ``k64=``, ``k256=``; ``k=none`` when unknown), of the neighbours at
   ±1 (the two finer ids) and ±2 (the coarsest) -- cached per word type;
-* ``triggers``: the lexicon categories (``clinanon/data/lexicons/<lang>.tsv``: kin, org, hosp, care, comp, dept)
+* ``triggers``: the lexicon categories (:func:`clinanon.lang.lexicon.trigger_lexicon`: kin, org, hosp, care, comp, dept)
   of the word (``tw=``) and of the trigger words within ``trigger_window`` tokens on the same line (``tL=`` on
   the left, ``tR=`` on the right, ``tL1=`` / ``tR1=`` when adjacent);
 * ``structure``: inside a parenthesis (``pa``), its comma-separated field index (``pf=``), a ``®``/``™`` sign
@@ -55,7 +55,10 @@ from importlib import resources
 from clinanon.caches import memo
 from clinanon.detect.clusters import WordClusters
 from clinanon.document import Span
-from clinanon.text import Token, check_language, split_sentences, tokenize
+from clinanon.lang import check_language
+from clinanon.lang.lexicon import trigger_lexicon
+from clinanon.lang.wordlists import load_rows
+from clinanon.text import Token, split_sentences, tokenize
 
 __all__ = ["FEATURE_VERSION", "DocFeatures", "FeatureExtractor", "word_shape"]
 
@@ -164,8 +167,6 @@ def _quarter(n: int, total: int) -> int:
 @memo(maxsize=8)
 def _gazetteer_flags(lang: str) -> dict[str, tuple[str, ...]]:
     """Folded single word -> the gazetteer flags it carries (deterministic order), from the shipped lists."""
-    from clinanon.detect.gazetteer import load_rows
-
     flags: dict[str, list[str]] = {}
 
     def add(word: str, flag: str) -> None:
@@ -216,32 +217,6 @@ def _gazetteer_flags(lang: str) -> dict[str, tuple[str, ...]]:
     return {w: tuple(f) for w, f in flags.items()}
 
 
-@memo(maxsize=8)
-def _trigger_lexicon(lang: str) -> dict[str, tuple[str, ...]]:
-    """Folded word -> its trigger categories (file order), from ``clinanon/data/lexicons/<lang>.tsv``."""
-    path = resources.files("clinanon") / "data" / "lexicons" / f"{lang}.tsv"
-    try:
-        raw = path.read_text(encoding="utf-8") if path.is_file() else ""
-    except OSError:  # pragma: no cover
-        raw = ""
-    out: dict[str, list[str]] = {}
-    for line in raw.splitlines():
-        if not line or line.startswith("#") or "\t" not in line:
-            continue
-        cat, word = line.split("\t", 1)
-        cats = out.setdefault(_fold(word.strip()), [])
-        if cat not in cats:
-            cats.append(cat)
-    return {w: tuple(c) for w, c in out.items()}
-
-
-@memo(maxsize=64)
-def trigger_words(lang: str, category: str) -> frozenset[str]:
-    """The folded (case- and accent-insensitive) words of one lexicon category (``"kin"``, ``"org"`` ...) of
-    ``clinanon/data/lexicons/<lang>.tsv``; compare with :func:`clinanon.detect.gazetteer.fold`."""
-    return frozenset(w for w, cats in _trigger_lexicon(lang).items() if category in cats)
-
-
 @dataclass(frozen=True, slots=True)
 class DocFeatures:
     """The tokens of a text and one feature list per token (``len(features) == len(tokens)``)."""
@@ -273,7 +248,7 @@ class FeatureExtractor:
         self._cache: dict[str, _ContextTuple] = {}
         self._trig_cache: dict[str, tuple[str, ...]] = {}
         self._gaz = _gazetteer_flags(self.lang)
-        self._lex = _trigger_lexicon(self.lang) if triggers else {}
+        self._lex = trigger_lexicon(self.lang) if triggers else {}
 
     def __repr__(self) -> str:
         return (f"FeatureExtractor(lang={self.lang!r}, rules={self.rules}, clusters={self.clusters is not None}, "
@@ -369,7 +344,7 @@ class FeatureExtractor:
 
     def _sentence_features(self, text: str, tokens: Sequence[Token], ctx: list[list[str]]) -> None:
         starts = [t.start for t in tokens]
-        for s in split_sentences(text, self.lang):
+        for s in split_sentences(text, self.lang, tokens=tokens):
             i = bisect_left(starts, s.start)
             j = bisect_right(starts, s.end - 1) - 1
             if i < len(ctx):

@@ -5,9 +5,9 @@ The lists ship inside the package (``clinanon/data/gazetteers/<lang>/*.txt``, bu
 loaded at first use, cached per ``(lang, kind, accent folding)``.
 
 Matching works on tokens (:func:`clinanon.text.tokenize`): every entry is tokenized with the same tokenizer and
-stored under its tuple of folded tokens in a dict (a :class:`PhraseIndex`); a text is scanned once, and at each
-token whose folded form starts an entry the few possible entry lengths are looked up. No per-entry regex, so
-the cost is linear in the text length (times the longest entry, a handful of tokens).
+stored under its tuple of folded tokens in a dict (a :class:`clinanon.lang.phrases.PhraseIndex`); a text is
+scanned once, and at each token whose folded form starts an entry the few possible entry lengths are looked up.
+No per-entry regex, so the cost is linear in the text length (times the longest entry, a handful of tokens).
 
 Case policy (``case``): ``"exact"`` needs the entry's own case (a capitalised first letter is also accepted on
 the first token); ``"upper_ok"`` (default) also accepts ALL-CAPS tokens (``GARCÍA``); ``"fold"`` ignores
@@ -17,32 +17,44 @@ Labels: first names and surnames -> ``NAME``; cities and regions -> ``LOCATION.C
 ``LOCATION.COUNTRY``; hospitals (list entries and the "hospital word + name" pattern) -> ``LOCATION.HOSPITAL``.
 The span's ``source`` says which list matched (``gazetteer:first_name:F``, ``gazetteer:surname``,
 ``gazetteer:city``, ``gazetteer:hospital_pattern`` ...), so later steps (name assembly, surrogates) can use the
-gender or kind. The detector returns every candidate, overlapping ones included; :mod:`clinanon.detect.resolve`
+gender or kind. The detector returns every candidate, overlapping ones included; :mod:`clinanon.steps.resolve`
 chooses among them.
 
-Places that are also words: a one-word city or region entry that is a common word of the language
-(:func:`common_places`: "Hoorn" ~ "hoorn", "Puno" ~ "puño", compared folded) is reported only with place context
-(:func:`place_context`: a place preposition, a postcode, an address line, a comma, a line of its own), as
-:mod:`clinanon.detect.caseless` does for such words in text typed in capitals; a city or region right after a
-word that heads an organisation's name ("AOK Hessen", a health insurer) is not reported. Listed hospitals are
-reported in capitals too ("OLVG", "UKE"); the pattern takes lower-case Swedish heads after a name ("Sundsvalls
-sjukhus") and German ``-klinik`` compounds before one ("Fachklinik Bad Rodach").
+Places that are also words (:mod:`clinanon.detect.gazetteer_context` holds these heuristics): a one-word city or
+region entry that is a common word of the language (``common_places``: "Hoorn" ~ "hoorn", "Puno" ~ "puño",
+compared folded) is reported only with place context (``place_context``: a place preposition, a postcode, an
+address line, a comma, a line of its own), as :mod:`clinanon.detect.caseless` does for such words in text typed in
+capitals; a city or region right after a word that heads an organisation's name ("AOK Hessen", a health insurer)
+is not reported. Listed hospitals are reported in capitals too ("OLVG", "UKE"); the pattern takes lower-case
+Swedish heads after a name ("Sundsvalls sjukhus") and German ``-klinik`` compounds before one ("Fachklinik Bad Rodach").
 """
 
 from __future__ import annotations
 
-import itertools
-import unicodedata
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from importlib import resources
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Literal
 
 from clinanon.caches import memo
+from clinanon.detect.allowlist import AllowList
+from clinanon.detect.gazetteer_context import (
+    HOSPITAL_GENERIC_PREFIX,
+    HOSPITAL_NO_FIRST,
+    HOSPITAL_PARTICLES,
+    HOSPITAL_STOP,
+    HOSPITAL_STREET_WORDS,
+    common_places,
+    hospital_heads,
+    org_before_place,
+    place_context,
+)
 from clinanon.document import Document, Span
-from clinanon.errors import ConfigError, InputError
-from clinanon.text import SUPPORTED_LANGUAGES, Token, TokenTable, token_table, tokenize
+from clinanon.errors import ConfigError
+from clinanon.lang import check_language
+from clinanon.lang.fold import folded_words
+from clinanon.lang.lexicon import common_lexicon
+from clinanon.lang.phrases import AccentMode, CaseMode, PhraseIndex, PhraseMatch, RawMatch, as_table, gap_kind
+from clinanon.lang.wordlists import LIST_FILES, load_rows, read_user_list
+from clinanon.text import Token, TokenTable
 
 __all__ = [
     "BUILTIN_KINDS",
@@ -50,27 +62,10 @@ __all__ = [
     "DEFAULT_LABELS",
     "DEFAULT_SCORES",
     "GazetteerDetector",
-    "PhraseIndex",
-    "common_places",
-    "fold",
-    "fold_uncached",
-    "load_rows",
-    "place_context",
 ]
 
-CaseMode = Literal["fold", "exact", "upper_ok"]
-AccentMode = Literal["fold", "exact"]
-
-#: kinds with a built-in list, and the file each one is read from
-_FILES: dict[str, str] = {
-    "first_name": "first_names.txt",
-    "surname": "surnames.txt",
-    "city": "cities.txt",
-    "region": "regions.txt",
-    "country": "countries.txt",
-    "hospital": "hospitals.txt",
-}
-BUILTIN_KINDS: tuple[str, ...] = (*_FILES, "hospital_pattern")
+#: kinds with a built-in list (:data:`clinanon.lang.wordlists.LIST_FILES`) and the hospital name pattern
+BUILTIN_KINDS: tuple[str, ...] = (*LIST_FILES, "hospital_pattern")
 DEFAULT_KINDS: tuple[str, ...] = BUILTIN_KINDS
 
 DEFAULT_LABELS: Mapping[str, str] = {
@@ -96,272 +91,6 @@ _NAME_KINDS = frozenset({"first_name", "surname"})
 _PLACE_KINDS = frozenset({"city", "region"})
 
 
-# --- normalisation ---------------------------------------------------------------------------------------
-
-def _strip_accents(s: str) -> str:
-    if s.isascii():
-        return s
-    return "".join(c for c in unicodedata.normalize("NFD", s) if not unicodedata.combining(c))
-
-
-def _fold_accents(s: str) -> str:
-    return _strip_accents(s.casefold())
-
-
-class _Memo(dict[str, str]):
-    """``memo[s]`` = ``fn(s)``, remembered for up to ``limit`` distinct strings (words repeat a lot)."""
-
-    def __init__(self, fn: Callable[[str], str], limit: int = 200_000) -> None:
-        super().__init__()
-        self.fn = fn
-        self.limit = limit
-
-    def __missing__(self, key: str) -> str:
-        value = self.fn(key)
-        if len(self) >= self.limit:
-            self.clear()
-        self[key] = value
-        return value
-
-
-_STRIPPED = _Memo(_strip_accents)
-_FOLDED = _Memo(_fold_accents)
-
-
-def strip_accents(s: str) -> str:
-    """Remove combining marks (``García`` -> ``Garcia``); case is kept."""
-    return _STRIPPED[s]
-
-
-def fold(s: str, accents: bool = True) -> str:
-    """Case-fold ``s`` and, when ``accents``, strip its accents: the key under which phrases are indexed."""
-    return _FOLDED[s] if accents else s.casefold()
-
-
-def fold_uncached(s: str, accents: bool = True) -> str:
-    """:func:`fold` without remembering the result: for bulk loads of word lists, which would flush the memo of
-    the words of the texts being read."""
-    return _fold_accents(s) if accents else s.casefold()
-
-
-def folded_words(table: TokenTable, accents: bool = True) -> tuple[str, ...]:
-    """``fold(w, accents)`` for every word of ``table`` (computed once per table and shared)."""
-    return table.map_words(_FOLDED.__getitem__ if accents else str.casefold)
-
-
-def folded_word_set(table: TokenTable) -> frozenset[str]:
-    """The set of :func:`folded_words` (accents stripped) of ``table`` (computed once per table and shared)."""
-    return table.word_set(_FOLDED.__getitem__)
-
-
-@memo(maxsize=1)
-def _allowlist_filter() -> object:
-    from clinanon.detect.allowlist import AllowList
-
-    return AllowList.filter
-
-
-def _as_table(text: str, tokens: Sequence[Token] | TokenTable | None) -> TokenTable:
-    if tokens is None:
-        return token_table(text)
-    if isinstance(tokens, TokenTable):
-        return tokens
-    return TokenTable.from_tokens(text, tokens)
-
-
-def _gap_kind(gap: str) -> int | None:
-    """0 = tokens touch, 1 = separated by spaces/tabs, None = anything else (a newline, other characters)."""
-    if not gap:
-        return 0
-    if gap.isspace() and "\n" not in gap and "\r" not in gap and len(gap) <= 3:
-        return 1
-    return None
-
-
-# --- the phrase index -----------------------------------------------------------------------------------
-
-#: a match as a plain tuple: (i, j, start, end, kind, attr) as in :class:`PhraseMatch`
-_RawMatch = tuple[int, int, int, int, str, str]
-#: per first word: its one-word entries (or None) and, per second word, the lengths of longer entries (descending)
-_Plan = tuple["list[_Entry] | None", "dict[str, tuple[int, ...]] | None"]
-
-@dataclass(frozen=True, slots=True)
-class _Entry:
-    kind: str
-    attr: str
-    surface: tuple[str, ...]  # the entry's tokens, accent-folded when accents are folded, case kept
-    gaps: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class PhraseMatch:
-    """A phrase found in a text: tokens ``[i, j)``, characters ``[start, end)``."""
-
-    i: int
-    j: int
-    start: int
-    end: int
-    kind: str
-    attr: str
-
-
-class PhraseIndex:
-    """Multi-token phrases keyed by their folded token tuples; a text is matched in one pass over its tokens.
-
-    ``add`` tokenizes a phrase with :func:`clinanon.text.tokenize`; ``match`` returns every occurrence of every
-    phrase (overlapping and nested ones included) whose tokens are equal after folding, whose inter-token gaps
-    have the same shape (touching vs. spaces; never across a line break) and whose case passes ``case``.
-    """
-
-    def __init__(self, lang: str, *, accents: AccentMode = "fold") -> None:
-        self.lang = lang
-        self.fold_accents = accents == "fold"
-        self._index: dict[tuple[str, ...], list[_Entry]] = {}
-        self._lengths: dict[str, tuple[int, ...]] = {}
-        self._plan: dict[str, _Plan] | None = None
-
-    def __len__(self) -> int:
-        return sum(len(v) for v in self._index.values())
-
-    def add(self, phrase: str, kind: str, attr: str = "") -> bool:
-        """Index ``phrase``; returns False (and indexes nothing) when it has no token or contains a newline."""
-        if "\n" in phrase:
-            return False
-        toks = tokenize(phrase, self.lang)
-        if not toks:
-            return False
-        words = [phrase[t.start:t.end] for t in toks]
-        gaps = []
-        for a, b in itertools.pairwise(toks):
-            g = _gap_kind(phrase[a.end:b.start])
-            if g is None:
-                return False
-            gaps.append(g)
-        key = tuple(fold(w, self.fold_accents) for w in words)
-        surface = tuple(strip_accents(w) if self.fold_accents else w for w in words)
-        entry = _Entry(kind, attr, surface, tuple(gaps))
-        bucket = self._index.setdefault(key, [])
-        if entry not in bucket:
-            bucket.append(entry)
-            self._plan = None
-            lens = set(self._lengths.get(key[0], ()))
-            lens.add(len(key))
-            self._lengths[key[0]] = tuple(sorted(lens, reverse=True))
-        return True
-
-    def add_all(self, phrases: Iterable[tuple[str, str, str]]) -> None:
-        for phrase, kind, attr in phrases:
-            self.add(phrase, kind, attr)
-
-    def match(self, text: str, tokens: Sequence[Token] | TokenTable, *, case: CaseMode = "upper_ok",
-              norm: Sequence[str] | None = None) -> list[PhraseMatch]:
-        """All occurrences, in token order (longest first at a position). ``norm`` = pre-folded tokens."""
-        table = _as_table(text, tokens)
-        if norm is None:
-            norm = folded_words(table, self.fold_accents)
-        return [PhraseMatch(*m) for m in self._match(text, table, norm, case)]
-
-    def _get_plan(self) -> dict[str, _Plan]:
-        """Entries by first word: the one-word entries, and the lengths of the longer ones by second word."""
-        if self._plan is None:
-            multi: dict[str, dict[str, set[int]]] = {}
-            single: dict[str, list[_Entry]] = {}
-            for key, entries in self._index.items():
-                if len(key) == 1:
-                    single[key[0]] = entries
-                else:
-                    multi.setdefault(key[0], {}).setdefault(key[1], set()).add(len(key))
-            self._plan = {
-                first: (single.get(first),
-                        {w: tuple(sorted(sizes, reverse=True)) for w, sizes in multi[first].items()}
-                        if first in multi else None)
-                for first in (*single, *multi)
-            }
-        return self._plan
-
-    def _match(self, text: str, table: TokenTable, norm: Sequence[str], case: CaseMode) -> list[_RawMatch]:
-        """:meth:`match` as plain tuples ``(i, j, start, end, kind, attr)``."""
-        if not isinstance(norm, tuple):
-            norm = tuple(norm)
-        out: list[_RawMatch] = []
-        n = len(norm)
-        plan = self._get_plan()
-        index = self._index
-        starts, ends, words = table.starts, table.ends, table.words
-        fold_case = case == "fold"
-        # only the positions whose folded word starts an entry (found without a Python step per token); at a
-        # position the longer entries come first (as their lengths decrease), then the one-word ones
-        for i in itertools.compress(itertools.count(), map(plan.__contains__, norm)):
-            single, multi = plan[norm[i]]
-            if multi is not None and i + 1 < n:
-                for size in multi.get(norm[i + 1], ()):
-                    j = i + size
-                    if j > n:
-                        continue
-                    entries = index.get(norm[i:j])
-                    if not entries:
-                        continue
-                    tgaps = tuple(_gap_kind(text[ends[k]:starts[k + 1]]) for k in range(i, j - 1))
-                    for e in entries:
-                        if e.gaps != tgaps:
-                            continue
-                        if not fold_case and not self._case_ok(e, words, i, case):
-                            continue
-                        out.append((i, j, starts[i], ends[j - 1], e.kind, e.attr))
-            if single is not None:
-                for e in single:
-                    if not fold_case and not self._case_ok(e, words, i, case):
-                        continue
-                    out.append((i, i + 1, starts[i], ends[i], e.kind, e.attr))
-        return out
-
-    def _case_ok(self, e: _Entry, words: Sequence[str], i: int, case: CaseMode) -> bool:
-        for k, s in enumerate(e.surface):
-            raw = words[i + k]
-            t = _STRIPPED[raw] if self.fold_accents else raw
-            if t == s:
-                continue
-            if case == "upper_ok" and t.isupper() and t == s.upper():
-                continue
-            if k == 0 and t == s[:1].upper() + s[1:]:
-                continue
-            return False
-        return True
-
-
-# --- data files -----------------------------------------------------------------------------------------
-
-def _data_dir(lang: str) -> Path:
-    return Path(str(resources.files("clinanon") / "data" / "gazetteers" / lang))
-
-
-def _read_lines(path: Path) -> list[tuple[int, list[str]]]:
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise InputError(f"not UTF-8 text (byte {e.start})", path=path) from None
-    except OSError as e:
-        raise InputError(f"cannot read list file ({type(e).__name__})", path=path) from None
-    rows = []
-    for n, line in enumerate(raw.splitlines(), 1):
-        line = line.strip("\ufeff").rstrip("\r")
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        rows.append((n, [c.strip() for c in line.split("\t")]))
-    return rows
-
-
-@memo(maxsize=64)
-def load_rows(lang: str, kind: str) -> tuple[tuple[str, ...], ...]:
-    """The built-in list of ``kind`` for ``lang`` as tuples of columns (cached; empty when none ships)."""
-    if kind not in _FILES:
-        raise ConfigError(f"no built-in gazetteer kind {kind!r}; expected one of: {', '.join(_FILES)}")
-    path = _data_dir(lang) / _FILES[kind]
-    if not path.is_file():
-        return ()
-    return tuple(tuple(cols) for _, cols in _read_lines(path))
-
-
 def _attr_of(kind: str, cols: Sequence[str]) -> str:
     if kind == "first_name" and len(cols) > 1 and cols[1] in ("F", "M", "N"):
         return cols[1]
@@ -372,194 +101,10 @@ def _attr_of(kind: str, cols: Sequence[str]) -> str:
 def _builtin_index(lang: str, kinds: tuple[str, ...], accents: AccentMode) -> PhraseIndex:
     idx = PhraseIndex(lang, accents=accents)
     for kind in kinds:
-        if kind in _FILES:
+        if kind in LIST_FILES:
             for cols in load_rows(lang, kind):
                 idx.add(cols[0], kind, _attr_of(kind, cols))
     return idx
-
-
-def read_user_list(path: str | Path, kind: str) -> list[tuple[str, str, str]]:
-    """A user list: one entry per line (``#`` comments and blank lines skipped); first names may carry a
-    second column ``F``/``M``/``N``. Raises :class:`InputError` naming the file and line on a bad line."""
-    p = Path(path)
-    out = []
-    for n, cols in _read_lines(p):
-        if not cols[0]:
-            raise InputError("expected an entry before the first tab", path=p, line=n)
-        attr = ""
-        if kind == "first_name" and len(cols) > 1 and cols[1]:
-            if cols[1] not in ("F", "M", "N"):
-                raise InputError("expected gender F, M or N in the second column", path=p, line=n)
-            attr = cols[1]
-        out.append((cols[0], kind, attr))
-    return out
-
-
-# --- places that are also common words --------------------------------------------------------------------
-
-#: words right before a place name that make it one ("in Hoorn", "aus Moers", "från Lund", "vive en Puno"), folded
-_PLACE_PREPS: dict[str, frozenset[str]] = {
-    "es": frozenset({"en", "de", "desde", "a", "hacia", "hasta", "para"}),
-    "en": frozenset({"in", "from", "to", "at", "near", "of", "into", "outside", "toward", "towards", "via"}),
-    "nl": frozenset({"in", "te", "uit", "naar", "nabij", "bij", "vanuit", "van", "richting", "via"}),
-    "sv": frozenset({"i", "fran", "till", "utanfor", "nara", "vid", "mot", "via"}),
-    "de": frozenset({"in", "aus", "nach", "bei", "von", "nahe", "richtung", "bis", "via"}),
-}
-#: separators of address lines and place lists before a place ("Kerkstraat 5, Hoorn", "Utrecht · Hoorn")
-_PLACE_SEP_BEFORE = frozenset({",", ";", "·", "•", "|", "/", "(", "–", "—"})
-#: organisations named after a region or town (health insurers: "AOK Hessen", "BKK Nordwest", "IKK Südwest"),
-#: folded: a place right after one is part of the organisation's name, not a place of its own
-_ORG_BEFORE_PLACE: dict[str, frozenset[str]] = {
-    "de": frozenset({"aok", "bkk", "ikk", "dak", "tk", "kkh", "hek", "hkk", "lkk", "barmer", "knappschaft", "ogk",
-                     "gkk", "svs", "bva", "krankenkasse", "betriebskrankenkasse", "innungskrankenkasse"}),
-}
-
-
-@memo(maxsize=16)
-def common_places(lang: str, accents: bool = True) -> frozenset[str]:
-    """Folded one-word city and region entries of ``lang`` that are also common words of the language.
-
-    A common word here is a word of the language's common-word lexicon
-    (:func:`clinanon.detect.caseless.common_lexicon`: the shipped lexicon, spaCy's stop words, the names module's
-    common words) whose usual form is lower case; the comparison is made on folded forms (case and accents
-    stripped on both sides), so ``Puno`` clashes with Spanish ``puño``. German nouns (capitalised in the lexicon,
-    which lists some place names the same way) do not count. Empty when the language has no lexicon."""
-    from clinanon.detect.caseless import common_lexicon
-
-    lex = common_lexicon(lang)
-    out: set[str] = set()
-    for kind in ("city", "region"):
-        for cols in load_rows(lang, kind):
-            name = cols[0]
-            if not name.isalpha():
-                continue  # several words, a hyphen or an apostrophe: not one word
-            f = fold_uncached(name)
-            if lex.get(f) is False:
-                out.add(fold_uncached(name, accents))
-    return frozenset(out)
-
-
-def _same_line(text: str, table: TokenTable, a: int, b: int) -> bool:
-    """Tokens ``a`` < ``b`` are on the same line."""
-    return "\n" not in text[table.ends[a]:table.starts[b]]
-
-
-def place_context(text: str, table: TokenTable, norm: Sequence[str], i: int, lang: str) -> bool:
-    """Whether token ``i`` (a one-word place name) stands where a place stands, on its line: after a place
-    preposition of ``lang`` ("in", "te", "aus", "från", "en"), after a postcode and at most two capitalised words
-    ("24001 León", "1621 HB Hoorn", "24411 Ponferrada León"), after an address or list separator ("Kerkstraat 5,
-    Hoorn", "(Hoorn)"), before a comma ("Hoorn, 12 maart 2023", "León, España"), or alone on its line (a line of
-    an address block). ``norm``: the folded tokens."""
-    n = len(norm)
-    words = table.words
-    prev = i - 1 if i > 0 and _same_line(text, table, i - 1, i) else None
-    nxt = i + 1 if i + 1 < n and _same_line(text, table, i, i + 1) else None
-    if prev is None and nxt is None:
-        return True  # alone on its line
-    if nxt is not None and words[nxt] == ",":
-        return True
-    if prev is None:
-        return False
-    p = words[prev]
-    if norm[prev] in _PLACE_PREPS.get(lang, ()) or p in _PLACE_SEP_BEFORE:
-        return True
-    # a postcode up to three words before, on the line: "24001 León", "1621 HB Hoorn", "24411 Ponferrada León"
-    for k in range(prev, max(-1, prev - 3), -1):
-        if k < prev and not _same_line(text, table, k, k + 1):
-            break
-        w = words[k]
-        if w.isdigit() and 4 <= len(w) <= 6:
-            return True
-        if not w.isalpha() or not w[:1].isupper():
-            break
-    return False
-
-
-def _org_before(text: str, table: TokenTable, norm: Sequence[str], i: int, lang: str) -> bool:
-    """Token ``i`` follows, on its line (a space or a hyphen between), a word that heads an organisation's name
-    with a place in it (:data:`_ORG_BEFORE_PLACE`: "AOK Hessen", "BKK-Nordwest")."""
-    heads = _ORG_BEFORE_PLACE.get(lang)
-    if not heads:
-        return False
-    k = i - 1
-    gap = text[table.ends[k]:table.starts[i]]
-    if table.words[k] == "-" and not gap and k > 0:
-        k -= 1
-        gap = text[table.ends[k]:table.starts[k + 1]]
-    return norm[k] in heads and _gap_kind(gap) is not None
-
-
-# --- hospital names by pattern ----------------------------------------------------------------------------
-
-_PARTICLES: dict[str, frozenset[str]] = {
-    "es": frozenset({"de", "del", "la", "las", "los", "el", "y", "i", "d", "d'", "l'", "l", "san", "sant", "a", "o"}),
-    "en": frozenset({"of", "and", "the", "st", "st.", "s", "'s", "&"}),
-    "nl": frozenset({"van", "de", "der", "den", "het", "'t", "s", "'s", "-", "en"}),
-    "sv": frozenset({"s", "och", "s:t", "i"}),
-    "de": frozenset({"der", "die", "des", "am", "an", "im", "in", "zu", "zum", "zur", "von", "und", "rechts",
-                     "links"}),
-}
-#: capitalised words that never belong to a hospital's name (units, field labels, sentence words)
-_HOSPITAL_STOP: dict[str, frozenset[str]] = {
-    "es": frozenset({"servicio", "unidad", "departamento", "planta", "urgencias", "consulta", "consultas",
-                     "sección", "seccion", "area", "área", "uci", "el", "en", "con", "para", "por", "tras",
-                     "desde", "médico", "medico", "fecha", "nhc", "tel",
-                     "teléfono", "telefono", "fax", "email", "e", "día", "dia", "domicilio", "paciente",
-                     "se", "no", "al", "ingresa", "ingresó", "calle", "c", "avenida", "avda", "av", "paseo",
-                     "plaza", "pza", "carretera", "ctra", "camino", "ronda", "travesía", "glorieta", "rambla",
-                     "tfno", "tlf", "correo", "cp", "s/n", "edificio", "pabellón", "bloque", "despacho"}),
-    "en": frozenset({"the", "a", "at", "in", "to", "from", "department", "ward", "unit", "dr", "he", "she",
-                     "was", "is", "on", "er", "icu", "patient"}),
-    "nl": frozenset({"het", "de", "een", "in", "op", "naar", "afdeling", "dr", "patiënt", "patient", "hij",
-                     "zij", "ze", "is", "werd",
-                     # specialties: "Polikliniek Neurologie" is a department, not a hospital's name
-                     "neurologie", "cardiologie", "interne", "geneeskunde", "chirurgie", "longziekten",
-                     "reumatologie", "kindergeneeskunde", "psychiatrie", "gynaecologie", "verloskunde", "urologie",
-                     "dermatologie", "orthopedie", "oncologie", "radiologie", "geriatrie", "oogheelkunde", "kno",
-                     "mdl", "nefrologie", "endocrinologie", "hematologie", "anesthesiologie", "revalidatie"}),
-    "sv": frozenset({"på", "i", "till", "från", "avdelning", "avd", "dr", "patienten", "han", "hon", "den",
-                     "det", "en", "ett",
-                     "neurologi", "kardiologi", "internmedicin", "medicin", "kirurgi", "ortopedi", "psykiatri",
-                     "reumatologi", "onkologi", "radiologi", "geriatrik", "urologi", "gynekologi", "barnmedicin"}),
-    "de": frozenset({"das", "dem", "den", "der", "die", "ein", "eine", "im", "ins", "am", "auf", "station",
-                     "abteilung", "dr", "patient", "patientin", "er", "sie", "wurde", "ist",
-                     # roles and specialty adjectives: "Oberärztin der Klinik", "Neurologische Klinik" name a
-                     # department or a person, not a hospital
-                     "oberärztin", "oberarzt", "chefarzt", "chefärztin", "assistenzarzt", "assistenzärztin",
-                     "arzt", "ärztin", "oberarztin", "chefarztin", "assistenzarztin", "arztin", "padiatrische",
-                     "gynakologische", "orthopadische", "direktor", "direktorin", "leiter", "leiterin",
-                     "sekretariat", "innere",
-                     "neurologische", "chirurgische", "medizinische", "psychiatrische", "kardiologische",
-                     "urologische", "gynäkologische", "radiologische", "orthopädische", "pädiatrische",
-                     "dermatologische", "geriatrische", "psychosomatische", "neurochirurgische", "onkologische",
-                     "nephrologische", "gastroenterologische", "pneumologische", "unfallchirurgische"}),
-}
-#: street words stop a hospital name, except after a particle ("Hospital Virgen del Camino")
-_STREET_WORDS = frozenset({"calle", "avenida", "paseo", "plaza", "carretera", "camino", "ronda", "travesía",
-                           "glorieta", "rambla"})
-_NO_FIRST = frozenset({"y", "i", "e", "o", "and", "en", "och", "und", "-"})
-_DE_GENERIC_PREFIX = frozenset({"kreis", "stadt", "kinder", "land", "landes", "universitäts", "uni", "fach",
-                                "akut", "privat", "bezirks", "kranken", "tages", "reha", "allgemein"})
-#: prefixes of a compound hospital word that make it generic when no name follows ("Polikliniek", "Fachklinik")
-_GENERIC_PREFIX: dict[str, frozenset[str]] = {
-    "de": _DE_GENERIC_PREFIX,
-    "nl": frozenset({"poli", "dag", "buiten", "kinder", "privé", "prive", "revalidatie", "psychiatrische"}),
-}
-
-
-@memo(maxsize=16)
-def _hospital_heads(lang: str, accents: AccentMode) -> tuple[PhraseIndex, tuple[tuple[str, str], ...]]:
-    idx = PhraseIndex(lang, accents=accents)
-    suffixes = []
-    path = _data_dir(lang) / "hospital_words.txt"
-    if path.is_file():
-        for _, cols in _read_lines(path):
-            direction = cols[1] if len(cols) > 1 else "R"
-            if direction in ("C", "CR"):
-                suffixes.append((fold(cols[0], accents == "fold"), direction))
-            else:
-                idx.add(cols[0], "hospital_word", direction)
-    return idx, tuple(suffixes)
 
 
 def _is_title(w: str) -> bool:
@@ -586,7 +131,7 @@ class GazetteerDetector:
     an :class:`AllowList` instance, or ``None``/``False`` for none; allowed terms, eponym contexts
     ("enfermedad de Parkinson", "Morbus Crohn") and allowed phrases drop overlapping hits, denied terms are
     always reported. ``detect`` returns candidates that may overlap (resolve them with
-    :class:`clinanon.detect.resolve.Resolver`).
+    :class:`clinanon.steps.resolve.Resolver`).
     """
 
     def __init__(
@@ -602,8 +147,7 @@ class GazetteerDetector:
         scores: Mapping[str, float] | None = None,
         name: str = "gazetteer",
     ) -> None:
-        if lang not in SUPPORTED_LANGUAGES:
-            raise ConfigError(f"unsupported language {lang!r}; expected one of: {', '.join(SUPPORTED_LANGUAGES)}")
+        check_language(lang, exact=True)
         if case not in ("fold", "exact", "upper_ok"):
             raise ConfigError(f"case must be 'fold', 'exact' or 'upper_ok', not {case!r}")
         if accents not in ("fold", "exact"):
@@ -620,13 +164,10 @@ class GazetteerDetector:
             if k not in self.labels:
                 raise ConfigError(f"gazetteer kind {k!r} has no label; give one in labels={{{k!r}: ...}}")
             self.scores.setdefault(k, 0.7)
-        builtin = tuple(sorted(k for k in self.kinds if k in _FILES))
+        builtin = tuple(sorted(k for k in self.kinds if k in LIST_FILES))
         base = _builtin_index(lang, builtin, accents)
         if user_lists:
-            idx = PhraseIndex(lang, accents=accents)
-            idx._index = {k: list(v) for k, v in base._index.items()}
-            idx._lengths = dict(base._lengths)
-            idx._plan = None
+            idx = base.copy()
             for kind, path in sorted(user_lists.items()):
                 idx.add_all(read_user_list(path, kind))
             self.index = idx
@@ -634,8 +175,6 @@ class GazetteerDetector:
             self.index = base
         self.use_hospital_pattern = "hospital_pattern" in self.kinds
         if allowlist is True:
-            from clinanon.detect.allowlist import AllowList
-
             self.allowlist = AllowList(lang)
         elif allowlist is None or allowlist is False:
             self.allowlist = None
@@ -652,10 +191,10 @@ class GazetteerDetector:
     def analyze(self, text: str, tokens: Sequence[Token] | TokenTable | None = None) -> list[Span]:
         """Candidate spans on ``text``; ``tokens`` (a token list or a :class:`~clinanon.text.TokenTable`) defaults
         to the tokens of ``text`` (:func:`clinanon.text.token_table`). Sorted, may overlap."""
-        table = _as_table(text, tokens)
+        table = as_table(text, tokens)
         norm = folded_words(table, self.accents == "fold")
         kinds = self.kinds
-        hits = [m for m in self.index._match(text, table, norm, self.case)
+        hits = [m for m in self.index.match_tuples(text, table, norm, self.case)
                 if m[4] in kinds and self._plausible(text, table, m)
                 and (m[4] not in _PLACE_KINDS or self._place_ok(text, table, norm, m))]
         # spans as tuples in Span field order: the same set, the same sort order, one Span per distinct tuple
@@ -682,11 +221,11 @@ class GazetteerDetector:
                 and self.scores.get("first_name", 0.7) >= 0.05 and not getattr(allowlist, "_deny", None) else Span)
         if allowlist is None:
             return [make(*r) for r in rows]
-        if type(allowlist).filter is _allowlist_filter():  # the built-in filter, on tuples (fewer Span objects)
+        if type(allowlist).filter is AllowList.filter:  # the built-in filter, on tuples (fewer Span objects)
             return [make(*r) for r in allowlist._filter_rows(text, rows, table)]  # type: ignore[attr-defined]
         return allowlist.filter(text, [Span(*r) for r in rows], table)  # type: ignore[attr-defined]
 
-    def _plausible(self, text: str, table: TokenTable, m: _RawMatch) -> bool:
+    def _plausible(self, text: str, table: TokenTable, m: RawMatch) -> bool:
         """Reject name hits that start in lower case (a particle: "de León"), single-token hits that are too
         short, and short ALL-CAPS ones outside an all-caps run (``ANA``, ``EVA`` as lab acronyms)."""
         i, j, start, end, kind, _attr = m
@@ -702,12 +241,12 @@ class GazetteerDetector:
         short_caps = self.case != "fold" and w.isupper() and len(w) <= 4
         return not short_caps or self._caps_neighbour(text, table, i)
 
-    def _place_ok(self, text: str, table: TokenTable, norm: Sequence[str], m: _RawMatch) -> bool:
+    def _place_ok(self, text: str, table: TokenTable, norm: Sequence[str], m: RawMatch) -> bool:
         """A city or region hit is not the tail of an organisation's name ("AOK Hessen": a health insurer), and a
         one-word one that is also a common word of the language (:func:`common_places`: "Hoorn", "Puno" ~ "puño")
         needs place context (:func:`place_context`)."""
         i, j = m[0], m[1]
-        if i > 0 and _org_before(text, table, norm, i, self.lang):
+        if i > 0 and org_before_place(text, table, norm, i, self.lang):
             return False
         if j - i == 1 and norm[i] in common_places(self.lang, self.accents == "fold"):
             return place_context(text, table, norm, i, self.lang)
@@ -726,16 +265,16 @@ class GazetteerDetector:
 
     # hospital "head word + name" pattern
     def _hospitals(self, text: str, table: TokenTable, norm: Sequence[str]) -> list[Span]:
-        heads, suffixes = _hospital_heads(self.lang, self.accents)
-        particles = _PARTICLES.get(self.lang, frozenset())
-        stop = _HOSPITAL_STOP.get(self.lang, frozenset())
+        heads, suffixes = hospital_heads(self.lang, self.accents)
+        particles = HOSPITAL_PARTICLES.get(self.lang, frozenset())
+        stop = HOSPITAL_STOP.get(self.lang, frozenset())
         starts, ends, words = table.starts, table.ends, table.words
         out: list[Span] = []
         base = self.scores["hospital_pattern"]
         label = self.labels["hospital_pattern"]
         src = f"{self.name}:hospital_pattern"
         best: dict[int, PhraseMatch] = {}
-        for raw in heads._match(text, table, norm, "fold"):
+        for raw in heads.match_tuples(text, table, norm, "fold"):
             if raw[0] not in best or raw[1] > best[raw[0]].j:
                 best[raw[0]] = PhraseMatch(*raw)
         for i in sorted(best):
@@ -752,8 +291,6 @@ class GazetteerDetector:
             if not head_cap and end_tok == m.j:
                 # a lower-case head after the name ("Sundsvalls sjukhus", "Visby lasarett": Swedish writes it so)
                 # needs a Title-case name word before it that is not a common word ("Inget sjukhus")
-                from clinanon.detect.caseless import common_lexicon
-
                 common = common_lexicon(self.lang)
                 if not any(_is_title(words[k]) and norm[k] not in common for k in range(start_tok, m.i)):
                     continue
@@ -774,7 +311,7 @@ class GazetteerDetector:
                         prefix = low[: -len(suf)]
                         end_tok = self._extend_right(text, table, norm, i + 1, particles, stop)
                         if end_tok == i + 1 and (direction == "CR"  # "Fachklinik", "Augenklinik" alone: generic
-                                                 or prefix.rstrip("-s") in _GENERIC_PREFIX.get(self.lang, ())):
+                                                 or prefix.rstrip("-s") in HOSPITAL_GENERIC_PREFIX.get(self.lang, ())):
                             break
                         out.append(Span(starts[i], ends[end_tok - 1], label, src, base))
                         break
@@ -789,7 +326,7 @@ class GazetteerDetector:
         n = len(starts)
         pending = 0  # particles / digits / quotes waiting for a capitalised word
         while k < n and k - j < 12:
-            if _gap_kind(text[ends[k - 1]:starts[k]]) is None:
+            if gap_kind(text[ends[k - 1]:starts[k]]) is None:
                 break
             w = words[k]
             low = norm[k]
@@ -797,7 +334,7 @@ class GazetteerDetector:
                 if k + 1 >= n or norm[k + 1] not in particles:  # "12 de Octubre", not "31008 Pamplona"
                     break
                 pending += 1
-            elif k == j and low in _NO_FIRST:
+            elif k == j and low in HOSPITAL_NO_FIRST:
                 break  # "Clínica y Dietética": a name does not start with a conjunction
             elif w in ('"', "«", "»", "“", "”", "'", "’", "-") or low in particles:
                 pending += 1
@@ -805,7 +342,7 @@ class GazetteerDetector:
                     end = k + 1
                     pending = 0
             elif (_is_cap_word(w) and not self._abbreviation(text, table, k)
-                  and (low not in stop or (low in _STREET_WORDS and norm[k - 1] in particles))):
+                  and (low not in stop or (low in HOSPITAL_STREET_WORDS and norm[k - 1] in particles))):
                 end = k + 1
                 pending = 0
             else:
@@ -826,7 +363,7 @@ class GazetteerDetector:
         start = i
         k = i - 1
         while k >= 0 and i - k <= 8:
-            if _gap_kind(text[ends[k]:starts[k + 1]]) is None:
+            if gap_kind(text[ends[k]:starts[k + 1]]) is None:
                 break
             w = words[k]
             low = norm[k]

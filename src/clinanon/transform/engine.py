@@ -31,7 +31,8 @@ from typing import Any
 from clinanon.document import Document, Replacement, SanitizedDocument, Span
 from clinanon.errors import ConfigError, SpanError
 from clinanon.taxonomy import CANONICAL_CATEGORIES, LabelScheme, get_scheme, list_schemes, parent
-from clinanon.transform.base import Edit, Operator, OperatorContext, operator_from_config
+from clinanon.transform.base import BatchOperator, Edit, Operator, OperatorContext, operator_from_config
+from clinanon.transform.tag import TagOperator
 
 __all__ = ["DEFAULT_KEY", "Anonymizer", "SpanCategories", "anonymize", "anonymize_many", "build_operators",
            "select_operator"]
@@ -226,8 +227,6 @@ def _operator_map(operators: Mapping[str, Operator] | None,
                   default: Operator | None) -> tuple[Mapping[str, Operator], Operator | None]:
     """The operator map and default of :func:`anonymize` (``None``: tag everything), the map's keys checked."""
     if operators is None:
-        from clinanon.transform.tag import TagOperator
-
         return {}, default or TagOperator()
     _check_keys(operators)
     return operators, default
@@ -286,7 +285,7 @@ def _prepare(plans: Sequence[_Plan]) -> None:
         for s, (op, ctx, _) in zip(plan.spans, plan.ops, strict=True):
             entry = items.get(id(op))
             if entry is None:
-                prepare = getattr(op, "prepare_many", None)
+                prepare = op.prepare_many if isinstance(op, BatchOperator) else None
                 entry = items[id(op)] = (prepare, [])
             if entry[0] is not None:
                 entry[1].append((s, ctx))

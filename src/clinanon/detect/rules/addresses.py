@@ -33,9 +33,17 @@ import re
 from clinanon.caches import memo
 from clinanon.detect.base import Detector
 from clinanon.detect.engine import cue_words, finditer_guarded, finditer_word_start, word_start_scan
+from clinanon.detect.rules import letters
+from clinanon.detect.rules.lexicon import trie_regex
+from clinanon.detect.rules.us_address import recognizers as us_town_lines
 from clinanon.document import Document, Span
+from clinanon.lang import check_language
+from clinanon.lang.fold import fold
+from clinanon.lang.lexicon import STRONG_STREET_TYPES, common_words, name_sets
+from clinanon.lang.wordlists import load_rows
+from clinanon.text import TokenTable
 
-__all__ = ["STRONG_STREET_TYPES", "AddressBlockRecognizer", "AddressRecognizer", "InternationalAddressRecognizer",
+__all__ = ["AddressBlockRecognizer", "AddressRecognizer", "InternationalAddressRecognizer",
            "PlaceContextRecognizer", "PostcodeRecognizer", "StreetRecognizer", "recognizers"]
 
 _UP = "A-ZÁÉÍÓÚÑÜÇÀÈÌÒÙÏÄÖÅÆØÂÊÎÔÛËŠŽČŘ"
@@ -81,16 +89,9 @@ _EXTRA = (
 _EXTRAS = rf"(?:[ \t]{{0,2}}[,\-–.]?[ \t]{{0,2}}{_EXTRA}){{0,5}}"
 
 # Street types ---------------------------------------------------------------------------------------------
-# Strong types accept a lower-case name ("C/ del pez 3"); weak ones ("Paseo de 30 minutos") need a
-# capitalised name word or a name that starts with a connector ("Paseo de san francisco 19").
-_STRONG_TYPES = (
-    "Calle", "CALLE", "C/", "C\\", "C./", "C/.", "Avda.", "Avda", "AVDA.", "Avenida", "AVENIDA", "Avenido",
-    "Avd.", "Av.", "Av/", "Av", "Pº", "P.º", "Pso.", "Pso", "Pza.", "Plza.", "Ctra.", "Crta.", "Carr.", "CRT.",
-    "Rúa", "Rua", "Carrer", "Passeig", "Pg.", "Avinguda", "Travesía", "Travesia", "Trav.", "Glorieta", "Gta.",
-    "Cra.", "Carrera",
-)
-#: street-type words that start a street and little else ("Calle", "C/", "Avda.", "Ctra."), for other modules
-STRONG_STREET_TYPES: tuple[str, ...] = _STRONG_TYPES
+# Strong types (:data:`clinanon.lang.lexicon.STRONG_STREET_TYPES`) accept a lower-case name ("C/ del pez 3"); weak
+# ones ("Paseo de 30 minutos") need a capitalised name word or a name that starts with a connector ("Paseo de san
+# francisco 19").
 _WEAK_TYPES = (
     "Paseo", "PASEO", "Plaza", "PLAZA", "Plaça", "Ronda", "Camino", "Camí", "Carretera", "Urbanización", "Urb.",
     "Pasaje", "Pje.", "Callejón", "Cuesta", "Bulevar", "Boulevard", "Rambla", "Alameda", "Polígono", "Pol.",
@@ -108,10 +109,10 @@ def _alt(words: tuple[str, ...]) -> str:
 _NAME = rf"(?>{_CAP}|{_CONN}|{_LOWER_WORD})"
 _AFTER_TYPE = rf"(?:[ \t]*[.,][ \t]*|[ \t]+|(?<=[/\\]))(?P<name>{_NAME}(?:[ \t]+{_NAME}){{0,7}}+)"
 _TAIL = rf"[ \t]*,?[ \t]*(?P<num>{_HOUSE}){_EXTRAS}"
-_PREFIX_STREET = re.compile(rf"({_alt(_STRONG_TYPES + _WEAK_TYPES)}){_AFTER_TYPE}{_TAIL}")
+_PREFIX_STREET = re.compile(rf"({_alt(STRONG_STREET_TYPES + _WEAK_TYPES)}){_AFTER_TYPE}{_TAIL}")
 _LOWER_PREFIX_STREET = re.compile(rf"({_alt(_LOWER_TYPES)}){_AFTER_TYPE}(?P<comma>[ \t]*,)?{_TAIL}")
-_STRONG_SET = frozenset(_STRONG_TYPES)
-_TYPE_START = re.compile(rf"(?:{_alt(_STRONG_TYPES + _WEAK_TYPES + _LOWER_TYPES)})(?![\w])")
+_STRONG_SET = frozenset(STRONG_STREET_TYPES)
+_TYPE_START = re.compile(rf"(?:{_alt(STRONG_STREET_TYPES + _WEAK_TYPES + _LOWER_TYPES)})(?![\w])")
 
 _SUFFIXES = {
     "nl": "straat|laan|weg|plein|gracht|kade|singel|dijk|steeg|dreef|plantsoen|burgwal|wal|markt",
@@ -328,9 +329,7 @@ class StreetRecognizer:
     postcode-anchored street 0.6."""
 
     def __init__(self, lang: str) -> None:
-        from clinanon.detect.rules.contacts import check_language
-
-        self.lang = check_language(lang)
+        self.lang = check_language(lang, exact=True)
         self.name = f"street_{lang}"
         self._labels = tuple(sorted(_ADDRESS_LABELS[lang], key=len, reverse=True))
         self.postcodes = _Postcodes(lang)
@@ -519,9 +518,7 @@ class PostcodeRecognizer:
     after a US state 0.8, UK shape 0.7, ``postcode City`` in an address line 0.6 (0.7 for ``1234 AB``)."""
 
     def __init__(self, lang: str, street: StreetRecognizer | None = None) -> None:
-        from clinanon.detect.rules.contacts import check_language
-
-        self.lang = check_language(lang)
+        self.lang = check_language(lang, exact=True)
         self.name = f"postcode_{lang}"
         self._street = street or StreetRecognizer(lang)
         self.postcodes = self._street.postcodes
@@ -656,9 +653,6 @@ class InternationalAddressRecognizer:
 
     def _country_zip(self) -> re.Pattern[str]:
         if self._countries is None:
-            from clinanon.detect.gazetteer import load_rows
-            from clinanon.detect.rules.lexicon import trie_regex
-
             names = sorted({r[0] for r in load_rows(self.lang, "country") if len(r[0]) > 3}, key=len, reverse=True)
             # searched with finditer_guarded(..., _NOT_AFTER_WORD, text): the look-behind (?<![\w]) goes first
             self._countries = re.compile(rf"{trie_regex(names)}[ \t]{{1,2}}"
@@ -846,9 +840,6 @@ class AddressBlockRecognizer:
 
     def _country_lines(self) -> re.Pattern[str]:
         if self._countries is None:
-            from clinanon.detect.gazetteer import load_rows
-            from clinanon.detect.rules.lexicon import trie_regex
-
             names = {r[0] for r in load_rows(self.lang, "country") if len(r[0]) > 3}
             names |= {n.upper() for n in names}
             # searched without its line-start condition (checked per match): the scan skips to capital letters
@@ -856,8 +847,6 @@ class AddressBlockRecognizer:
         return self._countries
 
     def streets(self, text: str) -> list[Span]:
-        from clinanon.detect.rules.names import common_words
-
         out: list[Span] = []
         if "orner" in text:
             for m in _CORNER.finditer(text):
@@ -893,8 +882,6 @@ class AddressBlockRecognizer:
 
     def around(self, text: str, streets: list[Span]) -> list[Span]:
         """Header lines above the street lines and towns above a country line (see the class docstring)."""
-        from clinanon.detect.rules.names import _name_sets, common_words
-
         if "\n" not in text:
             return []
         common = common_words(self.lang)
@@ -919,9 +906,7 @@ class AddressBlockRecognizer:
                 else:
                     out.append(Span(a, b, "LOCATION.ORGANIZATION", f"{self.name}:header_org", 0.6))
         if newlines:
-            first = _name_sets(self.lang)[0]
-            from clinanon.detect.gazetteer import fold
-
+            first = name_sets(self.lang)[0]
             for m in self._country_lines().finditer(text):
                 k = bisect.bisect_left(newlines, m.start())
                 ls = newlines[k - 1] + 1 if k else 0
@@ -1032,7 +1017,7 @@ class PlaceContextRecognizer:
         # the cues are case-insensitive words after (?<![\w]): only word starts whose first letters pass their
         # prefixes are tried (finditer_word_start(self._scan, self._rx, text) = self._rx.finditer(text))
         self._scan = word_start_scan(self._rx.pattern, self._rx.flags)
-        # most notes have no cue word at all: a test on the note's (cached, folded) words skips both scans then
+        # most notes have no cue word at all: a test on the note's folded words skips both scans then
         self._cues = cue_words(_PLACE_CUES[lang])
         self._rx_lower = re.compile(
             rf"(?<![\w])(?:{_PLACE_CUES[lang]})[ \t]{{1,2}}(?P<place>[^\W\d_A-Z]{_TOWN_CHAR}{{2,30}}"
@@ -1040,8 +1025,6 @@ class PlaceContextRecognizer:
 
     def _lower(self, text: str) -> list[Span]:
         """Lower-case gazetteer places after a cue, in lines without capital letters."""
-        from clinanon.detect.gazetteer import fold
-
         out: list[Span] = []
         lines = _caseless_lines(text)
         if not lines:
@@ -1056,10 +1039,9 @@ class PlaceContextRecognizer:
                 out.append(Span(a, a + len(place.split()[0]), "LOCATION.CITY", f"{self.name}:lower", 0.65))
         return out
 
-    def analyze(self, text: str) -> list[Span]:
-        from clinanon.detect.rules.names import common_words
-
-        if self._cues is not None and self._cues.absent_from(text):
+    def analyze(self, text: str, tokens: TokenTable | None = None) -> list[Span]:
+        """The places of ``text``; ``tokens``: its token table when the caller has it (else it is computed)."""
+        if self._cues is not None and self._cues.absent_from(text, tokens):
             return []  # no cue word: neither pattern can match (both start with a cue)
         common = common_words(self.lang)
         out = []
@@ -1090,9 +1072,6 @@ class PlaceContextRecognizer:
 def _lower_places(lang: str) -> frozenset[str]:
     """Folded city, region and country names of ``lang`` of one or two words and four letters or more, without
     the language's common words ("home", "bath")."""
-    from clinanon.detect.gazetteer import fold, load_rows
-    from clinanon.detect.rules.names import common_words
-
     common = common_words(lang)
     out = set()
     for kind in ("city", "region", "country"):
@@ -1118,9 +1097,6 @@ _PLACE_STOP = frozenset((
 
 @memo
 def _build(lang: str) -> tuple[Detector, ...]:
-    from clinanon.detect.rules import letters
-    from clinanon.detect.rules.us_address import recognizers as us_town_lines
-
     return (AddressRecognizer(lang), PlaceContextRecognizer(lang), *letters.recognizers(lang), *us_town_lines(lang))
 
 
@@ -1128,6 +1104,4 @@ def recognizers(lang: str) -> list[Detector]:
     """The street + postcode recognizer for ``lang``, the place-cue recognizer and, for German, Dutch and Swedish,
     the letter-layout recognizer (:mod:`clinanon.detect.rules.letters`), for English the US town lines
     (:mod:`clinanon.detect.rules.us_address`) (built once per language)."""
-    from clinanon.detect.rules.contacts import check_language
-
-    return list(_build(check_language(lang)))
+    return list(_build(check_language(lang, exact=True)))

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from clinanon.caches import memo
 from clinanon.detect.base import Detector
 from clinanon.detect.engine import Context, RulePattern, RuleRecognizer
-from clinanon.detect.rules.dates import LANGUAGES
 from clinanon.detect.rules.lexicon import trie_regex
 from clinanon.document import Span
+from clinanon.lang import LANGUAGES
 
 __all__ = ["age_patterns", "recognizers"]
 

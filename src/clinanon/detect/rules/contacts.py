@@ -26,9 +26,9 @@ import phonenumbers
 
 from clinanon.caches import memo
 from clinanon.detect.base import Detector
+from clinanon.detect.rules.identifiers import id_label_regex
 from clinanon.document import Document, Span
-from clinanon.errors import ConfigError
-from clinanon.text import SUPPORTED_LANGUAGES
+from clinanon.lang import check_language
 
 __all__ = [
     "PHONE_REGIONS",
@@ -36,7 +36,6 @@ __all__ = [
     "IpRecognizer",
     "PhoneRecognizer",
     "UrlRecognizer",
-    "check_language",
     "recognizers",
 ]
 
@@ -48,13 +47,6 @@ PHONE_REGIONS: dict[str, tuple[str, ...]] = {
     "de": ("DE", "AT", "CH"),
     "en": ("US", "GB"),
 }
-
-
-def check_language(lang: str) -> str:
-    """``lang`` if it is supported, else :class:`~clinanon.errors.ConfigError`."""
-    if lang not in SUPPORTED_LANGUAGES:
-        raise ConfigError(f"unsupported language {lang!r}; expected one of: {', '.join(SUPPORTED_LANGUAGES)}")
-    return lang
 
 
 def _glued(text: str, start: int, forbidden: str = "") -> bool:
@@ -141,7 +133,7 @@ class PhoneRecognizer:
         min_digits: int = 7,
         max_digits: int = 15,
     ) -> None:
-        self.lang = check_language(lang)
+        self.lang = check_language(lang, exact=True)
         self.name = f"phone_{lang}"
         self.regions = tuple(regions if regions is not None else PHONE_REGIONS[lang])
         words = phone_words if phone_words is not None else _PHONE_WORDS[lang] + _PHONE_WORDS["en"][:5]
@@ -455,12 +447,10 @@ class IpRecognizer:
 
 @memo
 def _build(lang: str) -> tuple[Detector, ...]:
-    from clinanon.detect.rules.identifiers import id_label_regex
-
     phone = PhoneRecognizer(lang, id_label_regex=id_label_regex(lang), strip_prefix=(lang == "es"))
     return (phone, EmailRecognizer(), UrlRecognizer(), IpRecognizer())
 
 
 def recognizers(lang: str) -> list[Detector]:
     """Phone/fax, e-mail, URL and IP recognizers for ``lang`` (built once per language)."""
-    return list(_build(check_language(lang)))
+    return list(_build(check_language(lang, exact=True)))

@@ -27,6 +27,7 @@ from clinanon.caches import memo
 from clinanon.detect.base import Detector
 from clinanon.detect.engine import Context, RulePattern, RuleRecognizer, words_after, words_before
 from clinanon.detect.rules.lexicon import month_number, month_regex, weekday_regex
+from clinanon.lang import LANGUAGES
 
 __all__ = [
     "Context",
@@ -40,8 +41,6 @@ __all__ = [
 ]
 
 _DIGITS = re.compile(r"\d+")
-
-LANGUAGES: tuple[str, ...] = ("en", "es", "nl", "sv", "de")
 
 # ---------------------------------------------------------------------------------------------------------
 # date vocabulary per language (function words and units; month / weekday names come from lexicon.py)

@@ -10,14 +10,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from clinanon.analysis import Analysis
 from clinanon.caches import memo
 from clinanon.detect import caseless
 from clinanon.detect.allowlist import AllowList
-from clinanon.detect.base import Detector
+from clinanon.detect.base import BaseDetector, Detector
 from clinanon.detect.engine import RuleRecognizer, analyze_many
 from clinanon.detect.gazetteer import GazetteerDetector
+from clinanon.detect.rules.addresses import PlaceContextRecognizer
 from clinanon.document import Document, Span
-from clinanon.text import check_language, keep_token_tables, token_table
+from clinanon.lang import check_language
+from clinanon.text import TokenTable, token_table
 
 __all__ = ["FAMILIES", "RulesDetector", "pattern_recognizers"]
 
@@ -39,14 +42,17 @@ def pattern_recognizers(lang: str, families: tuple[str, ...] = FAMILIES) -> tupl
 
 
 @memo
-def _scan_groups(lang: str, families: tuple[str, ...]) -> tuple[tuple[RuleRecognizer, ...], tuple[Detector, ...]]:
-    """The recognizers of ``families`` split into rule-engine ones (scanned together) and the others."""
+def _scan_groups(lang: str, families: tuple[str, ...]
+                 ) -> tuple[tuple[RuleRecognizer, ...], tuple[Detector, ...], tuple[PlaceContextRecognizer, ...]]:
+    """The recognizers of ``families`` split into rule-engine ones (scanned together), those that read the note's
+    token table, and the others."""
     recs = pattern_recognizers(lang, families)
     return (tuple(r for r in recs if isinstance(r, RuleRecognizer)),
-            tuple(r for r in recs if not isinstance(r, RuleRecognizer)))
+            tuple(r for r in recs if not isinstance(r, RuleRecognizer | PlaceContextRecognizer)),
+            tuple(r for r in recs if isinstance(r, PlaceContextRecognizer)))
 
 
-class RulesDetector:
+class RulesDetector(BaseDetector):
     """Patterns + gazetteers + allow/deny lists, for one default language (documents may override it).
 
     ``allow`` / ``deny``: extra never-PHI and always-PHI terms (deny spans get ``deny_label``).
@@ -90,36 +96,31 @@ class RulesDetector:
             self._allowlists[lang] = AllowList(lang, extra=self.allow, deny=self.deny, deny_label=self.deny_label)
         return self._allowlists[lang]
 
-    def language_of(self, doc: Document) -> str:
-        lang = doc.meta.get("lang")
-        return check_language(str(lang)) if lang else self.lang
+    def detect(self, analysis: Analysis | Document) -> list[Span]:
+        return self.pipe([self.analysis(analysis)])[0]
 
-    def detect(self, doc: Document) -> list[Span]:
-        return self.analyze(doc.text, self.language_of(doc))
-
-    def detect_many(self, docs: Sequence[Document]) -> list[list[Span]]:
-        """``[self.detect(d) for d in docs]`` (the same spans in the same order), computed step by step over the
-        whole batch: each recognizer runs on every document before the next one starts, so its compiled patterns
-        and tables stay in the CPU caches (about 10 % faster on a corpus of notes). The batch's token tables are
-        kept for the batch (:func:`clinanon.text.keep_token_tables`); keep batches to a few dozen notes."""
-        out: list[list[Span]] = [[] for _ in docs]
+    def pipe(self, analyses: Sequence[Analysis]) -> list[list[Span]]:
+        """``[self.detect(a) for a in analyses]`` (the same spans in the same order), computed step by step over the
+        whole batch: each recognizer runs on every note before the next one starts, so its compiled patterns and
+        tables stay in the CPU caches (about 10 % faster on a corpus of notes)."""
+        out: list[list[Span]] = [[] for _ in analyses]
         by_lang: dict[str, list[int]] = {}
-        for i, d in enumerate(docs):
-            regions = caseless.caseless_regions(d.text)
+        for i, a in enumerate(analyses):
+            regions = a.caseless_regions
             if regions:  # text typed in capitals: the re-cased runs, as in analyze()
-                lang = self.language_of(d)
-                out[i] = self._merge_caseless(d.text, lang, regions, self._analyze(d.text, lang))
+                out[i] = self._merge_caseless(a.text, a.lang, regions, self._analyze(a.text, a.lang, a.tokens))
             else:
-                by_lang.setdefault(self.language_of(d), []).append(i)
-        with keep_token_tables(len(docs)):
-            for lang, idx in by_lang.items():
-                for i, spans in zip(idx, self._analyze_many([docs[i].text for i in idx], lang), strict=True):
-                    out[i] = spans
+                by_lang.setdefault(a.lang, []).append(i)
+        for lang, idx in by_lang.items():
+            found = self._analyze_many([analyses[i].text for i in idx], lang, [analyses[i].tokens for i in idx])
+            for i, spans in zip(idx, found, strict=True):
+                out[i] = spans
         return out
 
-    def analyze(self, text: str, lang: str | None = None) -> list[Span]:
+    def analyze(self, text: str, lang: str | None = None, tokens: TokenTable | None = None) -> list[Span]:
+        """The raw candidates of ``text`` (``tokens``: its token table, when the caller has it)."""
         lang = lang or self.lang
-        spans = self._analyze(text, lang)
+        spans = self._analyze(text, lang, tokens)
         # text typed in capitals: the rules also run on a re-cased copy (same offsets) and candidates that rest on
         # capitals alone are dropped there (clinanon.detect.caseless); mixed-case text has no caseless region
         regions = caseless.caseless_regions(text)
@@ -132,13 +133,14 @@ class RulesDetector:
         return caseless.merge(text, lang, regions, spans, self._analyze(recased, lang) if recased != text else (),
                               [self._analyze(titled, lang)] if titled not in (text, recased) else [])
 
-    def _analyze(self, text: str, lang: str) -> list[Span]:
-        return self._analyze_many([text], lang)[0]
+    def _analyze(self, text: str, lang: str, tokens: TokenTable | None = None) -> list[Span]:
+        return self._analyze_many([text], lang, [tokens if tokens is not None else token_table(text)])[0]
 
-    def _analyze_many(self, texts: Sequence[str], lang: str) -> list[list[Span]]:
-        """The raw candidates of each text, step by step over ``texts`` (see :meth:`detect_many`)."""
+    def _analyze_many(self, texts: Sequence[str], lang: str, tables: Sequence[TokenTable]) -> list[list[Span]]:
+        """The raw candidates of each text (``tables``: their token tables), step by step over ``texts`` (see
+        :meth:`pipe`)."""
         out: list[list[Span]] = [[] for _ in texts]
-        shared, others = _scan_groups(lang, self.families)
+        shared, others, tokened = _scan_groups(lang, self.families)
         # the rule-engine recognizers share one scan of the text (same spans as one scan each)
         for spans, text in zip(out, texts, strict=True):
             for found in analyze_many(shared, text):
@@ -146,12 +148,14 @@ class RulesDetector:
         for r in others:
             for spans, text in zip(out, texts, strict=True):
                 spans.extend(r.analyze(text))
+        for t in tokened:
+            for spans, text, table in zip(out, texts, tables, strict=True):
+                spans.extend(t.analyze(text, table))
         # gazetteer hits pass the allow-list (eponyms, common words, field labels) and denied terms are added;
         # pattern matches have their own context checks and are kept as they are
-        for spans, text in zip(out, texts, strict=True):
-            tokens = token_table(text)  # shared with the pipeline's later steps (cached for the last few texts)
+        for spans, text, table in zip(out, texts, tables, strict=True):
             if self.use_gazetteers:
-                spans.extend(self._gazetteer(lang).analyze(text, tokens))
+                spans.extend(self._gazetteer(lang).analyze(text, table))
             else:
-                spans.extend(self._allowlist(lang).deny_spans(text, tokens))
+                spans.extend(self._allowlist(lang).deny_spans(text, table))
         return out

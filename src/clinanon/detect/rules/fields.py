@@ -35,10 +35,17 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from clinanon.caches import memo
+from clinanon.detect.allowlist import allowlist_for
 from clinanon.detect.base import Detector
-from clinanon.detect.engine import finditer_first_char, first_char_scan
-from clinanon.detect.rules.dates import LANGUAGES, Context, RulePattern, RuleRecognizer
+from clinanon.detect.engine import finditer_first_char, first_char_scan, prefix_guard
+from clinanon.detect.regex_tree import may_consume, parse, widths
+from clinanon.detect.rules.dates import Context, RulePattern, RuleRecognizer
+from clinanon.detect.rules.letters import SPECIALTY
 from clinanon.document import Document, Span
+from clinanon.lang import LANGUAGES
+from clinanon.lang.fold import fold
+from clinanon.lang.lexicon import common_lexicon, common_words
+from clinanon.lang.wordlists import load_rows
 
 __all__ = ["FIELD_TABLES", "FieldRecognizer", "FieldSpec", "recognizers", "sex_patterns"]
 
@@ -255,53 +262,16 @@ _CAMEL = re.compile(r"(?<=[a-záéíóúñäöüåàèìòùçß])(?=[A-ZÁÉÍ�
 _COLON = re.compile(r"[:=]")
 
 
-def _may_consume(parsed: object, chars: str) -> bool:
-    """Whether a parsed regex may consume one of ``chars`` (ASCII punctuation, which no other character
-    case-folds to): conservative, any construct it does not know counts as yes."""
-    from clinanon.detect.engine import _sre_c
-
-    codes = [ord(c) for c in chars]
-    known = (_sre_c.CATEGORY_DIGIT, _sre_c.CATEGORY_SPACE, _sre_c.CATEGORY_WORD, _sre_c.CATEGORY_UNI_DIGIT,
-             _sre_c.CATEGORY_UNI_SPACE, _sre_c.CATEGORY_UNI_WORD)
-    for op, av in getattr(parsed, "data", parsed):  # type: ignore[union-attr]
-        if op is _sre_c.LITERAL:
-            if av in codes:
-                return True
-        elif op is _sre_c.IN:
-            for iop, iav in av:  # type: ignore[union-attr]
-                if iop is _sre_c.LITERAL and iav in codes:
-                    return True
-                if iop is _sre_c.RANGE and any(iav[0] <= c <= iav[1] for c in codes):  # type: ignore[index]
-                    return True
-                if iop is _sre_c.NEGATE or (iop is _sre_c.CATEGORY and iav not in known) or iop not in (
-                        _sre_c.LITERAL, _sre_c.RANGE, _sre_c.CATEGORY):
-                    return True
-        elif op is _sre_c.SUBPATTERN:
-            if _may_consume(av[3], chars):  # type: ignore[index]
-                return True
-        elif op is _sre_c.BRANCH:
-            if any(_may_consume(alt, chars) for alt in av[1]):  # type: ignore[index]
-                return True
-        elif op in (_sre_c.MAX_REPEAT, _sre_c.MIN_REPEAT):
-            if _may_consume(av[2], chars):  # type: ignore[index]
-                return True
-        elif op not in (_sre_c.AT, _sre_c.ASSERT, _sre_c.ASSERT_NOT):  # look-arounds consume nothing
-            return True
-    return False
-
-
 def _label_width(labels: Sequence[str], flags: int) -> int | None:
     """The longest match of ``label\\s{0,3}[:=]`` for the given label regexes, or ``None`` when unbounded or
     when a label may itself contain ``:`` / ``=`` (then a match need not end at the first one)."""
-    from clinanon.detect.engine import _sre_parse
-
     width = 0
     try:
         for src in labels:
-            parsed = _sre_parse.parse(src, flags)
-            if _may_consume(parsed, ":="):
+            parsed = parse(src, flags)
+            if may_consume(parsed, ":="):
                 return None
-            width = max(width, parsed.getwidth()[1])
+            width = max(width, widths(parsed)[1])
     except Exception:  # pragma: no cover - the patterns compiled, so they parse
         return None
     return width + 4 if width < 1000 else None
@@ -309,8 +279,6 @@ def _label_width(labels: Sequence[str], flags: int) -> int | None:
 
 def _guard(regex: str) -> str:
     """A look-ahead on the first characters any match of ``regex`` starts with (changes no match, skips fast)."""
-    from clinanon.detect.engine import prefix_guard
-
     return prefix_guard(regex, re.IGNORECASE) or ""
 
 
@@ -565,26 +533,19 @@ def _sex_recognizer(lang: str, min_score: float) -> RuleRecognizer:
 @memo
 def _known_names(lang: str) -> frozenset[str]:
     """Folded first names and surnames of the gazetteer of ``lang``."""
-    from clinanon.detect.gazetteer import fold, load_rows
-
     return frozenset(fold(r[0]) for kind in ("first_name", "surname") for r in load_rows(lang, kind))
 
 
 def _name_word_ok(word: str, lang: str) -> bool:
     """Whether ``word``, after a role title ("Oberarzt", "OA"), may start a name: it is a gazetteer first name or
-    surname, or it is no common word of ``lang`` (:func:`clinanon.detect.caseless.common_lexicon`, compared folded,
-    German nouns included: "OA Fraktur"; :func:`clinanon.detect.rules.names.common_words`), no allowed term, no
+    surname, or it is no common word of ``lang`` (:func:`clinanon.lang.lexicon.common_lexicon`, compared folded,
+    German nouns included: "OA Fraktur"; :func:`clinanon.lang.lexicon.common_words`), no allowed term, no
     specialty ("FA Allgemeinmedizin") and not in capitals (an acronym)."""
-    from clinanon.detect.caseless import common_lexicon
-    from clinanon.detect.gazetteer import fold
-    from clinanon.detect.rules.letters import _SPECIALTY
-    from clinanon.detect.rules.names import _allowlist, common_words
-
     f = fold(word.rstrip("."))
     if f in _known_names(lang):
         return True
     return not (f in common_lexicon(lang) or word.casefold() in common_words(lang) or word.isupper()
-                or _SPECIALTY.match(word) or _allowlist(lang).is_allowed(word))  # type: ignore[attr-defined]
+                or SPECIALTY.match(word) or allowlist_for(lang).is_allowed(word))
 
 
 @memo

@@ -8,7 +8,7 @@ the next field label ends it). The label decides the category (``ID.MEDICALRECOR
 ``ID.LICENSE``, ``ID.ACCOUNT``, ``ID.SSN``, ``ID.IDNUM``). A short value prefix glued to the value
 (``nhc-4654652``) is left out of the span, as MEDDOCAN does.
 
-:class:`ChecksumRecognizer` finds unlabelled numbers that pass a check (:mod:`clinanon.detect.checksums`):
+:class:`ChecksumRecognizer` finds unlabelled numbers that pass a check (:mod:`clinanon.lang.checksums`):
 Spanish DNI/NIE/NASS, Dutch BSN, Swedish personnummer, German KVNR, US SSN, UK NHS number, payment cards
 (Luhn) and IBANs (mod 97). A context word before the number raises its score; BSN, NHS numbers and bare
 9-digit SSNs score below 0.5 without one.
@@ -25,10 +25,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from clinanon.caches import memo
-from clinanon.detect import checksums as cs
 from clinanon.detect.base import Detector
 from clinanon.detect.engine import prefix_guard
 from clinanon.document import Document, Span
+from clinanon.lang import check_language
+from clinanon.lang import checksums as cs
 
 __all__ = [
     "FIELD_LABELS",
@@ -214,9 +215,7 @@ class FieldValueRecognizer:
 
     def __init__(self, lang: str, *, min_digits: int = 3, strong_score: float = 0.85,
                  weak_score: float = 0.7) -> None:
-        from clinanon.detect.rules.contacts import check_language
-
-        self.lang = check_language(lang)
+        self.lang = check_language(lang, exact=True)
         self.name = f"id_field_{lang}"
         self.labels = {lb.name: lb for lb in FIELD_LABELS[lang]}
         # "Nº"-labels may be glued to the previous word ("MartínezNºCol:"). The labels' prefix guard (a necessary
@@ -388,9 +387,7 @@ class ChecksumRecognizer:
     """
 
     def __init__(self, lang: str, *, context_chars: int = 50) -> None:
-        from clinanon.detect.rules.contacts import check_language
-
-        self.lang = check_language(lang)
+        self.lang = check_language(lang, exact=True)
         self.name = f"checksum_{lang}"
         self.checks = (*_CHECKS[lang], _CARD)
         self.letter_checks = _LETTER_CHECKS.get(lang, ())
@@ -464,6 +461,4 @@ def _build(lang: str) -> tuple[Detector, ...]:
 
 def recognizers(lang: str) -> list[Detector]:
     """Field-value and checksum identifier recognizers for ``lang`` (built once per language)."""
-    from clinanon.detect.rules.contacts import check_language
-
-    return list(_build(check_language(lang)))
+    return list(_build(check_language(lang, exact=True)))

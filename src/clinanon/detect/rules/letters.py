@@ -34,11 +34,14 @@ import re
 from collections.abc import Iterator
 
 from clinanon.caches import memo
+from clinanon.detect.allowlist import allowlist_for
 from clinanon.detect.engine import finditer_word_start, word_start_scan
-from clinanon.detect.gazetteer import fold
 from clinanon.document import Document, Span
+from clinanon.lang.fold import fold
+from clinanon.lang.lexicon import common_words
+from clinanon.lang.wordlists import load_rows
 
-__all__ = ["LANGS", "LetterLayoutRecognizer", "recognizers"]
+__all__ = ["LANGS", "SPECIALTY", "LetterLayoutRecognizer", "recognizers"]
 
 LANGS: frozenset[str] = frozenset({"de", "nl", "sv"})
 
@@ -103,29 +106,18 @@ _KIN = {
 }
 _KIN_WORDS = {lang: re.compile(rf"(?i:{kin})") for lang, kin in _KIN.items()}
 #: German words after "Station" that name a specialty or a kind of ward, not a ward's own name
-_SPECIALTY = re.compile(r"(?i).*(?:logie|iatrie|chirurgie|medizin|therapie|pflege|ambulanz|aufnahme|station|"
-                        r"einheit|bereich|intensiv\w*|innere|allgemein\w*|geriatrie|pädiatrie|gynäkologie|"
-                        r"onkologie|psychosomatik|orthopädie|unfall\w*|notaufnahme)$")
+SPECIALTY = re.compile(r"(?i).*(?:logie|iatrie|chirurgie|medizin|therapie|pflege|ambulanz|aufnahme|station|"
+                       r"einheit|bereich|intensiv\w*|innere|allgemein\w*|geriatrie|pädiatrie|gynäkologie|"
+                       r"onkologie|psychosomatik|orthopädie|unfall\w*|notaufnahme)$")
 
 
 @memo
 def _common(lang: str) -> frozenset[str]:
-    from clinanon.detect.rules.names import common_words
-
     return common_words(lang)
 
 
 @memo
-def _allowlist(lang: str):  # type: ignore[no-untyped-def]
-    from clinanon.detect.allowlist import AllowList
-
-    return AllowList(lang)
-
-
-@memo
 def _known_names(lang: str) -> frozenset[str]:
-    from clinanon.detect.gazetteer import fold, load_rows
-
     return frozenset(fold(r[0]) for kind in ("first_name", "surname") for r in load_rows(lang, kind))
 
 
@@ -218,7 +210,7 @@ class LetterLayoutRecognizer:
                 out.append(Span(*m.span(key), label, f"{self.name}:{key}", 0.75))
             elif m.group("named") is not None:
                 w = m.group("named")
-                if w.casefold() not in common and not _SPECIALTY.match(w):
+                if w.casefold() not in common and not SPECIALTY.match(w):
                     out.append(Span(*m.span("named"), "LOCATION.DEPARTMENT", f"{self.name}:named_ward", 0.6))
             elif m.group("place") is not None:
                 span = self._prep_place(text, m, common, known)
@@ -233,7 +225,7 @@ class LetterLayoutRecognizer:
     def _prep_place(self, text: str, m: re.Match[str], common: frozenset[str],
                     known: frozenset[str]) -> Span | None:
         """The place after a place preposition, without a second word that is common or allowed."""
-        allow = _allowlist(self.lang)
+        allow = allowlist_for(self.lang)
         base = m.start("place")
         words = [(base + x.start(), base + x.end()) for x in _NON_SPACE.finditer(m.group("place"))]
         if len(words) == 2 and (text[words[1][0]:words[1][1]].casefold() in common

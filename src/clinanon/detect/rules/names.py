@@ -24,17 +24,21 @@ linear in the text length (``tests/test_rules_names.py`` times 100 k capitalised
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections.abc import Iterable
 
 from clinanon.caches import memo
+from clinanon.detect.allowlist import AllowList, allowlist_for
 from clinanon.detect.base import Detector
-from clinanon.detect.rules.dates import LANGUAGES, RulePattern, RuleRecognizer
+from clinanon.detect.rules.dates import RulePattern, RuleRecognizer
+from clinanon.detect.rules.lexicon import trie_regex
 from clinanon.document import Document, Span
-from clinanon.text import stop_words
+from clinanon.lang import LANGUAGES, check_language
+from clinanon.lang.fold import fold
+from clinanon.lang.lexicon import COMMON_COLLISIONS, HONORIFICS, MORE_TITLES, common_words, name_sets
+from clinanon.lang.wordlists import load_rows
 
-__all__ = ["NameNeighbourRecognizer", "common_words", "name_patterns", "recognizers"]
+__all__ = ["NameNeighbourRecognizer", "name_patterns", "recognizers"]
 
 # --- character classes ----------------------------------------------------------------------------------
 
@@ -55,19 +59,10 @@ NAME_SEQ = rf"{CAPW}(?:{_SP}(?:{_INIT}{_SP}){{0,2}}(?:{_PART}{_SP}){{0,3}}{CAPW}
 _LEAD_INITIALS = rf"(?:{_INIT}{_SP}){{0,3}}(?:{_PART}{_SP}){{0,3}}"
 
 # --- vocabulary per language ----------------------------------------------------------------------------
+# (the honorifics, titles and common words of every language are in :mod:`clinanon.lang.lexicon`)
 
-#: honorifics that introduce a person's name (not doctor titles: see fields.py); "Prof." introduces a clinician
-_HONORIFICS: dict[str, tuple[str, ...]] = {
-    "en": ("Mr", "Mrs", "Ms", "Miss", "Mx", "Mister", "Madam", "Sir", "Lady", "Prof", "Professor"),
-    "es": ("Sr", "Sra", "Srta", "Don", "Doña", "Dña", "Dª", "Prof", "Profa", "Profesor", "Profesora"),
-    "nl": ("Dhr", "Mevr", "Mw", "Mevrouw", "Meneer", "Mej", "Prof", "Professor"),
-    "sv": ("Herr", "Fru", "Fröken", "Frk", "Prof", "Professor"),
-    "de": ("Herr", "Herrn", "Frau", "Hr", "Fr", "Prof", "Professor"),
-}
+#: honorifics that introduce a clinician
 _DOCTOR_HONORIFICS = frozenset({"prof", "professor", "profa", "profesor", "profesora"})
-#: titles that may follow an honorific before the name ("Prof. Dr. med. Müller", "Mevr. drs. Jansen")
-_MORE_TITLES = ("Dr", "Dra", "med", "dent", "rer", "nat", "habil", "Drs", "drs", "Ir", "ir", "Ing", "Dipl", "Mag",
-                "PD", "Priv.-Doz", "Doz", "dr", "mr", "Mr")
 _NAME_IS: dict[str, tuple[str, str]] = {  # (strong cues: lower-case names too, weaker cues)
     "en": (r"[Mm]y[ \t](?:(?:full|first|last|sur|given|family|maiden)[ \t]?)?name[ \t]is|[Cc]all[ \t]me",
            r"(?:[Hh]is|[Hh]er|[Tt]heir|[Tt]he[ \t]patient'?s?|[Pp]atient'?s)[ \t](?:(?:full|first|last|sur|given|"
@@ -104,40 +99,10 @@ _INITIAL_NEG = ("vitamin", "hepatitis", "type", "group", "class", "stage", "grad
                 "cama", "habitación", "planta", "bloque", "groep", "klasse", "typ", "gruppe", "stadium", "grad")
 
 
-
 def _split(words: str) -> tuple[str, ...]:
     return tuple(words.split())
 
 
-_MONTHS_DAYS = _split(
-    "january february march april may june july august september october november december monday tuesday "
-    "wednesday thursday friday saturday sunday enero febrero marzo abril mayo junio julio agosto septiembre "
-    "octubre noviembre diciembre lunes martes miércoles jueves viernes sábado domingo januari februari maart mei "
-    "juni juli augustus oktober maandag dinsdag woensdag donderdag vrijdag zaterdag zondag mars maj augusti "
-    "måndag tisdag onsdag torsdag fredag lördag söndag januar februar märz juni oktober dezember montag dienstag "
-    "mittwoch donnerstag freitag samstag sonntag"
-)
-#: capitalised words of clinical text that are never a name part (all languages; case-folded)
-_CLINICAL = _split(
-    "patient patients doctor nurse hospital clinic department service unit ward room bed emergency surgery "
-    "medicine history diagnosis discharge admission allergies medications medication plan assessment impression "
-    "exam examination labs lab results follow up note notes report procedure operation consult consultation "
-    "attending resident physician provider signed dictated summary disease syndrome test scale score coma "
-    "catheter tube disorder chronic acute pain fever cancer tumor heart lung kidney liver brain blood left right "
-    "bilateral normal negative positive street road avenue suite apt box city state country county "
-    "university college center centre institute foundation company corporation group inc ltd llc "
-    "paciente médico médica doctora enfermera servicio unidad planta cama habitación urgencias informe "
-    "diagnóstico tratamiento antecedentes evolución exploración alta ingreso hospitalario universitario "
-    "patiënt patiënte arts afdeling ziekenhuis kamer opname ontslag läkare avdelning sjukhus sjuksköterska "
-    "arzt ärztin station klinik krankenhaus abteilung befund diagnose therapie entlassung aufnahme "
-    "calle avda av avenida plaza paseo ctra carretera residente apartado correos fundación hermanos edificio "
-    "straat laan weg plein gatan vägen straße strasse allee platz fax tel teléfono telefono phone email correo "
-    "rúa rua via"
-)
-#: letter openings and addressing words before a name
-_GREETINGS = _split("dear hello hi hey thanks thank attn attention to cc re fao estimado estimada querido querida "
-                    "hola beste geachte hallo hej kära bäste liebe lieber sehr geehrte geehrter hallo "
-                    "kollegin kollege kolleginnen kollegen collega collegae collegas kollega kollegor")
 #: genus initial + species / organism words: "H. pylori", "E. Coli" are not names
 _ORGANISMS = frozenset(_split(
     "pylori coli aureus epidermidis difficile aeruginosa pneumoniae tuberculosis albicans meningitidis "
@@ -146,63 +111,28 @@ _ORGANISMS = frozenset(_split(
     "jejuni cloacae marcescens mirabilis baumannii maltophilia catarrhalis pertussis vulgaris"
 ))
 
-
-@memo
-def common_words(lang: str) -> frozenset[str]:
-    """Case-folded words that are never part of a name in ``lang``: the language's stop words (spaCy),
-    Faker's lorem words, allow-list common words and field labels, honorifics, titles, degrees, month and
-    weekday names and capitalised clinical words."""
-    import importlib
-
-    from clinanon.detect import allowlist as al
-
-    words: set[str] = set(_MONTHS_DAYS) | set(_CLINICAL) | set(_GREETINGS)
-    words |= stop_words(lang)
-    loc = {"en": "en_US"}.get(lang)  # the other languages' lorem lists are texts full of names and places
-    with contextlib.suppress(ImportError, AttributeError, TypeError):
-        # lorem texts contain names ("Martín"): a word the gazetteer lists as a name is not taken from them
-        from clinanon.detect.gazetteer import fold, load_rows
-
-        names = {fold(r[0]) for kind in ("first_name", "surname") for r in load_rows(lang, kind)}
-        lorem = importlib.import_module(f"faker.providers.lorem.{loc}").Provider.word_list
-        words |= {w for w in lorem if fold(w) not in names}
-    words |= set(getattr(al, "_COMMON", {}).get(lang, ()))
-    words |= set(getattr(al, "_FIELD_LABELS", {}).get(lang, ()))
-    words |= set(_HONORIFICS[lang]) | set(_MORE_TITLES) | {"dr", "dra", "doctor", "doctora", "md", "phd", "rn"}
-    return frozenset(w.casefold() for w in words if w)
-
-
 _WORD = re.compile(rf"{_L}(?:['’]{_L})?{_L}{{0,30}}(?:-{_L}{{1,30}})?|{_L}")
-
-
-@memo
-def _allowlist(lang: str) -> object:
-    from clinanon.detect.allowlist import AllowList
-
-    return AllowList(lang)
 
 
 @memo
 def _context_common(lang: str) -> frozenset[str]:
     """Common words minus the allow-list's name-like words ("Frank", "Mark", "Will"): after "named" or an
     honorific these are names."""
-    from clinanon.detect import allowlist as al
-
-    return common_words(lang) - {w.casefold() for w in getattr(al, "_COMMON", {}).get(lang, ())}
+    return common_words(lang) - {w.casefold() for w in COMMON_COLLISIONS.get(lang, ())}
 
 
 def _trim(text: str, spans: list[Span], lang: str) -> list[Span]:
     """Spans trimmed of common words (and trailing dots / hyphens) at both ends; dropped when none is left.
     Initials + surname spans also go when the surname is an organism ("H. pylori"), an allowed term or in an
     eponym context ("técnica de T. Millin")."""
-    allow = _allowlist(lang)
+    allow = allowlist_for(lang)
     out = []
     for s in spans:
         common = common_words(lang) if s.source.endswith(":initials_surname") else _context_common(lang)
         if s.source.endswith(":initials_surname"):
             last = text[s.start:s.end].split()[-1].split(".")[-1]
-            if (last.casefold() in _ORGANISMS or allow.is_allowed(last)  # type: ignore[attr-defined]
-                    or allow.in_eponym_context(text, s.start, s.end)):  # type: ignore[attr-defined]
+            if (last.casefold() in _ORGANISMS or allow.is_allowed(last)
+                    or allow.in_eponym_context(text, s.start, s.end)):
                 continue
         words = [(m.start(), m.end()) for m in _WORD.finditer(text, s.start, s.end)]
 
@@ -265,12 +195,12 @@ def _initial_adjust(text: str, start: int, end: int) -> float:
 @memo
 def name_patterns(lang: str) -> tuple[RulePattern, ...]:
     """The context patterns of ``lang`` (the PHI group is the name only), most specific first."""
-    if lang not in _HONORIFICS:
+    if lang not in HONORIFICS:
         raise ValueError(f"unsupported language {lang!r}; expected one of: {', '.join(LANGUAGES)}")
-    hon = _alt(_HONORIFICS[lang])
-    doc_hon = _alt(h for h in _HONORIFICS[lang] if h.casefold() in _DOCTOR_HONORIFICS)
-    person_hon = _alt(h for h in _HONORIFICS[lang] if h.casefold() not in _DOCTOR_HONORIFICS)
-    more = _alt(_MORE_TITLES)
+    hon = _alt(HONORIFICS[lang])
+    doc_hon = _alt(h for h in HONORIFICS[lang] if h.casefold() in _DOCTOR_HONORIFICS)
+    person_hon = _alt(h for h in HONORIFICS[lang] if h.casefold() not in _DOCTOR_HONORIFICS)
+    more = _alt(MORE_TITLES)
     titles = rf"(?:[ \t]{{1,3}}(?:{more})\.?){{0,3}}[ \t]{{1,3}}"
     strong, weak = _NAME_IS[lang]
     closing = _CLOSINGS[lang]
@@ -317,29 +247,9 @@ _SENTENCE_END = frozenset(".!?:;\n\r\"“”'«»()[]>*•-–")
 
 
 @memo
-def _name_sets(lang: str) -> tuple[frozenset[str], frozenset[str]]:
-    """Folded one-word first names and surnames of the gazetteer of ``lang`` (common words removed)."""
-    from clinanon.detect.gazetteer import fold, load_rows
-
-    common = common_words(lang)
-
-    def words(kind: str) -> frozenset[str]:
-        out = set()
-        for row in load_rows(lang, kind):
-            w = row[0]
-            if " " not in w and len(w) >= 3 and w.casefold() not in common:
-                out.add(fold(w))
-        return frozenset(out)
-
-    return words("first_name"), words("surname")
-
-
-@memo
 def _place_set(lang: str) -> frozenset[str]:
     """Folded one-word city, region and country names of ``lang`` that are not also first names or surnames."""
-    from clinanon.detect.gazetteer import fold, load_rows
-
-    first, sur = _name_sets(lang)
+    first, sur = name_sets(lang)
     out = set()
     for kind in ("city", "region", "country"):
         for row in load_rows(lang, kind):
@@ -356,11 +266,9 @@ class NameNeighbourRecognizer:
     """
 
     def __init__(self, lang: str) -> None:
-        from clinanon.detect.allowlist import AllowList
-
         self.lang = lang
         self.name = "name_neighbour"
-        self.first, self.surnames = _name_sets(lang)
+        self.first, self.surnames = name_sets(lang)
         self.places = _place_set(lang)
         self.common = common_words(lang)
         self.allow = AllowList(lang)
@@ -380,8 +288,6 @@ class NameNeighbourRecognizer:
         return kind
 
     def _kind_of(self, w: str) -> str:
-        from clinanon.detect.gazetteer import fold
-
         f = w.casefold()
         if f in self.common or self.allow.is_allowed(w):
             return "C"
@@ -671,8 +577,6 @@ def _service_word(folded: str) -> bool:
 @memo
 def _cue_regexes(lang: str) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
     """(cue then name, person verb) regexes of ``lang``; None when the language has no cues."""
-    from clinanon.detect.rules.lexicon import trie_regex
-
     if lang not in _ROLES:
         return None
 
@@ -732,6 +636,4 @@ def _build(lang: str) -> tuple[Detector, ...]:
 
 def recognizers(lang: str) -> list[Detector]:
     """The context-pattern recognizer and the gazetteer-neighbour recognizer of ``lang`` (built once)."""
-    from clinanon.detect.rules.contacts import check_language
-
-    return list(_build(check_language(lang)))
+    return list(_build(check_language(lang, exact=True)))

@@ -13,7 +13,7 @@ after a work cue.
   ``works at Citigroup``, ``employed by Rapid Cycle Solutions``, ``trabaja en Renfe``, ``werkt bij Philips``,
   ``arbetar på Volvo``, ``arbeitet bei Siemens``.
 
-Spans are trimmed of common words at both ends (:func:`clinanon.detect.rules.names.common_words`). All
+Spans are trimmed of common words at both ends (:func:`clinanon.lang.lexicon.common_words`). All
 quantifiers are bounded and words are separated by required spaces (linear matching).
 """
 
@@ -23,10 +23,13 @@ import re
 
 from clinanon.caches import memo
 from clinanon.detect.base import Detector
-from clinanon.detect.rules.dates import LANGUAGES, RulePattern, RuleRecognizer
+from clinanon.detect.rules.dates import RulePattern, RuleRecognizer
 from clinanon.detect.rules.lexicon import trie_regex
-from clinanon.detect.rules.names import CAPW, common_words
+from clinanon.detect.rules.names import CAPW
 from clinanon.document import Document, Span
+from clinanon.lang import LANGUAGES, check_language
+from clinanon.lang.fold import fold
+from clinanon.lang.lexicon import common_words, name_sets
 
 __all__ = ["LABEL", "AmpersandRecognizer", "organization_patterns", "recognizers"]
 
@@ -141,10 +144,7 @@ def _trim(text: str, spans: list[Span], lang: str) -> list[Span]:
 
 def _known_name(word: str, lang: str) -> bool:
     """``word`` is a first name or surname of the gazetteer of ``lang`` (common words excluded)."""
-    from clinanon.detect.gazetteer import fold
-    from clinanon.detect.rules.names import _name_sets
-
-    first, sur = _name_sets(lang)
+    first, sur = name_sets(lang)
     w = fold(word)
     return w in first or w in sur
 
@@ -192,6 +192,4 @@ def _build(lang: str) -> tuple[Detector, ...]:
 
 def recognizers(lang: str) -> list[Detector]:
     """The organization recognizer of ``lang`` (built once per language)."""
-    from clinanon.detect.rules.contacts import check_language
-
-    return list(_build(check_language(lang)))
+    return list(_build(check_language(lang, exact=True)))

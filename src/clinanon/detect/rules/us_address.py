@@ -23,6 +23,9 @@ import re
 
 from clinanon.caches import memo
 from clinanon.document import Document, Span
+from clinanon.lang.fold import fold
+from clinanon.lang.lexicon import common_words
+from clinanon.lang.wordlists import load_rows
 
 __all__ = ["US_STATE_NAMES", "USTownLineRecognizer", "recognizers"]
 
@@ -64,15 +67,11 @@ _NOT_TOWN = frozenset((
 @memo
 def _known_towns() -> frozenset[str]:
     """Folded names of the English city list."""
-    from clinanon.detect.gazetteer import fold, load_rows
-
     return frozenset(fold(row[0]) for row in load_rows("en", "city"))
 
 
 @memo
 def _common() -> frozenset[str]:
-    from clinanon.detect.rules.names import common_words
-
     return common_words("en") | _NOT_TOWN
 
 
@@ -93,8 +92,6 @@ class USTownLineRecognizer:
 
     def _city(self, text: str, comma: int, strong: bool) -> tuple[int, float] | None:
         """Start and score of the city ending at ``comma``, or None."""
-        from clinanon.detect.gazetteer import fold
-
         m = _CITY_BEFORE.search(text, max(0, comma - 60), comma)
         if m is None:
             return None

@@ -5,7 +5,7 @@
   (``OrderedDict`` name -> frequency, as in ``en_US``/``sv_SE``) keep their weights.
 * Gender of a first name, cities with their region and country, regions, countries with their continent and
   hospitals come from the gazetteer files shipped in ``clinanon/data/gazetteers/<lang>/`` (read through
-  :func:`clinanon.detect.gazetteer.load_rows` when that module is importable, else directly).
+  :func:`clinanon.lang.wordlists.load_rows`; the hospital head words with :func:`clinanon.lang.wordlists.read_rows`).
 * A few short lists with no Faker source (professions, departments, relation words) are written here.
 
 Every list is a tuple in a fixed order, so a keyed index picks the same entry on every machine.
@@ -19,10 +19,9 @@ import itertools
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from importlib import resources
-from pathlib import Path
 
 from clinanon.caches import memo
+from clinanon.lang.wordlists import data_dir, load_rows, read_rows
 from clinanon.transform.surrogate._text import normalize
 
 __all__ = [
@@ -38,15 +37,12 @@ __all__ = [
     "surnames",
 ]
 
+#: the languages in the order surrogate look-ups try them (Spanish first; not :data:`clinanon.lang.LANGUAGES`'s order)
 LANGS: tuple[str, ...] = ("es", "en", "nl", "sv", "de")
 #: the Faker locale whose lists each note language draws surrogates from
 FAKER_LOCALE: Mapping[str, str] = {"es": "es_ES", "en": "en_US", "nl": "nl_NL", "sv": "sv_SE", "de": "de_DE"}
 #: the country a note of each language is assumed to come from (for unknown places)
 HOME_COUNTRY: Mapping[str, str] = {"es": "ES", "en": "US", "nl": "NL", "sv": "SE", "de": "DE"}
-
-_FILES = {"first_name": "first_names.txt", "surname": "surnames.txt", "city": "cities.txt",
-          "region": "regions.txt", "country": "countries.txt", "hospital": "hospitals.txt",
-          "hospital_word": "hospital_words.txt"}
 
 
 def _lang(lang: str) -> str:
@@ -55,23 +51,14 @@ def _lang(lang: str) -> str:
 
 @memo(maxsize=64)
 def gazetteer_rows(lang: str, kind: str) -> tuple[tuple[str, ...], ...]:
-    """Rows (tuples of tab-separated columns) of a shipped gazetteer file; empty when there is none."""
+    """Rows (tuples of tab-separated columns) of a shipped gazetteer file (a kind of
+    :data:`clinanon.lang.wordlists.LIST_FILES`, or ``"hospital_word"``); empty when there is none."""
     if kind != "hospital_word":
-        try:
-            from clinanon.detect.gazetteer import load_rows
-
-            return tuple(load_rows(lang, kind))
-        except Exception:  # the shared loader is optional here: fall back to reading the file
-            pass
-    path = Path(str(resources.files("clinanon") / "data" / "gazetteers" / lang / _FILES[kind]))
+        return load_rows(lang, kind)
+    path = data_dir(lang) / "hospital_words.txt"
     if not path.is_file():
         return ()
-    rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        line = line.strip("\ufeff").rstrip("\r")
-        if line.strip() and not line.lstrip().startswith("#"):
-            rows.append(tuple(c.strip() for c in line.split("\t")))
-    return tuple(rows)
+    return tuple(tuple(cols) for _, cols in read_rows(path))
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from typing import Any
 from clinanon.config import Config
 from clinanon.errors import ConfigError
 from clinanon.ledger import LedgerEntry, open_ledger
+from clinanon.transform.base import get_operator
 from clinanon.transform.surrogate.keys import read_key_file, write_key_file
 
 __all__ = [
@@ -84,14 +85,11 @@ def apply_surrogate_options(config: Config, *, scope: str | None = None, key_fil
         raise ConfigError("--scope/--key-file/--insecure-random-key/--ledger need the surrogate operator "
                           "(--operator surrogate, or operator = \"surrogate\" in the configuration)")
     if params:
-        data = config.model_dump(exclude={"base_dir"}, mode="json")
-        for k in targets:
-            data["operators"][k] = {**data["operators"][k], **params}
-        config = Config.from_dict(data, source="command line").model_copy(update={"base_dir": config.base_dir})
+        ops = {k: {**op.model_dump(mode="json"), **(params if k in targets else {})}
+               for k, op in config.operators.items()}
+        config = config.with_overrides(operators=ops, source="command line")
     if check and targets:
-        import clinanon.transform.surrogate  # noqa: F401 - registers the operator
-        from clinanon.transform.base import get_operator
-
+        # "surrogate" is registered: this module's package (clinanon.transform.surrogate) imports its operator
         for k in targets:
             get_operator("surrogate", **config.operators[k].params)
     return config

@@ -5,7 +5,7 @@ digit stays non-zero when it was) and letters by ASCII letters of the same case,
 the original.
 
 :func:`surrogate_identifier` first recognises identifiers with a checksum (functions of
-:mod:`clinanon.detect.checksums`) and builds a surrogate of the same kind and layout that passes the same check:
+:mod:`clinanon.lang.checksums`) and builds a surrogate of the same kind and layout that passes the same check:
 
 * Spanish DNI/NIF (7-8 digits + control letter) and NIE (X/Y/Z + 7 digits + letter) — by shape, so a surrogate
   DNI always has the right control letter;
@@ -24,7 +24,7 @@ import re
 import string
 
 from clinanon.caches import memo
-from clinanon.detect import checksums as cs
+from clinanon.lang import checksums as cs
 from clinanon.transform.surrogate._text import normalize
 from clinanon.transform.surrogate.keys import KeyedStream
 from clinanon.transform.surrogate.scope import GenContext

@@ -28,8 +28,8 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from clinanon.caches import memo
-from clinanon.detect.features import trigger_words
-from clinanon.detect.gazetteer import fold
+from clinanon.lang.fold import fold
+from clinanon.lang.lexicon import trigger_words
 from clinanon.transform.surrogate._data import (
     first_name_gender,
     given_names,

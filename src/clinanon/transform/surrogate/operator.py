@@ -11,7 +11,7 @@ Generators by canonical category (the note's language, or ``locale``, picks list
 ======================  =========================================================================================
 ``NAME.*``              :mod:`.names` (gender, shape, part-wise consistency); ``NAME.USERNAME`` format-preserving;
                         relation words annotated as relatives (``"padre"``) are kept, numbers in them shifted
-``AGE``                 :func:`.dates.surrogate_age` (shift; > 89 -> "90 or older")
+``AGE``                 :func:`.ages.surrogate_age` (shift; > 89 -> "90 or older")
 ``DATE``                :func:`.dates.surrogate_date` (one offset per scope; same format and language)
 ``LOCATION.*``          :mod:`.places` (city, region, country, postcode, street, hospital, unit, organisation)
 ``PROFESSION``          another profession
@@ -35,6 +35,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -43,25 +44,27 @@ from pydantic import Field, PrivateAttr, SecretStr, field_validator, model_valid
 from clinanon import caches
 from clinanon.caches import memo
 from clinanon.document import Span
+from clinanon.lang import Language
 from clinanon.taxonomy import parent
 from clinanon.transform.base import Edit, OperatorBase, OperatorContext, register_operator
 from clinanon.transform.surrogate._text import normalize, same_key
+from clinanon.transform.surrogate.ages import surrogate_age
 from clinanon.transform.surrogate.contacts import surrogate_email, surrogate_ip, surrogate_phone, surrogate_url
-from clinanon.transform.surrogate.dates import surrogate_age, surrogate_date
+from clinanon.transform.surrogate.countries import surrogate_country
+from clinanon.transform.surrogate.dates import surrogate_date
+from clinanon.transform.surrogate.hospitals import surrogate_hospital
 from clinanon.transform.surrogate.identifiers import format_preserving, surrogate_identifier
 from clinanon.transform.surrogate.keys import KEY_ENV, KeyedRandom, SurrogateKey, load_key, parse_key
 from clinanon.transform.surrogate.names import looks_like_name, surrogate_name
-from clinanon.transform.surrogate.places import (
-    surrogate_city,
-    surrogate_country,
+from clinanon.transform.surrogate.organizations import (
     surrogate_department,
-    surrogate_hospital,
     surrogate_organization,
     surrogate_profession,
-    surrogate_street,
-    surrogate_zip,
 )
+from clinanon.transform.surrogate.places import surrogate_city
+from clinanon.transform.surrogate.postcodes import surrogate_zip
 from clinanon.transform.surrogate.scope import GenContext, ResolvedScope, Settings, resolve_scope
+from clinanon.transform.surrogate.streets import surrogate_street
 
 __all__ = ["SurrogateOperator", "clear_text_caches", "generate"]
 
@@ -213,18 +216,38 @@ def _range(v: tuple[int, int], name: str) -> tuple[int, int]:
     return (lo, hi)
 
 
+class _Hot:
+    """What the operator reads for every new document: the resolved key, the generator settings and the
+    operator's counters (the same objects as its private attributes), gathered once per operator
+    (:attr:`SurrogateOperator._hot`)."""
+
+    __slots__ = ("key", "settings", "stats")
+
+    def __init__(self, key: SurrogateKey, settings: Settings, stats: dict[str, int]) -> None:
+        self.key = key
+        self.settings = settings
+        self.stats = stats
+
+    def __repr__(self) -> str:
+        return "_Hot()"  # never the key
+
+
 class _DocState:
     """What the operator keeps for the document being anonymized (in ``ctx.state[operator name]``)."""
 
-    __slots__ = ("at", "doc", "gctx", "results", "scope", "spans", "stats")
+    __slots__ = ("at", "doc", "gctx", "record", "results", "scope", "spans", "stats", "tag")
 
-    def __init__(self, doc: object, spans: object, gctx: GenContext, scope: ResolvedScope,
-                 stats: dict[str, int]) -> None:
+    def __init__(self, doc: object, spans: object, gctx: GenContext, scope: ResolvedScope, stats: dict[str, int],
+                 tag: bool, record: bool) -> None:
         self.doc = doc
         self.spans = spans
         self.gctx = gctx
         self.scope = scope
         self.stats = stats
+        #: kept spans become ``[CATEGORY]`` (``unhandled = "tag"``): read by every edit
+        self.tag = tag
+        #: replacements go to the ledger (``ledger`` is set): read by every edit
+        self.record = record
         #: surrogates by (category, original) in this document
         self.results: dict[tuple[str, str], str | None] = {}
         #: surrogates that depend on where their span is (a postcode follows the nearest city), by (start, end,
@@ -258,7 +281,7 @@ class SurrogateOperator(OperatorBase):
     key_env: str = KEY_ENV
     insecure_random_key: bool = False
     key: SecretStr | None = Field(default=None, repr=False)
-    locale: Literal["es", "en", "nl", "sv", "de"] | None = None
+    locale: Language | None = None
     date_shift: tuple[int, int] = (7, 14)
     month_shift: tuple[int, int] = (1, 2)
     year_shift: tuple[int, int] = (1, 2)
@@ -300,6 +323,14 @@ class SurrogateOperator(OperatorBase):
                                   self.age_cap, self.keep_sex, avoid)
         return self
 
+    @cached_property
+    def _hot(self) -> _Hot:
+        """The private attributes every new document needs, in one plain object, made on first use (the operator is
+        frozen, so they never change). Pydantic reads a private attribute through ``__getattr__`` (several
+        microseconds); a cached property is an entry of the instance's ``__dict__`` after the first read, which
+        pydantic supports on frozen models (equality, hashing and dumps ignore it)."""
+        return _Hot(self._key, self._settings, self._stats)
+
     def __repr_args__(self) -> Any:
         from clinanon.ledger import redact_url
 
@@ -321,8 +352,8 @@ class SurrogateOperator(OperatorBase):
         state = ctx.state.get(self.name)
         if type(state) is _DocState and state.doc is ctx.doc and state.spans is ctx.spans:
             return state
-        private = self.__pydantic_private__ or {}  # one lookup instead of pydantic's __getattr__ per attribute
-        stats: dict[str, int] = private["_stats"]
+        hot = self._hot
+        stats = hot.stats
         scope = resolve_scope(ctx.doc, self.scope, patient_field=self.patient_field,
                               missing_patient=self.missing_patient)
         if scope.fallback:
@@ -333,9 +364,9 @@ class SurrogateOperator(OperatorBase):
         stats.setdefault("kept", 0)
         stats.setdefault("replaced", 0)
         lang = self.locale or ctx.lang
-        gctx = GenContext(KeyedRandom(private["_key"], scope.label), lang, private["_settings"], ctx.doc, ctx.spans,
-                          ctx.categories)
-        state = ctx.state[self.name] = _DocState(ctx.doc, ctx.spans, gctx, scope, stats)
+        gctx = GenContext(KeyedRandom(hot.key, scope.label), lang, hot.settings, ctx.doc, ctx.spans, ctx.categories)
+        state = ctx.state[self.name] = _DocState(ctx.doc, ctx.spans, gctx, scope, stats, self.unhandled == "tag",
+                                                 self.ledger is not None)
         return state
 
     def _doc_context(self, ctx: OperatorContext) -> tuple[GenContext, ResolvedScope]:
@@ -411,12 +442,11 @@ class SurrogateOperator(OperatorBase):
             new = state.at.get((start, end, category), _UNSET)  # prepared for a batch (position-dependent)
             if new is _UNSET:
                 new = self._generate(span, category, state, original)
-        fields = self.__dict__
         if new is None:
             state.stats["kept"] += 1
-            return Edit(start, end, f"[{category}]" if fields["unhandled"] == "tag" else original)
+            return Edit(start, end, f"[{category}]" if state.tag else original)
         state.stats["replaced"] += 1
-        if fields["ledger"] is not None:
+        if state.record:
             self._record(span, ctx, original, new)  # type: ignore[arg-type]
         return Edit(start, end, new)  # type: ignore[arg-type]
 

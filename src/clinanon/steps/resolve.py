@@ -20,10 +20,11 @@ import bisect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import attrgetter
 
+from clinanon.analysis import Analysis
 from clinanon.document import Document, Span
 from clinanon.errors import ConfigError
 
-__all__ = ["DEFAULT_PARTICLES", "Resolver", "is_name_label"]
+__all__ = ["DEFAULT_PARTICLES", "Resolve", "Resolver", "is_name_label", "resolved"]
 
 #: connectors allowed between two name parts (the text between the spans, exactly)
 DEFAULT_PARTICLES: tuple[str, ...] = (
@@ -221,3 +222,28 @@ class Resolver:
             merged.append(Span(ext[0], end, _merged_label(s.label for s in members), "resolve:merge",
                                round(score, 4)))
         return merged
+
+
+class Resolve:
+    """The ``resolve`` step: non-overlapping spans from every detector's candidates (:class:`Resolver`)."""
+
+    name = "resolve"
+
+    def __init__(self, resolver: Resolver | None = None) -> None:
+        self.resolver = resolver or Resolver()
+
+    def __repr__(self) -> str:
+        return f"Resolve({self.resolver!r})"
+
+    def process(self, analysis: Analysis, spans: list[Span]) -> list[Span]:
+        return self.resolver.resolve(analysis.doc, spans)
+
+
+def resolved(spans: Iterable[Span], text_length: int, min_score: float = 0.0) -> list[Span]:
+    """Spans that already do not overlap (a tagger's), as :meth:`Resolver.resolve` orders them: those scoring at
+    least ``min_score``, distinct, sorted by position. No overlap resolution and no name merging."""
+    cands = {_SPAN_ORDER(s): s for s in spans if s.score >= min_score}
+    for s in cands.values():
+        if s.end > text_length:
+            raise ConfigError(f"span [{s.start}, {s.end}) ends past the text (length {text_length})")
+    return sorted(cands.values(), key=_SPAN_ORDER)

@@ -9,7 +9,7 @@ that are wrong anywhere. :func:`repair_spans` fixes two such kinds, on character
   category ``NAME.RELATIVE`` that lies inside such a phrase is dropped (Spanish and English; Dutch, German and
   Swedish write these as one word: "huisarts", "Familienanamnese", "familjeläkare");
 * **a relative that is neither a kinship word nor a name.** A ``NAME.RELATIVE`` span with no word of the kinship
-  lexicon (:func:`clinanon.detect.features.trigger_words` ``"kin"``) and no capitalised word (``"años"`` of
+  lexicon (:func:`clinanon.lang.lexicon.trigger_words` ``"kin"``) and no capitalised word (``"años"`` of
   ``"padre de 30 años"``) is dropped;
 * **two relatives in one span.** A ``NAME.RELATIVE`` span of two kinship phrases joined by a conjunction
   (``"madre como su abuela"``, ``"mother and her sister"``) becomes one span per phrase, without the leading
@@ -51,11 +51,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from clinanon.analysis import Analysis
 from clinanon.caches import memo
 from clinanon.document import Span
-from clinanon.taxonomy import category_matches
+from clinanon.lang.fold import fold
+from clinanon.lang.lexicon import STRONG_STREET_TYPES, is_common, is_name_word, trigger_words
+from clinanon.steps.scheme import SchemeLabels
+from clinanon.taxonomy import LabelScheme, category_matches
+from clinanon.text import stop_words
 
-__all__ = ["repair_spans"]
+__all__ = ["Repair", "repair_spans"]
 
 #: phrases in which a kinship word names no person; group 1 is the kinship word
 _NOT_A_RELATIVE: dict[str, tuple[str, ...]] = {
@@ -85,8 +90,6 @@ _HOSPITAL_WORDS: dict[str, frozenset[str]] = {
 
 
 def _names_hospital(words: Iterable[str], lang: str) -> bool:
-    from clinanon.detect.gazetteer import fold
-
     heads = _HOSPITAL_WORDS.get(lang, _HOSPITAL_WORDS["en"])
     for w in words:
         f = fold(w)
@@ -108,8 +111,6 @@ def _relative_rx(lang: str) -> re.Pattern[str] | None:
 
 @memo
 def _tail_rx() -> re.Pattern[str]:
-    from clinanon.detect.rules.addresses import STRONG_STREET_TYPES
-
     types = "|".join(re.escape(t) for t in sorted(set(STRONG_STREET_TYPES), key=len, reverse=True))
     # a street type as a word of its own (not "Av" inside "Avila"), or a floor
     return re.compile(rf"(?<=\s)(?:(?:{types})(?![^\W\d_])|{_FLOOR})")
@@ -127,9 +128,6 @@ def _not_relative_regions(text: str, lang: str) -> list[tuple[int, int]]:
 
 
 def _has_kin_or_capital(text: str, lang: str) -> bool:
-    from clinanon.detect.features import trigger_words
-    from clinanon.detect.gazetteer import fold
-
     kin = trigger_words(lang, "kin")
     return any(w[:1].isupper() or fold(w) in kin for w in _WORDS.findall(text))
 
@@ -172,8 +170,6 @@ def _past_initial(text: str, start: int, end: int, lang: str) -> int:
     """``end``, moved over every ``". Word"`` that follows a middle initial ending ``text[start:end]``, when the
     word can be a name: a gazetteer name, an initial (``"J. M. Finlay"``) or no common word of ``lang``. A
     common word after the stop (``"Antoniadis P. Departamento de Cirugía"``) means the initial ended the name."""
-    from clinanon.detect.caseless import is_common, is_name_word
-
     while _LAST_INITIAL.search(text, start, end) and text[end - 1].isupper():
         m = _AFTER_INITIAL.match(text, end)
         if m is None or not m.group(1)[0].isupper():
@@ -196,8 +192,6 @@ _AND: dict[str, frozenset[str]] = {
 
 def _split_relatives(text: str, s: Span, lang: str) -> list[Span]:
     """``s`` cut at its conjunctions when every part is a relative (see the module docstring); else ``[s]``."""
-    from clinanon.text import stop_words
-
     joins = _AND.get(lang, frozenset())
     parts: list[list[tuple[int, int]]] = [[]]
     for m in _PIECES.finditer(text, s.start, s.end):
@@ -365,3 +359,18 @@ def repair_spans(text: str, spans: Iterable[Span], lang: str, category_of: Calla
                 continue
         out.append(s)
     return _join_places(text, out, category_of)
+
+
+class Repair:
+    """The ``repair`` step: :func:`repair_spans` with the categories and native labels of ``scheme`` (the scheme
+    the spans' labels are in at this point)."""
+
+    name = "repair"
+
+    def __init__(self, scheme: LabelScheme) -> None:
+        self.labels = SchemeLabels(scheme)
+
+    def process(self, analysis: Analysis, spans: list[Span]) -> list[Span]:
+        if not spans:
+            return spans
+        return repair_spans(analysis.text, spans, analysis.lang, self.labels.category, self.labels.native)

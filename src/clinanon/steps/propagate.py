@@ -13,11 +13,15 @@ import bisect
 from collections.abc import Callable, Sequence
 from itertools import compress, count
 
-from clinanon.detect.resolve import _SPAN_ORDER
+from clinanon.analysis import Analysis
 from clinanon.document import Document, Span
-from clinanon.text import Token, TokenTable, check_language, stop_words
+from clinanon.lang import check_language
+from clinanon.lang.fold import FOLDED, STRIPPED
+from clinanon.lang.phrases import as_table
+from clinanon.steps.resolve import _SPAN_ORDER
+from clinanon.text import Token, TokenTable, stop_words
 
-__all__ = ["propagate"]
+__all__ = ["Propagate", "propagate"]
 
 #: the longest run of a name's later words (in tokens) propagated on its own: the names of clinical text have
 #: at most 8 tokens (MEDDOCAN, English synthetic data), and without a bound a "name" of n capitalised words (a
@@ -59,21 +63,19 @@ def propagate(
     Guarantees: the input spans are returned unchanged; new spans cover whole tokens, do not overlap any input
     span nor each other, and the output depends only on the set of input spans.
     """
-    from clinanon.detect.gazetteer import _FOLDED, _STRIPPED, _as_table
-
     text = doc.text
     if tokens is None:
         check_language(lang or str(doc.meta.get("lang", "es")))
-    table = _as_table(text, tokens)
+    table = as_table(text, tokens)
     t_starts, t_ends, words = table.starts, table.ends, table.words
     n = len(t_starts)
     select = _selector(labels)
 
     normfn: Callable[[str], str] | None
     if case == "fold":
-        normfn = _FOLDED.__getitem__ if accents == "fold" else str.casefold
+        normfn = FOLDED.__getitem__ if accents == "fold" else str.casefold
     else:
-        normfn = _STRIPPED.__getitem__ if accents == "fold" else None
+        normfn = STRIPPED.__getitem__ if accents == "fold" else None
     normed = words if normfn is None else table.map_words(normfn)
 
     # later words that are function words of the language are not propagated alone
@@ -152,3 +154,18 @@ def propagate(
             nxt = j
             break
     return [out[k] for k in sorted(out)]
+
+
+class Propagate:
+    """The ``propagate`` step: :func:`propagate` the spans whose label ``is_name`` over the note (its tokens and
+    language from the analysis)."""
+
+    name = "propagate"
+
+    def __init__(self, is_name: Callable[[str], bool]) -> None:
+        self.is_name = is_name
+
+    def process(self, analysis: Analysis, spans: list[Span]) -> list[Span]:
+        if not spans:
+            return spans
+        return propagate(analysis.doc, spans, labels=self.is_name, lang=analysis.lang, tokens=analysis.tokens)

@@ -1,0 +1,204 @@
+"""The ``select`` step: several detectors combined per label — union, majority vote, intersection, or "detector X
+wins for label L" — into one set of non-overlapping spans.
+
+For one note, with the members' candidates in ``analysis.candidates`` (member name -> raw spans):
+
+1. **prepare** each member's spans on its own: drop those scoring below the member's ``min_score``, resolve the
+   overlaps of a member whose spans may overlap (the rules' raw candidates: :class:`~clinanon.steps.resolve.Resolver`,
+   which also merges adjacent name parts; a tagger's decoded spans never overlap and are kept as they are), and
+   map every label into ONE target ``scheme`` (``scheme.native(category)``: the rules' canonical
+   ``LOCATION.STREET`` becomes MEDDOCAN's ``CALLE``). A label with no native counterpart is kept as it is.
+2. **select per label** ``L`` with the strategy ``table.strategy(L)``; a key counts a *vote* per distinct member
+   proposing exactly ``(start, end, L)``:
+
+   * ``"union"``: every member's ``L`` spans;
+   * ``"vote"``: ``(start, end, L)`` proposed by a strict majority of the members (votes > n / 2). Tie rule: with
+     an even number of members, exactly n / 2 votes win when the ``tiebreak`` member is among them. With two
+     members, ``"vote"`` is therefore the tiebreak member's spans;
+   * ``"intersection"``: proposed by every member;
+   * a member name: only that member's ``L`` spans.
+3. **resolve** the selected spans (of all labels) into non-overlapping spans, greedily and deterministically: more
+   votes first, then the member order (``priority``), then longer, then higher score, then position/label. The
+   result does not depend on the order of the members' outputs.
+
+Spans keep their member's ``source`` (``"crf"``, ``"dates:iso"``) and score. Name propagation and repairs are the
+next steps of the pipeline (:mod:`clinanon.steps.propagate`, :mod:`clinanon.steps.repair`), run once per note.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from clinanon.analysis import Analysis
+from clinanon.document import Span
+from clinanon.errors import ConfigError
+from clinanon.steps.resolve import Resolver, resolved
+from clinanon.steps.scheme import SchemeLabels
+from clinanon.taxonomy import LabelScheme
+
+__all__ = ["BUILTIN_STRATEGIES", "Select", "StrategyTable"]
+
+#: strategies that are not a member name
+BUILTIN_STRATEGIES: tuple[str, ...] = ("union", "vote", "intersection")
+
+
+@dataclass(frozen=True)
+class StrategyTable:
+    """Per-label strategies plus the default for every other label; ``scores`` (optional) records the dev F1
+    of each candidate strategy per label, as :func:`clinanon.ensemble.choose_strategies` measured it."""
+
+    strategies: Mapping[str, str] = field(default_factory=dict)
+    default: str = "union"
+    scores: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+
+    def strategy(self, label: str) -> str:
+        return self.strategies.get(label, self.default)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"default": self.default, "strategies": dict(sorted(self.strategies.items())),
+                "scores": {k: dict(v) for k, v in sorted(self.scores.items())}}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> StrategyTable:
+        return cls(strategies=dict(data.get("strategies") or {}), default=str(data.get("default", "union")),
+                   scores={k: dict(v) for k, v in (data.get("scores") or {}).items()})
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> StrategyTable:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise ConfigError(f"{path}: cannot read the strategy table ({type(e).__name__})") from None
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path}: expected a JSON object with 'default' and 'strategies'")
+        return cls.from_dict(data)
+
+
+class Select:
+    """The ``select`` step (see the module docstring).
+
+    ``members``: member name -> whether its spans may overlap (the order is the default ``priority``).
+    ``scheme``: the scheme the members vote in. ``table``: per-label strategies. ``tiebreak``: the member that
+    breaks a tie of a vote among an even number of members (default: the first). ``min_score``: per member
+    (missing: 0.0).
+    """
+
+    name = "select"
+
+    def __init__(self, members: Mapping[str, bool], scheme: LabelScheme, table: StrategyTable, *,
+                 tiebreak: str | None = None, priority: Sequence[str] | None = None,
+                 min_score: Mapping[str, float] | None = None) -> None:
+        if not members:
+            raise ConfigError("an ensemble needs at least one detector")
+        self.members: tuple[str, ...] = tuple(members)
+        self.overlapping = dict(members)
+        self.labels = SchemeLabels(scheme)
+        self.table = table
+        for label, strat in [*table.strategies.items(), ("(default)", table.default)]:
+            self.check_strategy(label, strat)
+        self.tiebreak = tiebreak if tiebreak is not None else self.members[0]
+        if self.tiebreak not in self.overlapping:
+            raise ConfigError(f"tiebreak {self.tiebreak!r} is not a member; members: {', '.join(self.members)}")
+        order = list(priority) if priority is not None else list(self.members)
+        unknown = [p for p in order if p not in self.overlapping]
+        if unknown:
+            raise ConfigError(f"priority names unknown member {unknown[0]!r}; members: {', '.join(self.members)}")
+        order += [m for m in self.members if m not in order]
+        self.rank = {m: i for i, m in enumerate(order)}
+        self.min_score = {m: 0.0 for m in self.members}
+        self.min_score.update(min_score or {})
+        self._resolvers = {m: Resolver(min_score=self.min_score[m]) for m in self.members if self.overlapping[m]}
+
+    def __repr__(self) -> str:
+        return (f"Select(members={list(self.members)!r}, scheme={self.labels.scheme.name!r}, "
+                f"default={self.table.default!r}, per_label={len(self.table.strategies)})")
+
+    def check_strategy(self, label: str, strat: str) -> None:
+        if strat not in BUILTIN_STRATEGIES and strat not in self.overlapping:
+            raise ConfigError(f"strategy for {label}: {strat!r} is neither one of {', '.join(BUILTIN_STRATEGIES)} "
+                              f"nor a member ({', '.join(self.members)})")
+
+    # --- step 1 ---------------------------------------------------------------------------------------------
+    def prepare(self, analysis: Analysis) -> dict[str, list[Span]]:
+        """Each member's spans, filtered by score, resolved (non-overlapping) and labelled in the target scheme."""
+        out: dict[str, list[Span]] = {}
+        text = analysis.text
+        in_scheme = self.labels.in_scheme
+        for m in self.members:
+            raw = analysis.candidates.get(m, ())
+            resolver = self._resolvers.get(m)
+            spans = resolver.resolve(text, raw) if resolver is not None else \
+                resolved(raw, len(text), self.min_score[m])
+            mapped = []
+            for s in spans:
+                lab = in_scheme(s.label)
+                mapped.append(s if lab == s.label else Span(s.start, s.end, lab, s.source, s.score))
+            out[m] = mapped
+        return out
+
+    # --- steps 2-3 ------------------------------------------------------------------------------------------
+    def select(self, prepared: Mapping[str, Sequence[Span]], table: StrategyTable | None = None
+               ) -> list[tuple[Span, int, int]]:
+        """Step 2: the selected spans with their vote count and best member rank (overlapping, unsorted)."""
+        table = table or self.table
+        n = len(self.members)
+        votes: dict[tuple[int, int, str], list[str]] = {}
+        best: dict[tuple[int, int, str], Span] = {}
+        for m in sorted(self.members, key=self.rank.__getitem__):  # the best-ranked proposer's span is kept
+            for s in prepared.get(m, ()):
+                key = (s.start, s.end, s.label)
+                voters = votes.setdefault(key, [])
+                if m in voters:
+                    continue
+                voters.append(m)
+                best.setdefault(key, s)
+        out = []
+        for key, voters in votes.items():
+            strat = table.strategy(key[2])
+            k = len(voters)
+            if strat == "union":
+                keep = True
+            elif strat == "vote":
+                keep = 2 * k > n or (2 * k == n and self.tiebreak in voters)
+            elif strat == "intersection":
+                keep = k == n
+            else:
+                keep = strat in voters
+            if keep:
+                span = best[key]
+                if strat in self.overlapping:  # the chosen member's own span (its source and score)
+                    span = next(s for s in prepared[strat] if (s.start, s.end, s.label) == key)
+                out.append((span, k, self.rank[voters[0]]))
+        return out
+
+    @staticmethod
+    def resolve_selected(selected: Iterable[tuple[Span, int, int]]) -> list[Span]:
+        """Step 3: non-overlapping spans, greedily by (more votes, member rank, longer, higher score, position)."""
+        chosen: list[Span] = []
+        starts: list[int] = []
+        ends: list[int] = []
+        for s, _, _ in sorted(selected, key=lambda t: (-t[1], t[2], t[0].start - t[0].end, -t[0].score,
+                                                        t[0].start, t[0].end, t[0].label, t[0].source)):
+            k = bisect.bisect_left(starts, s.end)
+            if k and ends[k - 1] > s.start:
+                continue
+            starts.insert(k, s.start)
+            ends.insert(k, s.end)
+            chosen.append(s)
+        return sorted(chosen, key=lambda s: (s.start, s.end, s.label, s.source, s.score))
+
+    def combine(self, prepared: Mapping[str, Sequence[Span]], table: StrategyTable | None = None) -> list[Span]:
+        """Steps 2-3 on prepared member spans: sorted, non-overlapping spans in the target scheme."""
+        return self.resolve_selected(self.select(prepared, table))
+
+    def process(self, analysis: Analysis, spans: list[Span]) -> list[Span]:
+        """The step: the members' candidates of the note (``spans``, every member's together, is not used)."""
+        return self.combine(self.prepare(analysis))
