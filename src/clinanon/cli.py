@@ -508,6 +508,10 @@ def keygen(
 ledger_app = typer.Typer(help="The surrogate ledger: authorised re-identification.", no_args_is_help=True)
 app.add_typer(ledger_app, name="ledger")
 
+from clinanon.audit.cli import audit_app  # noqa: E402  (the privacy audit's verbs: clinanon audit ...)
+
+app.add_typer(audit_app, name="audit")
+
 
 @ledger_app.command("lookup")
 def ledger_lookup_cmd(
