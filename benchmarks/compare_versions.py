@@ -8,6 +8,7 @@ new / old throughput of the medians.
 
     git worktree add /tmp/baseline <commit>          # the version to compare against
     python benchmarks/compare_versions.py --old-src /tmp/baseline/src --out benchmarks/results/compare_versions.json
+    git worktree add /tmp/after <commit>             # or compare two commits, neither of them this working tree
 """
 
 from __future__ import annotations
@@ -55,17 +56,20 @@ def _child(src: Path, data: Path, use: str, passes: int) -> dict[str, Any]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--old-src", type=Path, required=True, help="the src/ folder of the version to compare with")
+    ap.add_argument("--new-src", type=Path, default=ROOT / "src",
+                    help="the src/ folder of the new version (default: this checkout's)")
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     ap.add_argument("--rounds", type=int, default=3, help="child processes per version and pipeline")
     ap.add_argument("--passes", type=int, default=3, help="timed passes per child")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "compare_versions.json")
     args = ap.parse_args()
-    result: dict[str, Any] = {"old_src": str(args.old_src), "rounds": args.rounds, "passes": args.passes}
+    result: dict[str, Any] = {"old_src": str(args.old_src), "new_src": str(args.new_src), "rounds": args.rounds,
+                              "passes": args.passes}
     for use in ("rules", "default"):
         runs: dict[str, list[float]] = {"old": [], "new": []}
         chars = 0
         for _ in range(args.rounds):
-            for version, src in (("old", args.old_src), ("new", ROOT / "src")):
+            for version, src in (("old", args.old_src), ("new", args.new_src)):
                 got = _child(src, args.data, use, args.passes)
                 assert Path(got["module"]).resolve().is_relative_to(src.resolve()), got["module"]
                 runs[version].extend(got["times"])

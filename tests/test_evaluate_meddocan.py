@@ -47,9 +47,9 @@ def _assert_perfect(r: EvaluationReport) -> None:
 
 
 def test_gold_as_prediction_is_perfect(dev: list[Document]) -> None:
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     r = evaluate(dev, dev, lang="es")
-    elapsed = time.perf_counter() - t0
+    elapsed = time.process_time() - t0
     _assert_perfect(r)
     n = sum(len(d.spans) for d in dev)
     assert r.documents == 250 and r.gold_spans == r.pred_spans == n == r.entity_exact.micro.tp

@@ -207,7 +207,7 @@ def test_tokens_argument_and_phrase_index() -> None:
 
 def test_speed_on_adversarial_capitalised_text(es: GazetteerDetector) -> None:
     text = " ".join(["Juan García Hospital Universitario De La Paz"] * 6000)  # ~270 k chars, all capitalised
-    t = time.perf_counter()
+    t = time.process_time()
     spans = es.analyze(text)
-    assert time.perf_counter() - t < 10.0
+    assert time.process_time() - t < 10.0
     assert spans

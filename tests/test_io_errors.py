@@ -308,9 +308,9 @@ def test_50mb_single_document(tmp_path: Path) -> None:
     xml.write_text(f"<r><TEXT><![CDATA[{text}]]></TEXT><TAGS/></r>", encoding="utf-8", newline="")
     for path, fmt, expected in ((tmp_path / "big", "brat", text), (jl, "jsonl", text),
                                 (xml, "xml", text.replace("\r\n", "\n"))):  # XML parsers normalise line ends
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         doc = next(cio.read(path, fmt))
-        elapsed = time.perf_counter() - t0
+        elapsed = time.process_time() - t0
         assert doc.text == expected and elapsed < 5, (fmt, elapsed)
         if fmt == "brat":
             assert [s.key for s in doc.spans] == [(age_at, age_at + 7, "EDAD")]

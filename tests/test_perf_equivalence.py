@@ -164,9 +164,9 @@ def test_long_runs_of_name_words_stay_fast() -> None:
 
     text = " ".join(["García", "López"] * 2500)
     nlp = Pipeline(Config.from_dict({"language": "es", "detectors": {"use": ["rules"]}}))
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     spans = nlp.detect_spans(Document("d", text))
-    assert time.perf_counter() - t0 < 10.0
+    assert time.process_time() - t0 < 10.0
     assert [(s.start, s.end) for s in spans] == [(0, len(text))]
 
 

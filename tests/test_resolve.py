@@ -135,8 +135,8 @@ def test_large_candidate_sets_are_fast() -> None:
 
     text = " ".join(["Juan García Hospital Universitario De La Paz y María López"] * 3000)
     cands = GazetteerDetector("es").analyze(text)
-    t = time.perf_counter()
+    t = time.process_time()
     out = Resolver().resolve(text, cands)
     out = propagate(Document("d", text), out, case="fold")
-    assert time.perf_counter() - t < 5.0
+    assert time.process_time() - t < 5.0
     assert all(a.end <= b.start for a, b in itertools.pairwise(out))

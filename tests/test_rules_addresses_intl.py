@@ -75,8 +75,8 @@ def test_place_cue_negatives(lang: str, text: str) -> None:
 def test_adversarial_inputs_are_fast() -> None:
     mixed = " ".join(["Mr.", "J.", "Van", "Smith", "Inc", "Group", "12", "Rua", "lives", "in"] * 12_000)
     line = ("12 Main 5 Apt. 3 " * 70_000)[:1_000_000]
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for text in (mixed, line, "1" * 200_000, "Apt. 5\n" * 50_000):
         for r in addresses.recognizers("en"):
             r.analyze(text)
-    assert time.perf_counter() - t0 < 30.0
+    assert time.process_time() - t0 < 30.0

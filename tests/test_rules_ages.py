@@ -124,10 +124,10 @@ def test_unknown_language() -> None:
     ("x" * 60 + " ") * 16_000,
 ])
 def test_ages_linear_on_adversarial_input(text: str) -> None:
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for lang in ("es", "en"):
         ages.recognizers(lang)[0].analyze(text)
-    assert time.perf_counter() - t0 < 5.0
+    assert time.process_time() - t0 < 5.0
 
 
 # --------------------------------------------------------------------------------------------- MEDDOCAN dev

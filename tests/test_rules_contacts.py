@@ -160,6 +160,6 @@ _ADVERSARIAL = {
 def test_adversarial_inputs_finish_quickly(name: str) -> None:
     text = _ADVERSARIAL[name]
     for det in [*contacts.recognizers("es"), contacts.recognizers("en")[0]]:
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         det.analyze(text)  # type: ignore[attr-defined]
-        assert time.perf_counter() - t0 < 5.0, (name, det.name)
+        assert time.process_time() - t0 < 5.0, (name, det.name)

@@ -34,7 +34,7 @@ CASES = [("es", name) for name in INPUTS] + [("en", "100k capitalised words"), (
 @pytest.mark.parametrize(("lang", "name"), CASES)
 def test_dates_linear_on_adversarial_input(lang: str, name: str) -> None:
     text = INPUTS[name]
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for r in dates.recognizers(lang):
         r.analyze(text)
-    assert time.perf_counter() - t0 < 5.0
+    assert time.process_time() - t0 < 5.0

@@ -148,8 +148,8 @@ def test_new_patterns_are_fast() -> None:
     lower = ("seen by maria p gonzalez at 12 main road 4 " * 10_000)[:400_000]
     lines = "\n".join(["> Abc Def", "> Ghi Jkl", "> 12 Main Street", "Spain", "NO", "1234"] * 10_000)
     recs = [*names.recognizers("en"), *organizations.recognizers("en"), *addresses.recognizers("en")]
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for text in (caps, lower, lines):
         for r in recs:
             r.analyze(text)
-    assert time.perf_counter() - t0 < 30.0
+    assert time.process_time() - t0 < 30.0

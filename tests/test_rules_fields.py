@@ -154,10 +154,10 @@ def test_english_narrative_sex_words_need_an_age() -> None:
     "1" * 1_000_000,
 ])
 def test_fields_linear_on_adversarial_input(text: str) -> None:
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for r in fields.recognizers("es"):
         r.analyze(text)
-    assert time.perf_counter() - t0 < 5.0
+    assert time.process_time() - t0 < 5.0
 
 
 # --------------------------------------------------------------------------------------------- MEDDOCAN dev

@@ -296,7 +296,7 @@ def test_new_patterns_are_linear_on_adversarial_input(lang: str) -> None:
               "Göteborg, " * 20_000 + "12.03.2021"]
     recs = [LetterLayoutRecognizer(lang), ages.recognizers(lang)[0], dates.recognizers(lang, times=False)[0]]
     for text in inputs:
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for r in recs:
             r.analyze(text)
-        assert time.perf_counter() - t0 < 3.0
+        assert time.process_time() - t0 < 3.0

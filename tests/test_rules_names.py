@@ -88,8 +88,8 @@ def test_adversarial_inputs_are_fast(lang: str, scale: int) -> None:
     line = ("Mr. Smith 12 Main " * 60_000)[:1_000_000 // scale]
     digits = "1" * (200_000 // scale)
     recs = names.recognizers(lang)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for text in (caps, line, digits):
         for r in recs:
             r.analyze(text)
-    assert time.perf_counter() - t0 < 20.0
+    assert time.process_time() - t0 < 20.0

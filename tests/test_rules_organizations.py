@@ -53,8 +53,8 @@ def test_label_is_organization() -> None:
 def test_adversarial_inputs_are_fast() -> None:
     caps = " ".join(["Abcdef", "Ghijk", "and", "Group", "Inc", "Works", "at"] * 15_000)  # 105 k words
     line = ("Acme Group works at Foo " * 45_000)[:1_000_000]
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for text in (caps, line, "1" * 200_000):
         for r in organizations.recognizers("en"):
             r.analyze(text)
-    assert time.perf_counter() - t0 < 20.0
+    assert time.process_time() - t0 < 20.0

@@ -224,8 +224,8 @@ def test_linear_time_on_many_spans() -> None:
     words = 50_000
     text = "ab " * words
     spans = [Span(3 * i, 3 * i + 2, "NAME") for i in range(words)]
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     out = anonymize(Document("big", text), spans, operators={"*": RedactOperator(text="X")})
-    elapsed = time.perf_counter() - t0
+    elapsed = time.process_time() - t0
     assert out.text == "X " * words and len(out.replacements) == words
     assert elapsed < 5.0  # ~0.3 s on the reference machine; quadratic would take minutes
