@@ -22,6 +22,10 @@ Writes ``benchmarks/results/surrogates.json`` (or ``--out``) and prints a summar
   (``clinanon.pipeline.Pipeline`` with ``detectors = ["rules"]``), the share of surrogates per category that the
   rules detector finds again with the same category (and the same share for the original spans, for reference),
   with the issue's target (>= 0.9 for dates, phones, e-mails and identifiers);
+* **self-checks** — every replaced original that passes a check the operator's parsers make (a date that parses,
+  a postcode of a known format, a city or region of the gazetteer, an age with a number) and whether its surrogate
+  passes the same check (a date of the same kind, a postcode of the same format, a gazetteer place, an age that
+  reads: never "90 o más" before a unit);
 * **throughput** — the rules pipeline as ``clinanon deidentify`` runs it (in batches of 32 notes: detection, then
   the pipeline's default operator, ``tag``) vs. the same with the ``surrogate`` operator over the whole corpus, runs
   interleaved, medians of ``--repeat`` (target: the surrogate adds at most 20%; also reported against the cheaper
@@ -30,7 +34,8 @@ Writes ``benchmarks/results/surrogates.json`` (or ``--out``) and prints a summar
   of a fresh process and a flattering repeat over the same notes for reference. ``--only-throughput`` measures
   this block alone.
 
-Usage: ``python benchmarks/surrogates.py [--data ../shared/data] [--limit N] [--repeat 7] [--only-throughput]``
+Usage: ``python benchmarks/surrogates.py [--data ../shared/data] [--limit N] [--repeat 7] [--only-throughput |
+--skip-throughput]`` (``--skip-throughput``: the quick blocks, written only to an explicit ``--out``)
 """
 
 from __future__ import annotations
@@ -56,11 +61,13 @@ from clinanon.steps.propagate import propagate
 from clinanon.taxonomy import get_scheme, parent
 from clinanon.transform import Anonymizer
 from clinanon.transform.surrogate import SurrogateOperator
-from clinanon.transform.surrogate._data import given_names, surnames
+from clinanon.transform.surrogate._data import given_names, places, surnames
 from clinanon.transform.surrogate._text import normalize
+from clinanon.transform.surrogate.ages import parse_age
 from clinanon.transform.surrogate.date_formats import parse_date
 from clinanon.transform.surrogate.names import looks_like_name
 from clinanon.transform.surrogate.operator import clear_text_caches
+from clinanon.transform.surrogate.postcodes import postcode_format
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY_A = "6b" * 32
@@ -348,6 +355,43 @@ def name_realism(docs: list[Document], outs: list[SanitizedDocument]) -> dict[st
     return {"name_words": words, "from_es_locale_lists": found, "share": round(found / max(words, 1), 4)}
 
 
+#: what follows a generalisation phrase only when it breaks the sentence ("90 o más-años", "90 or older-year-old")
+_BROKEN_AGE = re.compile(r"(?:o más|or older|of ouder|eller äldre|oder älter)\s*(?:-|\b(?:años?|years?|yo|old)\b)",
+                         re.IGNORECASE)
+
+
+def self_checks(docs: list[Document], outs: list[SanitizedDocument], lang: str = "es") -> dict[str, Any]:
+    """Surrogates that pass the checks their originals pass, read back with the operator's own parsers: a date
+    that parses (:func:`~clinanon.transform.surrogate.date_formats.parse_date`) gets a surrogate that parses as a
+    date of the same kind; a postcode of a known format one of the same format; a city or region of the gazetteer
+    a city or region of the gazetteer; an age with a number an age with a number, never a broken phrase ("90 or
+    older-year-old"). Per check: how many replaced originals passed it, and how many of their surrogates pass."""
+    places_ = places(lang).by_name
+    rows: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0])
+
+    def count(check: str, ok: bool) -> None:
+        rows[check][0] += 1
+        rows[check][1] += ok
+
+    for d, o in zip(docs, outs, strict=True):
+        for r in o.replacements:
+            orig, new = d.text[r.start:r.end].strip(), o.text[r.out_start:r.out_end].strip()
+            cat = r.category
+            if cat == "DATE":
+                p = parse_date(orig, lang)
+                if p is not None:
+                    q = parse_date(new, lang)
+                    count("date_same_kind", q is not None and q.kind == p.kind)
+            elif cat in ("LOCATION.ZIP", "LOCATION.CITY", "LOCATION.STATE") and postcode_format(orig, lang):
+                count("postcode_same_format", postcode_format(new, lang) == postcode_format(orig, lang))
+            elif cat in ("LOCATION.CITY", "LOCATION.STATE") and normalize(orig) in places_:
+                count("place_in_gazetteer", normalize(new) in places_)
+            elif cat == "AGE" and parse_age(orig, lang) is not None:
+                count("age_reads", parse_age(new, lang) is not None and not _BROKEN_AGE.search(new))
+    return {k: {"originals": v[0], "surrogates_passing": v[1], "share": round(v[1] / max(v[0], 1), 4)}
+            for k, v in sorted(rows.items())}
+
+
 def _rules_pipeline() -> Any:
     from clinanon.config import Config
     from clinanon.pipeline import Pipeline
@@ -364,7 +408,7 @@ def reparse(docs: list[Document], outs: list[SanitizedDocument]) -> dict[str, An
     def share(pairs: list[tuple[Document, list[tuple[int, int, str]]]]) -> dict[str, dict[str, Any]]:
         per: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0, 0])
         for doc, regions in pairs:
-            pred = [(s.start, s.end, nlp._category(s.label)) for s in nlp.detect_spans(doc)]
+            pred = [(s.start, s.end, nlp.scheme.category(s.label)) for s in nlp.detect_spans(doc)]
             for a, b, cat in regions:
                 over = [c for x, y, c in pred if x < b and a < y]
                 per[cat][2] += 1
@@ -519,6 +563,8 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--only-throughput", action="store_true",
                     help="measure the throughput block only (printed; written only to an explicit --out)")
+    ap.add_argument("--skip-throughput", action="store_true",
+                    help="every block but the throughput (the quick parts; written only to an explicit --out)")
     args = ap.parse_args()
     folder = args.data / "meddocan" / "dev" / "brat"
     if not folder.is_dir():
@@ -536,9 +582,12 @@ def main() -> int:
             print(f"wrote {args.out}")
         return 0
     out_path = args.out if args.out is not None else ROOT / "benchmarks" / "results" / "surrogates.json"
-    # speed first, while the process holds what a clinanon deidentify process holds (the pipeline, the notes);
-    # after the other blocks its heap is larger and scattered, and the same runs take about 4 % longer
-    tp = throughput(docs, args.repeat, _warm_docs(args.data))
+    if args.skip_throughput:
+        tp: dict[str, Any] = {"measured": False, "reason": "--skip-throughput"}
+    else:
+        # speed first, while the process holds what a clinanon deidentify process holds (the pipeline, the notes);
+        # after the other blocks its heap is larger and scattered, and the same runs take about 4 % longer
+        tp = throughput(docs, args.repeat, _warm_docs(args.data))
     outs = _run(KEY_A, docs)
     result = {
         "clinanon": __version__, "python": platform.python_version(), "corpus": "MEDDOCAN dev (gold spans)",
@@ -548,10 +597,12 @@ def main() -> int:
         "date_intervals": intervals(docs, outs),
         "names_from_locale": name_realism(docs, outs),
         "reparse_with_rules": reparse(docs, outs),
+        "self_checks": self_checks(docs, outs),
         "throughput": tp,
     }
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    if not args.skip_throughput or args.out is not None:
+        out_path.parent.mkdir(parents=True, exist_ok=True)
+        out_path.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     c, lk = result["consistency"], result["leaks"]
     iv, tp = result["date_intervals"], result["throughput"]
     print(f"consistency: same key identical={c['same_key_identical']}, "
@@ -578,8 +629,11 @@ def main() -> int:
                   f"(target {rp['target']}: {'met' if t['met'] else 'NOT met'})")
     else:
         print(f"re-parse with rules: not measured ({rp.get('reason')})")
+    for check, row in result["self_checks"].items():
+        print(f"self-check {check}: {row['surrogates_passing']}/{row['originals']} surrogates pass")
     _print_throughput(tp)
-    print(f"wrote {out_path}")
+    if not args.skip_throughput or args.out is not None:
+        print(f"wrote {out_path}")
     return 0
 
 

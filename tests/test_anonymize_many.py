@@ -179,7 +179,7 @@ def test_pipe_yields_the_documents_before_one_whose_anonymization_fails() -> Non
         def detect(self, doc: Document) -> list[Span]:
             return [Span(0, 1, "NAME.PATIENT")]
 
-    nlp = Pipeline(detectors=[Everything()])
+    nlp = Pipeline(Config(language="es"), detectors=[Everything()])  # one-letter notes: no language to identify
     nlp.anonymizer = Anonymizer({"*": FailsOnBad()})  # type: ignore[dict-item]
     docs = [Document(text="a", id="a"), Document(text="b", id="bad"), Document(text="c", id="c")]
     seen = []

@@ -71,8 +71,8 @@ def test_resume_skips_finished_and_cuts_half_written_line(tmp_path: Path) -> Non
     out = tmp_path / "out.jsonl"
     journal = journal_path(out)
     # simulate a run killed after two documents, in the middle of writing the third line
-    done = [json.dumps({"key": f"doc:d{i}", "ok": _upper(docs[i]).to_dict()}) for i in range(2)]
-    journal.write_text("\n".join(done) + '\n{"key": "doc:d2", "ok": {"id"', encoding="utf-8")
+    done = [json.dumps({"key": f"rec:{i + 1}:d{i}", "ok": _upper(docs[i]).to_dict()}) for i in range(2)]
+    journal.write_text("\n".join(done) + '\n{"key": "rec:3:d2", "ok": {"id"', encoding="utf-8")
     with pytest.raises(ClinanonError, match="--resume"):
         run_batch(cio.iter_records(src), lambda: _upper, out, "jsonl")
     calls: list[str] = []

@@ -73,7 +73,7 @@ def test_pipe_uses_the_batch_path_of_detectors_that_have_one() -> None:
             return [self.detect(a) for a in analyses]
 
     det = Counting()
-    nlp = Pipeline(detectors=[det])
+    nlp = Pipeline(Config(language="es"), detectors=[det])  # one-letter notes: no language to identify
     docs = [Document(text=f"x{i}", id=str(i)) for i in range(7)]
     out = list(nlp.pipe(docs, deidentify=False, batch_size=3))
     assert det.batches == [3, 3, 1]
@@ -89,7 +89,7 @@ def test_pipe_raises_for_the_failing_document_after_the_ones_before_it() -> None
                 raise ValueError("document 'bad' cannot be read")
             return []
 
-    nlp = Pipeline(detectors=[FailsOnBad()])
+    nlp = Pipeline(Config(language="es"), detectors=[FailsOnBad()])  # one-letter notes
     docs = [Document(text="a", id="a"), Document(text="b", id="bad"), Document(text="c", id="c")]
     seen = []
     with pytest.raises(ValueError, match="'bad'"):

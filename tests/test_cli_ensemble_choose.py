@@ -28,13 +28,23 @@ def dev(tmp_path: Path) -> Path:
     return path
 
 
-def test_chooses_per_label_prints_the_table_and_writes_a_loadable_config(dev: Path, tmp_path: Path) -> None:
+@pytest.fixture()
+def f1_profile(tmp_path: Path) -> Path:
+    """A configuration whose ensemble profile lets the strategies alone decide (no recall-first protection)."""
+    path = tmp_path / "f1.toml"
+    path.write_text('[detectors.ensemble]\nprofile = "meddocan-f1"\n', encoding="utf-8")
+    return path
+
+
+def test_chooses_per_label_prints_the_table_and_writes_a_loadable_config(dev: Path, tmp_path: Path,
+                                                                        f1_profile: Path) -> None:
     from clinanon.ensemble import Ensemble
     from clinanon.pipeline import Pipeline
 
     out = tmp_path / "ens.toml"
     result = runner.invoke(app, ["ensemble-choose", str(dev), "--member", "rules", "--member", "gold",
-                                 "--out", str(out), "--lang", "es", "-O", "control_chars=strip"])
+                                 "--out", str(out), "--lang", "es", "-O", "control_chars=strip",
+                                 "--config", str(f1_profile)])
     assert result.exit_code == 0, result.output
     # DATE: union / vote / intersection / rules all keep the rules' longer spans (rules rank first and break the
     # tie of the vote): F1 0; gold alone: F1 1. CONTACT.EMAIL: both members agree, union (the first candidate) = 1.
@@ -47,6 +57,7 @@ def test_chooses_per_label_prints_the_table_and_writes_a_loadable_config(dev: Pa
     assert cfg.detectors.ensemble.members == ["rules", "gold"]
     assert cfg.detectors.ensemble.strategies == {"CONTACT.EMAIL": "union", "DATE": "gold"}
     assert cfg.detectors.ensemble.default == "union" and cfg.detectors.models == {}
+    assert cfg.detectors.ensemble.profile == "meddocan-f1"  # written as chosen
     [ens] = Pipeline(cfg).detectors
     assert isinstance(ens, Ensemble) and ens.members == ("rules", "gold")
     doc = Document("d1", TEXT, GOLD)
@@ -54,10 +65,28 @@ def test_chooses_per_label_prints_the_table_and_writes_a_loadable_config(dev: Pa
                                                                      (61, 66, "DATE")]
 
 
-def test_json_output_has_every_candidates_score(dev: Path, tmp_path: Path) -> None:
+def test_recall_first_keeps_the_rules_dates_whatever_the_choice(dev: Path, tmp_path: Path) -> None:
+    from clinanon.pipeline import Pipeline
+
     out = tmp_path / "ens.toml"
     result = runner.invoke(app, ["ensemble-choose", str(dev), "-m", "rules", "-m", "gold", "-o", str(out), "--json",
                                  "--candidates", "union,rules,gold"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    # the default profile protects what the rules found of names, IDs, contacts and dates: no strategy drops the
+    # rules' longer dates, so every candidate scores 0 on DATE and the first one is kept
+    assert data["scores"]["DATE"] == {"union": 0.0, "rules": 0.0, "gold": 0.0}
+    cfg = Config.load(out)
+    assert cfg.detectors.ensemble.profile == "recall-first"
+    [ens] = Pipeline(cfg).detectors
+    spans = ens.detect(Document("d1", TEXT, GOLD))
+    assert [(s.start, s.end) for s in spans if s.label == "DATE"] == [(11, 21), (61, 71)]
+
+
+def test_json_output_has_every_candidates_score(dev: Path, tmp_path: Path, f1_profile: Path) -> None:
+    out = tmp_path / "ens.toml"
+    result = runner.invoke(app, ["ensemble-choose", str(dev), "-m", "rules", "-m", "gold", "-o", str(out), "--json",
+                                 "--candidates", "union,rules,gold", "-c", str(f1_profile)])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["members"] == ["rules", "gold"] and data["default"] == "union"

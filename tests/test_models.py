@@ -70,7 +70,11 @@ def test_shipped_models_and_the_default_detector() -> None:
 
     ens = models.default_detector("es", label_scheme="meddocan")
     assert isinstance(ens, Ensemble) and ens.members == ("crf", "rules")
-    assert ens.output_scheme is None and "CALLE" in ens.table.strategies
+    # recall first by default: union everywhere, the rules' names / IDs / contacts / dates protected
+    assert ens.output_scheme is None and not ens.table.strategies and ens.table.default == "union"
+    assert ens.protect is not None and "NAME" in ens.protect.categories
+    f1 = models.default_detector("es", label_scheme="meddocan", profile="meddocan-f1")
+    assert "CALLE" in f1.table.strategies and f1.protect is None  # the table chosen on MEDDOCAN dev, opt-in
     canon = models.default_detector("es")
     assert canon.scheme.name == "meddocan" and canon.output_scheme is not None
     assert canon.output_label("CALLE") == "LOCATION.STREET"

@@ -172,7 +172,8 @@ def test_quick_start_command(crf_calls: list[str], tmp_path: Path, monkeypatch: 
         assert "5 processed, 0 resumed, 0 errors" in result.output
     assert crf_calls == ["es-001", "es-001"]
     rows = [json.loads(line) for line in Path("out/notes.deid.jsonl").read_text(encoding="utf-8").splitlines()]
-    assert [r["id"] for r in rows] == ["es-001", "en-001", "nl-001", "sv-001", "de-001"]
+    # the outputs are named by record number (no surrogate key: clinanon.metadata), in input order
+    assert [r["id"] for r in rows] == [f"record-{n:06d}" for n in range(1, 6)]
     es = rows[0]["text"].splitlines()
     assert es[:4] == ["Datos del paciente.", "Nombre: [NAME].", "Apellidos: [NAME].", "NHC: [ID]."]
     assert all(r["meta"]["replacements"] for r in rows)

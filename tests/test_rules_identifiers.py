@@ -159,7 +159,7 @@ def test_named_checks_alone() -> None:
 @pytest.mark.parametrize("lang", ["en", "es", "nl", "sv", "de"])
 def test_recognizers_protocol(lang: str) -> None:
     dets = ids.recognizers(lang)
-    assert len(dets) == 2 and all(isinstance(d, Detector) for d in dets)
+    assert len(dets) == 3 and all(isinstance(d, Detector) for d in dets)
     assert ids.recognizers(lang)[0] is dets[0]
     doc = Document("d", "NHC: 1234567. MRN: 7654321. BSN 111222333.")
     for d in dets:

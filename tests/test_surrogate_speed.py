@@ -22,6 +22,7 @@ from clinanon.transform.surrogate import (
     SurrogateOperator,
     _data,
     cities,
+    countries,
     date_formats,
     dates,
     names,
@@ -225,11 +226,21 @@ def _ref_city_pool(place: _data.Place | None, lang: str) -> list[_data.Place]:
                      if c != place]
         country_wide = [p for p in P.cities_by_country.get(country, ()) if p != place]
         located = [p for p in country_wide if p.region] if place.region else []
-        return _ref_first_large([same, wider, located, country_wide])
+        return _ref_first_large([same, wider, located, country_wide]) or _ref_continent(place, lang)
     same = [p for p in P.regions_by_parent.get((country, region), ()) if p != place]
     level = [p for p in P.regions_by_country.get(country, ()) if p != place and bool(p.region) == bool(place.region)]
     pool = _ref_first_large([same, level, [p for p in P.regions_by_country.get(country, ()) if p != place]])
-    return pool or list(P.cities_by_country.get(country, ()))
+    return pool or list(P.cities_by_country.get(country, ())) or _ref_continent(place, lang)
+
+
+def _ref_continent(place: _data.Place, lang: str) -> list[_data.Place]:
+    """A place alone in its country's list: the towns of its continent (else of the home country), never none."""
+    P = _data.places(lang)
+    continent = countries._iso_continents().get(place.country, "")
+    pool = [p for c, ps in sorted(P.cities_by_country.items()) if continent
+            and countries._iso_continents().get(c) == continent for p in ps]
+    pool = pool or list(P.cities_by_country.get(_data.HOME_COUNTRY.get(lang, ""), ()))
+    return [p for p in pool if p != place]
 
 
 def test_city_pools_and_choices_match_the_list_definitions() -> None:

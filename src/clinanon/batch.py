@@ -4,7 +4,18 @@ Every input record yields either an output document or an error record. Results 
 (``.<out>.clinanon-part``, one JSON line per document, flushed after each) next to the output; when every input is
 done the journal is turned into the requested output format atomically (temp file or folder + rename) and removed.
 An interrupted run resumes with ``resume=True``: finished documents are read back from the journal, a half-written
-last line is cut off, and only the rest is processed. The final output never exists half-written.
+last line is cut off, and only the rest is processed. The final output never exists half-written. ``overwrite=True``
+starts again: it removes the journal of an unfinished run and the temporary files a killed run left next to the
+output, and replaces the output at the end.
+
+Records are numbered in input order from 1 (documents and error records alike): the journal keys a record by its
+number and its output id (so two input documents with the same id are two records), and every entry of the errors
+report carries ``record`` (that number) besides ``path``, ``line`` and ``offset``. With ``output_id`` (the
+metadata policy of :mod:`clinanon.metadata`: a keyed pseudonym or ``record-<n>``) the outputs, the journal and the
+errors report name a document by its output id only, never by its input id; ``locate`` (the reader's
+:attr:`~clinanon.io.base.ReadStats.last_path` / ``last_line``) lets an error found while a document is processed
+name the file and line it came from. An output that cannot be written (a lone surrogate in a text that a reader
+let through) becomes an error record; the run goes on.
 
 A processor with a ``many(docs)`` method (the pipeline's, see :meth:`clinanon.pipeline.Pipeline.pipe`) gets the
 documents in batches of :data:`BATCH_SIZE` (each detection step runs over the whole batch: faster); when a batch
@@ -24,6 +35,7 @@ import gc
 import json
 import multiprocessing
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
@@ -35,10 +47,15 @@ from typing import IO, Any
 from clinanon.document import Document, SanitizedDocument
 from clinanon.errors import ClinanonError, InputError
 
-__all__ = ["BATCH_SIZE", "BatchResult", "Processor", "freeze_loaded", "journal_path", "run_batch"]
+__all__ = ["BATCH_SIZE", "BatchResult", "Locate", "OutputId", "Processor", "freeze_loaded", "journal_path",
+           "run_batch"]
 
 Processor = Callable[[Document], Document | SanitizedDocument]
 Record = Document | InputError
+#: ``(record number, input id) -> output id``
+OutputId = Callable[[int, str], str]
+#: ``() -> (path, line)`` of the record read last
+Locate = Callable[[], tuple[str | None, int | None]]
 #: documents handed at once to a processor that has a ``many(docs)`` method (per worker process)
 BATCH_SIZE = 32
 _Result = tuple[str, dict[str, Any]]
@@ -51,6 +68,8 @@ class BatchResult:
     processed: int
     resumed: int
     errors: int
+    #: the reader's counters (:class:`clinanon.io.ReadStats`) when the caller passed them on, else ``None``
+    read_stats: Any = None
 
     @property
     def total(self) -> int:
@@ -65,10 +84,20 @@ def default_errors_path(out: Path) -> Path:
     return out.parent / f"{out.name}.errors.jsonl"
 
 
-def _record_key(rec: Record) -> str:
-    if isinstance(rec, Document):
-        return f"doc:{rec.id}"
-    return f"err:{rec.path}:{rec.line}:{rec.offset}:{rec.doc_id}"
+def _record_key(n: int, out_id: str | None) -> str:
+    """The journal key of record ``n``: its number and output id (``error`` for a record that is an error)."""
+    return f"rec:{n}:{out_id if out_id is not None else 'error'}"
+
+
+@dataclass(frozen=True)
+class _Item:
+    """A document on its way through the processor: its record number, ids and input location."""
+
+    n: int
+    key: str
+    in_id: str
+    out_id: str
+    where: tuple[str | None, int | None]
 
 
 def _as_output(result: Document | SanitizedDocument) -> Document:
@@ -99,6 +128,9 @@ def _read_journal(path: Path) -> set[str]:
                 entry = json.loads(raw)
             except json.JSONDecodeError:
                 break
+            if not str(entry.get("key", "")).startswith("rec:"):
+                raise ClinanonError(f"{path}: written by an older version of clinanon, which keyed records "
+                                    "differently; rerun with --overwrite to start again")
             done.add(entry["key"])
             good_end += len(raw)
     if good_end != path.stat().st_size:
@@ -199,13 +231,16 @@ def run_batch(
     progress: Callable[[int], None] | None = None,
     write_options: dict[str, Any] | None = None,
     freeze: bool = True,
+    output_id: OutputId | None = None,
+    locate: Locate | None = None,
 ) -> BatchResult:
     """Process every record and write the outputs to ``out`` in ``out_format``.
 
     ``records`` come from :func:`clinanon.io.iter_records` (documents, or errors in place of bad ones).
     ``processor_factory`` builds the per-process function (called once per worker). ``progress`` is called
     with the number of records handled so far. ``freeze``: call :func:`freeze_loaded` in each process after its
-    first batch.
+    first batch. ``output_id(n, input_id)`` names the output of record ``n`` (default: its input id) and hides the
+    input ids from the journal and the errors report; ``locate()`` says where the record read last comes from.
     """
     from clinanon import io as cio
 
@@ -213,51 +248,87 @@ def run_batch(
     errors_file = Path(errors_path) if errors_path is not None else default_errors_path(out)
     journal = journal_path(out)
     if journal.exists() and not resume:
-        raise ClinanonError(
-            f"{journal}: an earlier run into {out} did not finish; rerun with --resume to continue it, "
-            "or delete that file to start again"
-        )
+        if not overwrite:
+            raise ClinanonError(
+                f"{journal}: an earlier run into {out} did not finish; rerun with --resume to continue it, "
+                "or with --overwrite to start again"
+            )
+        journal.unlink()
     if out.exists() and not overwrite:
         raise ClinanonError(f"{out} already exists; pass --overwrite to replace it")
+    if overwrite and not resume:
+        _remove_leftovers(out, errors_file)
     done = _read_journal(journal) if resume else set()
     out.parent.mkdir(parents=True, exist_ok=True)
 
     processed = resumed = errors = 0
     handled = 0
-    with journal.open("a", encoding="utf-8") as jf:
+    with journal.open("ab") as jf:
 
-        def log(key: str, kind: str, payload: dict[str, Any]) -> None:
-            jf.write(json.dumps({"key": key, kind: payload}, ensure_ascii=False) + "\n")
+        def log(key: str, kind: str, payload: dict[str, Any], item: _Item | None = None) -> str:
+            """Append one entry; an output that cannot be encoded (a lone surrogate) is logged as an error."""
+            try:
+                line = json.dumps({"key": key, kind: payload}, ensure_ascii=False).encode("utf-8")
+            except UnicodeEncodeError:
+                if kind == "ok":
+                    err = InputError("the output cannot be written: it holds a lone surrogate (not valid Unicode "
+                                     "text); reader option errors=replace (command line: -O errors=replace) reads "
+                                     "it as U+FFFD",
+                                     doc_id=item.in_id if item is not None else None)
+                    kind, payload = "error", _report(err.to_record(), item.n if item else None,
+                                                     item.where if item else (None, None),
+                                                     item.out_id if item else None, output_id)
+                line = json.dumps({"key": key, kind: payload}).encode("ascii")  # \\u-escaped: always encodable
+            jf.write(line + b"\n")
             jf.flush()
+            return kind
 
-        def pending_docs() -> Iterator[Document]:
-            nonlocal resumed, errors, handled
-            for rec in records:
-                key = _record_key(rec)
+        def step() -> None:
+            nonlocal handled
+            handled += 1
+            if progress:
+                progress(handled)
+
+        def pending_docs() -> Iterator[tuple[_Item, Document]]:
+            nonlocal resumed, errors
+            for n, rec in enumerate(records, 1):
+                where = locate() if locate is not None else (None, None)
+                if isinstance(rec, InputError):
+                    key = _record_key(n, None)
+                    if key in done:
+                        resumed += 1
+                    else:
+                        log(key, "error", _report(rec.to_record(), n, where, None, output_id))
+                        done.add(key)
+                        errors += 1
+                    step()
+                    continue
+                out_id = output_id(n, rec.id) if output_id is not None else rec.id
+                key = _record_key(n, out_id)
                 if key in done:
                     resumed += 1
-                    handled += 1
-                    if progress:
-                        progress(handled)
-                    continue
-                if isinstance(rec, InputError):
-                    log(key, "error", rec.to_record())
-                    done.add(key)
-                    errors += 1
-                    handled += 1
-                    if progress:
-                        progress(handled)
+                    step()
                     continue
                 done.add(key)
-                yield rec
+                yield _Item(n, key, rec.id, out_id, where), rec
 
-        pending = pending_docs()
-        keyed: list[str] = []
+        items: list[_Item] = []
 
         def tracked() -> Iterator[Document]:
-            for doc in pending:
-                keyed.append(_record_key(doc))
+            for item, doc in pending_docs():
+                items.append(item)
                 yield doc
+
+        def account(i: int, kind: str, payload: dict[str, Any]) -> None:
+            nonlocal processed, errors
+            item = items[i]
+            if kind == "ok":
+                payload["id"] = item.out_id
+            else:
+                payload = _report(payload, item.n, item.where, item.out_id, output_id)
+            kind = log(item.key, kind, payload, item)
+            processed, errors = _account(kind, processed, errors)
+            step()
 
         if workers > 1:
             ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
@@ -266,22 +337,53 @@ def run_batch(
                 batches = pool.imap(_run_many, _chunks(tracked(), 8))
                 results: Iterable[_Result] = (r for batch in batches for r in batch)
                 for i, (kind, payload) in enumerate(results):
-                    processed, errors = _account(kind, processed, errors)
-                    log(keyed[i], kind, payload)
-                    handled += 1
-                    if progress:
-                        progress(handled)
+                    account(i, kind, payload)
         else:
             for i, (kind, payload) in enumerate(_process_serial(processor_factory(), tracked(), freeze)):
-                processed, errors = _account(kind, processed, errors)
-                log(keyed[i], kind, payload)
-                handled += 1
-                if progress:
-                    progress(handled)
+                account(i, kind, payload)
 
     _finish(journal, out, out_format, errors_file, overwrite=overwrite, write_options=write_options or {},
             cio_write=cio.write)
     return BatchResult(out, errors_file, processed, resumed, errors)
+
+
+def _report(record: dict[str, Any], n: int | None, where: tuple[str | None, int | None], out_id: str | None,
+            output_id: OutputId | None) -> dict[str, Any]:
+    """An errors-report entry: the record number ``n``, the input location ``where`` when the error itself has
+    none and, when ``output_id`` hides input ids, the output id in place of the input id (also where the reason
+    quotes it)."""
+    entry = dict(record)
+    entry["record"] = n
+    if entry.get("path") is None and where[0] is not None:
+        entry["path"], entry["line"] = where
+    doc_id = entry.get("doc_id")
+    if output_id is not None and doc_id is not None:
+        new = out_id if out_id is not None else output_id(n or 0, str(doc_id))
+        entry["doc_id"] = new
+        if isinstance(entry.get("reason"), str):
+            entry["reason"] = entry["reason"].replace(repr(str(doc_id)), repr(new))
+    return entry
+
+
+#: names of the temporary files and folders :func:`tempfile.mkstemp` / ``mkdtemp`` give (8 random characters)
+_TEMP_NAME = r"\.{name}\.[a-z0-9_]{{8}}(?:\.tmp)?"
+
+
+def _remove_leftovers(out: Path, errors_file: Path) -> None:
+    """The temporary files and folders that a run killed while writing ``out`` or ``errors_file`` left next to
+    them (only names of the exact shape this module and :func:`clinanon.io.atomic_open` create)."""
+    for target in (out, errors_file):
+        pattern = re.compile(_TEMP_NAME.format(name=re.escape(target.name)))
+        try:
+            entries = list(target.parent.iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            if pattern.fullmatch(entry.name):
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry, ignore_errors=True)
+                else:
+                    entry.unlink(missing_ok=True)
 
 
 def _account(kind: str, processed: int, errors: int) -> tuple[int, int]:
@@ -316,6 +418,9 @@ def _write_errors(journal: Path, errors_file: Path) -> None:
 
 
 def _dump_errors(journal: Path, fh: IO[str]) -> None:
-    for e in _journal_entries(journal):
-        if "error" in e:
-            fh.write(json.dumps(e["error"], ensure_ascii=False) + "\n")
+    """The error entries of the journal, in input order (bad records are logged as soon as they are read, the
+    documents that fail only once their batch is processed)."""
+    found = [e["error"] for e in _journal_entries(journal) if "error" in e]
+    found.sort(key=lambda err: err.get("record") or 0)
+    for err in found:
+        fh.write(json.dumps(err, ensure_ascii=False) + "\n")

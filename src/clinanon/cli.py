@@ -90,6 +90,19 @@ def _build_config(config: Path | None, lang: str | None, operator: str | None,
     return Config.from_options(config, overrides, source="command line").register_schemes()
 
 
+@contextmanager
+def _warnings_to_console() -> Iterator[None]:
+    """clinanon's warnings (a model not run on notes of another language: counts only) as ``warning:`` lines."""
+    import warnings
+
+    def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+        console.print(f"[yellow]warning:[/] {str(message).replace('[', chr(92) + '[')}", highlight=False)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
+
+
 def _reader_options(pairs: list[str] | None) -> dict[str, Any]:
     """``["control_chars=strip", "check_text=false"]`` -> reader keyword options (JSON values where they parse)."""
     opts: dict[str, Any] = {}
@@ -111,7 +124,7 @@ def _run(input_path: Path, out: Path, in_format: str | None, out_format: str | N
 
     job = prepare_batch(input_path, out, config, deidentify=deidentify, in_format=in_format, out_format=out_format,
                         read_options=read_options)
-    with _progress(job.description, job.count_inputs()) as advance:
+    with _progress(job.description, job.count_inputs()) as advance, _warnings_to_console():
         result = job.run(resume=resume, overwrite=overwrite, workers=workers, errors_path=errors, progress=advance)
     style = "red" if result.errors else "green"
     console.print(
@@ -119,15 +132,43 @@ def _run(input_path: Path, out: Path, in_format: str | None, out_format: str | N
         + (f" (errors: {result.errors_path})" if result.errors else ""),
         highlight=False,
     )
+    bad_ann = getattr(result.read_stats, "bad_annotations", 0)
+    if bad_ann:
+        console.print(f"[yellow]warning:[/] {bad_ann} .ann file(s) could not be read and were ignored (their texts "
+                      "were processed; the warnings above name them)", highlight=False)
     if result.errors:
         raise typer.Exit(1)
+
+
+def _metadata_options(cfg: Config, *, ids: str | None, keep: list[str] | None, deidentify: list[str] | None,
+                      pseudonymize: list[str] | None, dates: list[str] | None, date_method: str | None,
+                      key_file: Path | None) -> Config:
+    """``cfg`` with the command line's metadata flags added to its ``[metadata]`` section (lists are extended)."""
+    md = cfg.metadata.model_dump()
+    changed = False
+    for key, extra in (("keep_fields", keep), ("deidentify_fields", deidentify),
+                       ("pseudonymize_fields", pseudonymize), ("date_fields", dates)):
+        if extra:
+            md[key] = [*md[key], *(f for f in extra if f not in md[key])]
+            changed = True
+    for key, value in (("ids", ids), ("date_method", date_method), ("key_file", key_file)):
+        if value is not None:
+            md[key] = value
+            changed = True
+    return cfg.with_overrides(metadata=md, source="command line") if changed else cfg
 
 
 InputArg = Annotated[Path, typer.Argument(help="Input file or folder (format auto-detected).", exists=True)]
 OutOpt = Annotated[Path, typer.Option("--out", "-o", help="Output file or folder.")]
 FormatOpt = Annotated[str | None, typer.Option("--format", "-f", help="Input format (default: auto-detect).")]
 OutFormatOpt = Annotated[str | None, typer.Option("--out-format", help="Output format (default: from --out or input).")]
-LangOpt = Annotated[str | None, typer.Option("--lang", "-l", help="Language: en, es, nl, sv, de.")]
+LangOpt = Annotated[
+    str | None,
+    typer.Option("--lang", "-l", help="Language of the notes: auto (each note's own: its meta.lang, else identified "
+                                      "from its text; notes in another language, or too short to tell, go to the "
+                                      "errors report), en, es, nl, sv or de. Default: the configuration's "
+                                      "`language`, auto unless set."),
+]
 ConfigOpt = Annotated[Path | None, typer.Option("--config", "-c", help="clinanon.toml", exists=True, dir_okay=False)]
 ResumeOpt = Annotated[bool, typer.Option("--resume", help="Continue an interrupted run into the same --out.")]
 OverwriteOpt = Annotated[bool, typer.Option("--overwrite", help="Replace an existing --out.")]
@@ -166,20 +207,51 @@ def deidentify(
     ledger: Annotated[
         str | None, typer.Option("--ledger", help="Record original -> surrogate in this SQLite file or PostgreSQL URL.")
     ] = None,
+    ids: Annotated[
+        str | None, typer.Option("--ids", help="Output document ids: auto (pseudonym with a key, else sequence), "
+                                               "pseudonym, sequence (record-<n>) or keep (not PHI).")
+    ] = None,
+    keep_field: Annotated[
+        list[str] | None, typer.Option("--keep-field", help="Copy this metadata field (CSV column, JSONL meta key) "
+                                                            "as it is; repeatable. Others are dropped.")
+    ] = None,
+    deidentify_field: Annotated[
+        list[str] | None, typer.Option("--deidentify-field", help="De-identify this free-text field like the note; "
+                                                                  "repeatable.")
+    ] = None,
+    pseudonymize_field: Annotated[
+        list[str] | None, typer.Option("--pseudonymize-field", help="Replace this id field (patient, encounter) by "
+                                                                    "its keyed pseudonym; repeatable.")
+    ] = None,
+    date_field: Annotated[
+        list[str] | None, typer.Option("--date-field", help="Shift this date field (date of birth) or keep its year "
+                                                            "(see --date-method); repeatable.")
+    ] = None,
+    date_method: Annotated[
+        str | None, typer.Option("--date-method", help="Date fields: auto, shift (the note's surrogate date offset) "
+                                                       "or year.")
+    ] = None,
     resume: ResumeOpt = False,
     overwrite: OverwriteOpt = False,
     workers: WorkersOpt = 1,
     errors: ErrorsOpt = None,
     read_option: ReadOpt = None,
 ) -> None:
-    """Detect PHI and replace it; writes the sanitized documents (and their replacement log where the format can)."""
+    """Detect PHI and replace it; writes the sanitized documents (and their replacement log where the format can).
+
+    Only the sanitized text, a replaced document id and `lang` are written: other metadata (CSV columns, JSONL
+    meta) only when named by --keep-field, --deidentify-field, --pseudonymize-field, --date-field or [metadata]."""
     with _errors():
         cfg = _build_config(config, lang, operator)
-        if scope or key_file or insecure_random_key or ledger:
+        has_surrogate = any(op.operator == "surrogate" for op in cfg.operators.values())
+        if scope or insecure_random_key or ledger or (key_file and has_surrogate):
             from clinanon.transform.surrogate.cli_support import apply_surrogate_options
 
             cfg = apply_surrogate_options(cfg, scope=scope, key_file=key_file,
                                           insecure_random_key=insecure_random_key, ledger=ledger)
+        cfg = _metadata_options(cfg, ids=ids, keep=keep_field, deidentify=deidentify_field,
+                                pseudonymize=pseudonymize_field, dates=date_field, date_method=date_method,
+                                key_file=key_file if key_file and not has_surrogate else None)
         _run(input_path, out, in_format, out_format, cfg, deidentify=True, resume=resume, overwrite=overwrite,
              workers=workers, errors=errors, read_options=_reader_options(read_option))
 
@@ -234,7 +306,8 @@ def evaluate(
             raise _fail("give exactly one of --pred (a prediction file) or --config (a pipeline to run)")
         gold_docs = list(cio.read(gold, gold_format))
         cfg = _build_config(config, lang, None, scheme) if config is not None else None
-        language = lang or (cfg.language if cfg else "es")
+        # the tokens the metrics count are the same in every language: a fixed one only where none is given
+        language = (lang if lang and lang != "auto" else None) or (cfg.given_language if cfg else None) or "es"
         if pred is not None:
             pred_docs = list(cio.read(pred, pred_format))
         else:
@@ -398,6 +471,7 @@ def ensemble_toml(cfg: Config, table: Any, *, source: str = "") -> str:
     if e.tiebreak is not None:
         ensemble["tiebreak"] = e.tiebreak
     ensemble["strategies"] = dict(sorted(table.strategies.items()))
+    ensemble.update(e.model_dump(include={"profile", "protect", "protect_min_score"}))  # chosen under these
     detectors["ensemble"] = ensemble
     header = [f"# clinanon ensemble chosen on dev by `clinanon ensemble-choose`{f' ({source})' if source else ''}.",
               "# Use it as --config, or copy label_scheme and the [detectors] keys into your configuration",
@@ -445,7 +519,9 @@ def ensemble_choose(
         names, models = _member_specs(member)
         base = _build_config(config, lang, None, scheme)
         detectors = {**base.detectors.model_dump(), "use": ["ensemble"], "models": {**base.detectors.models, **models},
-                     "ensemble": {"members": names, "default": default, "tiebreak": tiebreak}}
+                     "ensemble": {**base.detectors.ensemble.model_dump(include={"profile", "protect",
+                                                                                "protect_min_score"}),
+                                  "members": names, "default": default, "tiebreak": tiebreak}}
         cfg = base.with_overrides(detectors=detectors, source="command line")
         ens = get_detector_factory("ensemble")(cfg)
         try:  # options are checked when the reader is made, before any document is read
@@ -502,6 +578,9 @@ def keygen(
     from clinanon.transform.surrogate.cli_support import keygen as make_key
 
     with _errors():
+        if path.exists() and not force:
+            raise ClinanonError(f"{path}: key file already exists; pass --force to replace it (outputs made with "
+                                "the old key can then no longer be reproduced or linked)")
         console.print(make_key(path, overwrite=force), highlight=False)
 
 
@@ -558,13 +637,19 @@ def models(
 
 @app.command()
 def formats() -> None:
-    """List the corpus formats clinanon reads and writes."""
+    """List the corpus formats clinanon reads and writes, with the options of each reader (--read-option)."""
     from clinanon import io as cio
 
     table = Table("format", "suffixes", "description", title="formats")
     for name, fmt in cio.FORMATS.items():
         table.add_row(name, " ".join(fmt.suffixes), fmt.description)
     stdout.print(table)
+    options = Table("format", "reader option (-O KEY=VALUE)", "default", "what it does", title="reader options")
+    for name in cio.FORMATS:
+        for opt in cio.reader_options(name):
+            default = "-" if opt.default is None else json.dumps(opt.default)
+            options.add_row(name, opt.name, default, opt.help)
+    stdout.print(options)
 
 
 def main() -> None:

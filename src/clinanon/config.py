@@ -20,7 +20,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -28,8 +28,8 @@ from clinanon.errors import ConfigError
 from clinanon.lang import Language
 from clinanon.taxonomy import CANONICAL_CATEGORIES, LabelScheme, get_scheme, list_schemes, register_scheme
 
-__all__ = ["DEFAULT_CONFIG_TOML", "Config", "DetectorsConfig", "ListsConfig", "OperatorConfig", "SchemeConfig",
-           "read_toml", "resolve_path"]
+__all__ = ["DEFAULT_CONFIG_TOML", "Config", "DetectorsConfig", "ListsConfig", "MetadataConfig", "OperatorConfig",
+           "SchemeConfig", "read_toml", "resolve_path"]
 
 
 
@@ -71,7 +71,8 @@ class OperatorConfig(BaseModel):
 
 
 class EnsembleConfig(_Strict):
-    """Members (registered detector names, in priority order) combined per label (see clinanon.ensemble)."""
+    """Members (registered detector names, in priority order) combined per label (see clinanon.ensemble), and the
+    profile of both the ``ensemble`` detector and the ``default`` detector's Spanish ensemble (rules + CRF)."""
 
     members: list[str] = Field(default_factory=lambda: ["crf", "rules"])
     #: union | vote | intersection | <member name>, for labels without an entry in ``strategies``
@@ -81,6 +82,23 @@ class EnsembleConfig(_Strict):
     #: a strategy table written by Ensemble.choose (overrides the two keys above)
     strategies_file: Path | None = None
     tiebreak: str | None = None
+    #: ``recall-first``: what the ``rules`` member found of the ``protect`` categories is never dropped, whatever
+    #: the strategies say (the ``default`` detector: union everywhere); ``meddocan-f1``: the strategies alone
+    #: decide (the ``default`` detector: the per-label table chosen for F1 on MEDDOCAN dev, shipped with the model)
+    profile: Literal["recall-first", "meddocan-f1"] = "recall-first"
+    #: recall-first: the canonical categories (a type covers its subtypes) whose rule spans are kept
+    protect: list[str] = Field(default_factory=lambda: ["NAME", "ID", "CONTACT", "DATE"])
+    #: recall-first: rule spans scoring below this are not protected
+    protect_min_score: float = Field(0.5, ge=0.0, le=1.0)
+
+    @field_validator("protect")
+    @classmethod
+    def _check_protect(cls, v: list[str]) -> list[str]:
+        for category in v:
+            if category not in CANONICAL_CATEGORIES:
+                raise ValueError(f"{category!r} is not a canonical category; use some of "
+                                 f"{', '.join(CANONICAL_CATEGORIES)}")
+        return v
 
 
 class DetectorsConfig(_Strict):
@@ -119,6 +137,44 @@ class ListsConfig(_Strict):
         return out
 
 
+class MetadataConfig(_Strict):
+    """What ``clinanon deidentify`` keeps of each note's metadata (CSV columns, JSONL ``meta`` and other keys):
+    by default only the document id, replaced, and ``lang`` — see :mod:`clinanon.metadata`. A field may be named
+    in one list only."""
+
+    #: the output document id: auto (pseudonym with a surrogate key, else sequence) | pseudonym (keyed HMAC of the
+    #: input id) | sequence (``record-<n>``, the record's number in the input) | keep (the input id: not PHI)
+    ids: Literal["auto", "pseudonym", "sequence", "keep"] = "auto"
+    #: fields copied as they are
+    keep_fields: list[str] = Field(default_factory=list)
+    #: free-text fields run through the pipeline, like the note
+    deidentify_fields: list[str] = Field(default_factory=list)
+    #: identifier fields (patient, encounter) replaced by their keyed pseudonym (needs a surrogate key)
+    pseudonymize_fields: list[str] = Field(default_factory=list)
+    #: date fields (date of birth) shifted or generalised to the year, see ``date_method``
+    date_fields: list[str] = Field(default_factory=list)
+    #: auto (shift when the DATE operator is ``surrogate`` in patient or corpus scope, else year) | shift | year
+    date_method: Literal["auto", "shift", "year"] = "auto"
+    #: the patient id field for ``date_method = "shift"`` when no surrogate operator names one
+    patient_field: str = "patient_id"
+    #: the key of the pseudonyms (else the surrogate operator's key, else $CLINANON_SURROGATE_KEY)
+    key_file: Path | None = None
+
+    @model_validator(mode="after")
+    def _one_list_per_field(self) -> MetadataConfig:
+        seen: dict[str, str] = {}
+        for what in ("keep_fields", "deidentify_fields", "pseudonymize_fields", "date_fields"):
+            for name in getattr(self, what):
+                if not name:
+                    raise ValueError(f"{what}: empty field name")
+                if name == "replacements":
+                    raise ValueError(f"{what}: 'replacements' is written by clinanon itself (the replacement log)")
+                if name in seen and seen[name] != what:
+                    raise ValueError(f"field {name!r} is listed in both {seen[name]} and {what}")
+                seen[name] = what
+        return self
+
+
 class SchemeConfig(_Strict):
     """A user label scheme: native label -> canonical category."""
 
@@ -132,7 +188,10 @@ class SchemeConfig(_Strict):
 
 
 class Config(_Strict):
-    language: Language = "es"
+    #: the language of every note (``en``, ``es``, ``nl``, ``sv``, ``de``), or ``auto`` (the default): each note's own,
+    #: its ``meta.lang`` when set, else identified from its text (:mod:`clinanon.lang.identify`); a note in another
+    #: language, or whose language cannot be told, is refused (an error naming the note, never processed silently)
+    language: Language | Literal["auto"] = "auto"
     #: the native labels predictions carry (``canonical`` keeps clinanon's categories)
     label_scheme: str = "canonical"
     detectors: DetectorsConfig = Field(default_factory=DetectorsConfig)
@@ -145,8 +204,30 @@ class Config(_Strict):
     #: always PHI wherever it occurs (whole words)
     deny: ListsConfig = Field(default_factory=ListsConfig)
     schemes: list[SchemeConfig] = Field(default_factory=list)
+    #: what de-identified outputs keep of the notes' metadata (ids, columns, meta fields)
+    metadata: MetadataConfig = Field(default_factory=MetadataConfig)
     #: the folder relative paths in this config are resolved against (set by ``load``)
     base_dir: Path | None = Field(default=None, exclude=True)
+
+    @field_validator("language", mode="before")
+    @classmethod
+    def _language_auto(cls, v: Any) -> Any:
+        """``None`` (no language given) means ``auto``."""
+        return "auto" if v is None else v
+
+    @property
+    def given_language(self) -> str | None:
+        """The language every note is in (``language`` when given), ``None`` for ``auto``."""
+        return None if self.language == "auto" else str(self.language)
+
+    @property
+    def default_language(self) -> str:
+        """The language of what is built before a note is read: a detector's fallback when it is called outside a
+        pipeline on a document without ``meta.lang``, the ``default`` detector's first build, the operators'
+        default locale. ``language`` when given; with ``auto``, ``es``: the language of the shipped model, which
+        so loads (and fails on a broken install) before the first note. A pipeline never gives a note this
+        language in ``auto`` mode: each note's language is its own (:meth:`clinanon.analysis.Analysis.of`)."""
+        return self.given_language or "es"
 
     @field_validator("operators")
     @classmethod
@@ -250,8 +331,10 @@ DEFAULT_CONFIG_TOML = """\
 # clinanon configuration (TOML). Every key is optional; these are the defaults.
 # Validate with: clinanon deidentify --config clinanon.toml ...  (errors name the key)
 
-# Language of the notes: en, es, nl, sv, de (tokenizer, rules, gazetteers, month names).
-language = "es"
+# Language of the notes: en, es, nl, sv, de (tokenizer, rules, gazetteers, month names), or "auto": each note's
+# own, its meta.lang when set, else identified from its text; a note in another language, or too short to tell,
+# is refused (the errors report names it) instead of being processed in the wrong language.
+language = "auto"
 
 # Labels of the spans clinanon writes and evaluates: a registered scheme
 # (canonical, i2b2-2014, meddocan, hipaa, nubes-phi, stockholm-epr, tab, ontonotes, presidio: see `clinanon labels`)
@@ -260,7 +343,7 @@ label_scheme = "canonical"
 
 [detectors]
 # Detectors run in this order; their candidates are merged by the resolver.
-#   default:  per document (its meta.lang, else `language`): for Spanish the rules + the shipped CRF model
+#   default:  per document (its language, see above): for Spanish the rules + the shipped CRF model
 #             (es-meddocan-crf, see `clinanon models`), for the other languages the rules alone
 #   rules:    patterns + gazetteers only (no model)
 #   crf, spacy, ensemble: your own models (below), gold: the documents' own spans
@@ -273,6 +356,16 @@ propagate_names = true
 # gazetteers = { surname = "my_surnames.txt" }
 # Trained models (`clinanon train`), used when their detector is in `use`.
 # models = { crf = "models/crf-meddocan" }
+
+# [detectors.ensemble]
+# How the Spanish default (rules + CRF) and the `ensemble` detector combine their members:
+#   recall-first: what the rules found of the `protect` categories is never dropped (where the CRF disagrees on
+#                 its extent, the union of both is replaced)
+#   meddocan-f1:  the per-label strategies chosen for F1 on MEDDOCAN dev; names need the CRF's vote (fewer false
+#                 positives on MEDDOCAN-style case reports, names leak in other styles)
+# profile = "recall-first"
+# protect = ["NAME", "ID", "CONTACT", "DATE"]
+# protect_min_score = 0.5
 
 # What to do with each canonical category (`clinanon labels canonical`): the most specific key wins
 # (NAME.PATIENT beats NAME beats "*"). Operators: redact, tag, suppress, keep.
@@ -305,4 +398,25 @@ files = []
 # [[schemes]]
 # name = "my-corpus"
 # labels = { PATIENT_NAME = "NAME.PATIENT", DOB = "DATE" }
+
+# What `clinanon deidentify` writes besides the sanitized text. Safe by default: CSV columns and JSONL meta
+# fields are DROPPED unless listed below (only `lang` and the replacement log are kept), and the document id
+# is replaced. `clinanon detect` (original text + spans) keeps ids and metadata as they are.
+[metadata]
+# Output ids: "auto" = "pseudonym" when a surrogate key is given (--key-file, the surrogate operator's key or
+# $CLINANON_SURROGATE_KEY; keyed HMAC of the input id: the same in every run with that key) else "sequence"
+# (record-<n>: the record's number in the input, as in the errors report); "keep" only for ids that are not PHI.
+ids = "auto"
+# Fields copied as they are (e.g. ward, note type).
+keep_fields = []
+# Free-text fields run through the pipeline like the note (same surrogates and date shift as the note).
+deidentify_fields = []
+# Patient / encounter ids replaced by their keyed pseudonym (needs a key; equal values stay equal: tables join).
+pseudonymize_fields = []
+# Structured dates (date of birth): shifted by the note's surrogate date offset, or kept as the year only.
+date_fields = []
+# "auto": "shift" when the DATE operator is surrogate in patient or corpus scope, else "year".
+date_method = "auto"
+# patient_field = "patient_id"     # whose offset "shift" uses when no surrogate operator names the field
+# key_file = "secret.key"          # the pseudonyms' key, when no surrogate operator has one
 """

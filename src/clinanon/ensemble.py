@@ -10,7 +10,10 @@ An ensemble is a recipe: its members (detectors) and the steps that combine what
    ``analysis.candidates`` as features, so the rules run once per note);
 2. :class:`~clinanon.steps.combine.Select` prepares each member's spans (score filter, a member whose spans may
    overlap resolved, labels in the ensemble's ``scheme``) and selects per label (``union``, ``vote``,
-   ``intersection`` or a member), then makes them non-overlapping;
+   ``intersection`` or a member), then makes them non-overlapping; with ``protect`` (a
+   :class:`~clinanon.steps.combine.Protection`), what the rules found of the protected categories (names, IDs,
+   contacts, dates) is never dropped, whatever the strategies say (recall first: see
+   :mod:`clinanon.steps.combine`);
 3. :class:`~clinanon.steps.propagate.Propagate` finds the names again everywhere in the note (``propagate_names``);
 4. :class:`~clinanon.steps.repair.Repair` mends what is wrong in any corpus (a kinship word in "médico de
    familia" names no one, an institution's name running into an address ...) (``repair``);
@@ -31,13 +34,13 @@ from clinanon.detect.base import BaseDetector, Detector, may_overlap, run_detect
 from clinanon.document import Document, Span
 from clinanon.errors import ConfigError
 from clinanon.steps.base import Step, run_steps
-from clinanon.steps.combine import BUILTIN_STRATEGIES, Select, StrategyTable
+from clinanon.steps.combine import BUILTIN_STRATEGIES, Protection, Select, StrategyTable
 from clinanon.steps.propagate import Propagate
 from clinanon.steps.repair import Repair
 from clinanon.steps.scheme import MinScore, ToScheme
 from clinanon.taxonomy import LabelScheme, get_scheme
 
-__all__ = ["BUILTIN_STRATEGIES", "Ensemble", "StrategyTable", "choose_strategies", "label_f1"]
+__all__ = ["BUILTIN_STRATEGIES", "Ensemble", "Protection", "StrategyTable", "choose_strategies", "label_f1"]
 
 
 class Ensemble(BaseDetector):
@@ -49,7 +52,8 @@ class Ensemble(BaseDetector):
     member that breaks a tie of a vote among an even number of members. ``min_score``: per member (missing:
     0.5 for ``rules_member``, 0.0 otherwise). ``propagate_names``, ``repair``: steps 3 and 4. ``lang``: the
     language of notes whose ``meta`` names none. ``output_scheme``: the scheme :meth:`detect` returns labels in
-    (default: ``scheme``).
+    (default: ``scheme``). ``protect``: the member spans no strategy drops (``None``: none; see
+    :class:`~clinanon.steps.combine.Protection`).
     """
 
     name = "ensemble"
@@ -70,6 +74,7 @@ class Ensemble(BaseDetector):
         lang: str = "es",
         output_scheme: str | None = None,
         repair: bool = True,
+        protect: Protection | None = None,
     ) -> None:
         if not detectors:
             raise ConfigError("an ensemble needs at least one detector")
@@ -83,7 +88,7 @@ class Ensemble(BaseDetector):
         scores = {m: (0.5 if m == rules_member else 0.0) for m in self.members}
         scores.update(min_score or {})
         self.selection = Select({m: may_overlap(d) for m, d in self.detectors.items()}, self.scheme, table,
-                                tiebreak=tiebreak, priority=priority, min_score=scores)
+                                tiebreak=tiebreak, priority=priority, min_score=scores, protect=protect)
         self.rules_member = rules_member
         self.propagate_names = propagate_names
         self.repair = repair
@@ -96,8 +101,9 @@ class Ensemble(BaseDetector):
         self._steps = self.steps()
 
     def __repr__(self) -> str:
+        protect = (f", protect={'+'.join(self.protect.categories)}" if self.protect is not None else "")
         return (f"Ensemble(members={list(self.members)!r}, scheme={self.scheme.name!r}, "
-                f"default={self.table.default!r}, per_label={len(self.table.strategies)})")
+                f"default={self.table.default!r}, per_label={len(self.table.strategies)}{protect})")
 
     @property
     def table(self) -> StrategyTable:
@@ -108,6 +114,10 @@ class Ensemble(BaseDetector):
         for label, strat in [*table.strategies.items(), ("(default)", table.default)]:
             self.selection.check_strategy(label, strat)
         self.selection.table = table
+
+    @property
+    def protect(self) -> Protection | None:
+        return self.selection.protect
 
     @property
     def tiebreak(self) -> str:
@@ -195,7 +205,7 @@ class Ensemble(BaseDetector):
                 table: StrategyTable | None = None) -> list[Span]:
         """Select, propagate and repair prepared member spans: sorted, non-overlapping, in the target scheme."""
         a = self.analysis(doc)
-        spans = self.selection.combine(prepared, table)
+        spans = self.selection.combine(prepared, table, a.text)
         for step in self._steps[1:]:
             if isinstance(step, ToScheme):
                 break

@@ -8,10 +8,21 @@ A model is a directory with a ``meta.json`` (written by ``clinanon train`` or ``
   models folder) or, when none is given, of the ``CLINANON_MODELS`` environment variable.
 
 :func:`default_detector` is what the ``default`` detector (the configuration's default) means for one language:
-for Spanish, the rules and the shipped CRF combined by an :class:`~clinanon.ensemble.Ensemble` (with the
-per-label strategy table shipped next to the model, chosen on dev by a model trained on train only); for every
-other language, the rules alone. The pipeline picks it per document (``meta["lang"]``, else the configured
-language) through :class:`clinanon.pipeline.LanguageDispatch`, building each language's detector once.
+for Spanish, the rules and the shipped CRF combined by an :class:`~clinanon.ensemble.Ensemble`; for every
+other language, the rules alone.
+
+How the Spanish ensemble combines its members is a **profile** (configuration: ``detectors.ensemble.profile``):
+
+* ``recall-first`` (the default): every label is the union of both members, and what the rules found of the
+  protected categories (names, IDs, contacts, dates, with a score of at least 0.5) is never dropped: where the
+  CRF disagrees on its extent, the union of both extents is replaced (:class:`~clinanon.steps.combine.Protection`).
+  A privacy tool's default should not need a model's agreement to hide a name that a rule found.
+* ``meddocan-f1``: the per-label strategy table shipped next to the model (``strategies.json``, chosen for F1 on
+  MEDDOCAN dev by a model trained on train only) and no protection: names need the CRF's vote. Best on notes in
+  MEDDOCAN's style, it leaks names the rules found in other styles (``benchmarks/recall_first.py`` measures both).
+
+The pipeline picks the detector per document (``meta["lang"]``, else the configured language) through
+:class:`clinanon.pipeline.LanguageDispatch`, building each language's detector once.
 """
 
 from __future__ import annotations
@@ -26,13 +37,16 @@ from typing import Any, Literal
 
 from clinanon.errors import ConfigError, InputError
 
-__all__ = ["DEFAULT_MODELS", "ENV_VAR", "ModelInfo", "default_detector", "default_model", "find_model",
-           "list_models", "shipped_dir"]
+__all__ = ["DEFAULT_MODELS", "DEFAULT_PROFILE", "ENV_VAR", "PROFILES", "ModelInfo", "default_detector",
+           "default_model", "find_model", "list_models", "profile_selection", "shipped_dir"]
 
 ENV_VAR = "CLINANON_MODELS"
 #: language -> the shipped model the ``default`` detector uses
 DEFAULT_MODELS: dict[str, str] = {"es": "es-meddocan-crf"}
 STRATEGY_FILE = "strategies.json"
+#: the profiles of the default ensemble (see the module docstring); the first is the default
+PROFILES: tuple[str, ...] = ("recall-first", "meddocan-f1")
+DEFAULT_PROFILE = "recall-first"
 
 
 @dataclass(frozen=True)
@@ -138,20 +152,43 @@ def default_model(lang: str) -> ModelInfo | None:
     return _info(path, "shipped") if (path / "meta.json").is_file() else None
 
 
+def profile_selection(profile: str, model_dir: Path | None = None, *,
+                      protect: Any = None) -> tuple[Any, Any]:
+    """The strategy table and the protection of a profile (see the module docstring), as
+    ``(StrategyTable, Protection | None)``.
+
+    ``model_dir``: where ``meddocan-f1`` reads its table (``strategies.json``; missing: ``union`` everywhere).
+    ``protect``: the :class:`~clinanon.steps.combine.Protection` of ``recall-first`` (default: names, IDs,
+    contacts and dates of the ``rules`` member scoring at least 0.5)."""
+    from clinanon.ensemble import Protection, StrategyTable
+
+    if profile == "recall-first":
+        return StrategyTable(default="union"), (protect if protect is not None else Protection())
+    if profile == "meddocan-f1":
+        table_path = model_dir / STRATEGY_FILE if model_dir is not None else None
+        table = StrategyTable.load(table_path) if table_path is not None and table_path.is_file() else StrategyTable()
+        return table, None
+    raise ConfigError(f"unknown ensemble profile {profile!r}; expected one of: {', '.join(PROFILES)}")
+
+
 def default_detector(lang: str, *, label_scheme: str = "canonical", rules: Any = None,
-                     model: str | Path | None = None, strategies: Any = None) -> Any:
+                     model: str | Path | None = None, strategies: Any = None, profile: str = DEFAULT_PROFILE,
+                     protect: Any = None) -> Any:
     """The ``default`` detector for ``lang``: rules + the shipped CRF ensemble where a model ships (Spanish),
     else the rules alone.
 
     ``label_scheme``: the scheme of the output labels (the pipeline's); the members vote in the model's own
     labels (MEDDOCAN for the shipped model), as in ``benchmarks/meddocan.py``.
     ``rules``: a configured :class:`RulesDetector` (default: ``RulesDetector(lang)``).
-    ``model``: another CRF model directory; ``strategies``: a :class:`StrategyTable` (default: the one shipped
-    with the model, else ``union``)."""
+    ``model``: another CRF model directory. ``profile``: ``recall-first`` (default) or ``meddocan-f1``
+    (:func:`profile_selection`); ``strategies``: a :class:`StrategyTable` that replaces the profile's table (its
+    protection stays); ``protect``: the protection of ``recall-first``."""
     from clinanon.detect.crf import CRFDetector
     from clinanon.detect.rules.detector import RulesDetector
-    from clinanon.ensemble import Ensemble, StrategyTable
+    from clinanon.ensemble import Ensemble
 
+    if profile not in PROFILES:
+        raise ConfigError(f"unknown ensemble profile {profile!r}; expected one of: {', '.join(PROFILES)}")
     rules = rules if rules is not None else RulesDetector(lang)
     if model is not None:
         model_dir: Path | None = Path(model)
@@ -162,10 +199,8 @@ def default_detector(lang: str, *, label_scheme: str = "canonical", rules: Any =
         return rules
     crf = CRFDetector.load(model_dir)
     native = str(crf.label_scheme or label_scheme)  # members vote in the model's labels (as benchmarked)
-    if strategies is None:
-        table_path = model_dir / STRATEGY_FILE
-        table = StrategyTable.load(table_path) if table_path.is_file() else StrategyTable()
-    else:
+    table, protection = profile_selection(profile, model_dir, protect=protect)
+    if strategies is not None:
         table = strategies
     return Ensemble({"crf": crf, "rules": rules}, scheme=native, table=table, tiebreak="crf", lang=lang,
-                    output_scheme=label_scheme)
+                    output_scheme=label_scheme, protect=protection)

@@ -150,7 +150,7 @@ class RulesParams(DetectorParams):
     @classmethod
     def from_config(cls, config: Config) -> Self:
         return cls(
-            language=config.language,
+            language=config.default_language,
             user_lists={k: config.resolve_path(v) for k, v in config.detectors.gazetteers.items()},
             allow=config.allow.load(config.base_dir),
             deny=config.deny.load(config.base_dir),
@@ -263,11 +263,16 @@ class EnsembleParams(DetectorParams):
     tiebreak: str | None = None
     propagate_names: bool = True
     language: str
+    #: the categories whose ``rules`` spans are never dropped (profile ``recall-first``; ``None``: no protection)
+    protect: tuple[str, ...] | None = None
+    protect_min_score: float = 0.5
 
     @classmethod
     def from_config(cls, config: Config) -> Self:
         e = config.detectors.ensemble
         return cls(
+            protect=tuple(e.protect) if e.profile == "recall-first" else None,
+            protect_min_score=e.protect_min_score,
             members={name: get_detector_factory(name)(config) for name in e.members},
             scheme=config.label_scheme,
             strategies=dict(e.strategies),
@@ -275,19 +280,21 @@ class EnsembleParams(DetectorParams):
             strategies_file=config.resolve_path(e.strategies_file) if e.strategies_file is not None else None,
             tiebreak=e.tiebreak,
             propagate_names=config.detectors.propagate_names,
-            language=config.language,
+            language=config.default_language,
         )
 
 
 def _ensemble(params: EnsembleParams) -> Detector:
-    from clinanon.ensemble import Ensemble, StrategyTable
+    from clinanon.ensemble import Ensemble, Protection, StrategyTable
 
     if params.strategies_file is not None:
         table = StrategyTable.load(params.strategies_file)
     else:
         table = StrategyTable(dict(params.strategies), params.default)
+    protect = (Protection(categories=params.protect, min_score=params.protect_min_score)
+               if params.protect is not None else None)
     return Ensemble(dict(params.members), scheme=params.scheme, table=table, tiebreak=params.tiebreak,
-                    propagate_names=params.propagate_names, lang=params.language)
+                    propagate_names=params.propagate_names, lang=params.language, protect=protect)
 
 
 # --- default -------------------------------------------------------------------------------------------------
@@ -299,18 +306,26 @@ class DefaultParams(DetectorParams):
 
     rules: RulesParams
     label_scheme: str
+    #: ``detectors.ensemble``: the profile of the Spanish ensemble and what ``recall-first`` protects
+    profile: str = "recall-first"
+    protect: tuple[str, ...] = ("NAME", "ID", "CONTACT", "DATE")
+    protect_min_score: float = 0.5
 
     @classmethod
     def from_config(cls, config: Config) -> Self:
-        return cls(rules=RulesParams.from_config(config), label_scheme=config.label_scheme)
+        e = config.detectors.ensemble
+        return cls(rules=RulesParams.from_config(config), label_scheme=config.label_scheme, profile=e.profile,
+                   protect=tuple(e.protect), protect_min_score=e.protect_min_score)
 
 
 def _language_default(params: DefaultParams, lang: str) -> Detector:
     """The ``default`` detector of one language: rules + the shipped CRF (Spanish), the rules alone elsewhere."""
+    from clinanon.ensemble import Protection
     from clinanon.models import default_detector
 
     rules = params.rules if lang == params.rules.language else params.rules.model_copy(update={"language": lang})
-    return default_detector(lang, label_scheme=params.label_scheme, rules=_rules(rules))
+    return default_detector(lang, label_scheme=params.label_scheme, rules=_rules(rules), profile=params.profile,
+                            protect=Protection(categories=params.protect, min_score=params.protect_min_score))
 
 
 def _default(params: DefaultParams) -> Detector:

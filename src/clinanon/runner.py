@@ -6,6 +6,17 @@ label schemes and builds the pipeline once, so that a bad configuration or a mis
 is written; the :class:`BatchJob` it returns runs :func:`clinanon.batch.run_batch` (journal, resume, errors report,
 worker processes), reporting progress through a callback. :func:`run_pipeline` does both.
 
+Each note is processed in its language (``meta.lang``, else the configuration's ``language``, else -- ``auto`` --
+identified from its text); a note in an unsupported language, or too short to tell, is not processed: it becomes
+a record of the errors report (:class:`~clinanon.lang.identify.LanguageRefused`: the reason, never the text).
+
+De-identification applies the configuration's metadata policy (:mod:`clinanon.metadata`, ``[metadata]``): the
+outputs keep the sanitized text, a replaced document id, ``lang`` and the fields the policy lists; the errors
+report names documents by record number, file and line and by their output id. ``detect`` writes the original
+texts with their ids and metadata (for evaluation). When no detector reads the input's own spans (``gold``), a
+BRAT ``.ann`` file that cannot be read does not stop its document: it is read without spans, with a warning, and
+counted (:attr:`clinanon.io.ReadStats.bad_annotations`, in :attr:`BatchResult.read_stats`).
+
 >>> from clinanon.runner import run_pipeline                               # doctest: +SKIP
 >>> run_pipeline("notes.jsonl", "deid.jsonl", Config.load("clinanon.toml"))  # doctest: +SKIP
 BatchResult(out=..., processed=..., resumed=0, errors=0)
@@ -15,6 +26,7 @@ Layering: above :mod:`clinanon.pipeline` and :mod:`clinanon.batch`, below :mod:`
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,39 +35,65 @@ from typing import Any
 from clinanon.batch import BatchResult, run_batch
 from clinanon.config import Config
 from clinanon.document import Document, SanitizedDocument
+from clinanon.errors import ConfigError
+from clinanon.metadata import MetadataPolicy
 
 __all__ = ["BatchJob", "PipelineFactory", "PipelineProcessor", "count_inputs", "output_format", "prepare_batch",
-           "run_pipeline"]
+           "run_pipeline", "uses_gold"]
 
 
 class PipelineProcessor:
     """One document (``__call__``) or a batch (``many``: each detection step over the whole batch) through a
-    pipeline: de-identified (a :class:`~clinanon.document.SanitizedDocument`) or detected only (the document with
-    the predicted spans)."""
+    pipeline: de-identified (a :class:`~clinanon.document.SanitizedDocument` whose metadata is what ``policy``
+    keeps, when there is one) or detected only (the document with the predicted spans)."""
 
-    def __init__(self, nlp: Any, deidentify: bool) -> None:
+    def __init__(self, nlp: Any, deidentify: bool, policy: MetadataPolicy | None = None) -> None:
         self.nlp = nlp
         self.deidentify = deidentify
+        self.policy = policy
 
     def __call__(self, doc: Document) -> Document | SanitizedDocument:
-        return self.nlp.deidentify(doc) if self.deidentify else self.nlp.detect(doc)
+        if not self.deidentify:
+            return self.nlp.detect(doc)  # type: ignore[no-any-return]
+        out = self.nlp.deidentify(doc)
+        return out if self.policy is None else self.policy.apply([doc], [out], self._deidentify_many)[0]
 
     def many(self, docs: Sequence[Document]) -> list[Document | SanitizedDocument]:
-        return list(self.nlp.pipe(docs, deidentify=self.deidentify, batch_size=max(1, len(docs))))
+        if not self.deidentify:
+            return list(self.nlp.pipe(docs, deidentify=False, batch_size=max(1, len(docs))))
+        outs = self._deidentify_many(docs)
+        return list(outs if self.policy is None else self.policy.apply(docs, outs, self._deidentify_many))
+
+    def _deidentify_many(self, docs: Sequence[Document]) -> list[SanitizedDocument]:
+        return list(self.nlp.pipe(docs, deidentify=True, batch_size=max(1, len(docs))))
 
 
 @dataclass(frozen=True)
 class PipelineFactory:
     """Picklable: builds the pipeline's processor inside each worker process (the configuration's own label
-    schemes registered there too)."""
+    schemes registered there too). De-identification applies the configuration's metadata policy unless
+    ``metadata`` is false (then outputs keep the input's ids and metadata: for callers that filter them
+    themselves)."""
 
     config: Config
     deidentify: bool
+    metadata: bool = True
 
     def __call__(self) -> PipelineProcessor:
         from clinanon.pipeline import Pipeline
 
-        return PipelineProcessor(Pipeline(self.config.register_schemes()), self.deidentify)
+        nlp = Pipeline(self.config.register_schemes())  # first: an insecure random key is made here
+        return PipelineProcessor(nlp, self.deidentify, self.policy())
+
+    def policy(self) -> MetadataPolicy | None:
+        """The metadata policy of a de-identification run (``None`` for detection or ``metadata=False``)."""
+        return MetadataPolicy.from_config(self.config) if self.deidentify and self.metadata else None
+
+
+def uses_gold(config: Config) -> bool:
+    """Whether a detector of ``config`` reads the documents' own spans (the ``gold`` detector)."""
+    d = config.detectors
+    return "gold" in d.use or ("ensemble" in d.use and "gold" in d.ensemble.members)
 
 
 def output_format(out: Path, out_format: str | None, in_format: str) -> str:
@@ -87,6 +125,8 @@ class BatchJob:
     out_format: str
     factory: PipelineFactory
     read_options: dict[str, Any] = field(default_factory=dict)
+    #: the metadata policy (its output ids) of a de-identification run
+    policy: MetadataPolicy | None = None
 
     @property
     def description(self) -> str:
@@ -104,9 +144,14 @@ class BatchJob:
         the number of records handled so far."""
         from clinanon import io as cio
 
-        records = cio.iter_records(self.input_path, self.in_format, **self.read_options)
-        return run_batch(records, self.factory, self.out, self.out_format, resume=resume, overwrite=overwrite,
-                         errors_path=errors_path, workers=workers, progress=progress)
+        stats = cio.ReadStats()
+        records = cio.iter_records(self.input_path, self.in_format, **{"stats": stats, **self.read_options})
+        policy = self.policy
+        result = run_batch(records, self.factory, self.out, self.out_format, resume=resume, overwrite=overwrite,
+                           errors_path=errors_path, workers=workers, progress=progress,
+                           output_id=policy.output_id if policy is not None and policy.hides_ids else None,
+                           locate=lambda: (stats.last_path, stats.last_line))
+        return dataclasses.replace(result, read_stats=stats)
 
 
 def prepare_batch(input_path: str | Path, out: str | Path, config: Config, *, deidentify: bool = True,
@@ -120,9 +165,18 @@ def prepare_batch(input_path: str | Path, out: str | Path, config: Config, *, de
     input_path, out = Path(input_path), Path(out)
     fmt = in_format or cio.detect_format(input_path)
     ofmt = output_format(out, out_format, fmt)
+    options = dict(read_options or {})
+    known = [o.name for o in cio.reader_options(fmt)]
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise ConfigError(f"reader option {unknown[0]!r} is not one the {cio.get_format(fmt).name} reader takes; it "
+                          f"takes: {', '.join(known)} (see `clinanon formats`)")
+    if cio.get_format(fmt).name == "brat" and not uses_gold(config):
+        options.setdefault("bad_ann", "warn")  # the texts are what is needed; a bad .ann must not block them
+    cio.get_format(fmt).reader(input_path, **options)  # checks the option values (reads nothing yet)
     factory = PipelineFactory(config, deidentify)
-    factory()  # fail early (bad config, missing model) before touching the output
-    return BatchJob(input_path, out, fmt, ofmt, factory, dict(read_options or {}))
+    factory()  # fail early (bad config, missing model, a policy without its key) before touching the output
+    return BatchJob(input_path, out, fmt, ofmt, factory, options, factory.policy())
 
 
 def run_pipeline(input_path: str | Path, out: str | Path, config: Config, *, deidentify: bool = True,

@@ -11,7 +11,11 @@ An :class:`AllowList` holds, per language:
 * **common words** that collide with first names / surnames / places and in clinical text are far more often not
   PHI (chosen per language from counts on training data: see ``benchmarks/gazetteer_probe.py``;
   :data:`clinanon.lang.lexicon.COMMON_COLLISIONS`);
-* **field labels** (Nombre, Apellidos, Médico, Sexo ...: :data:`clinanon.lang.lexicon.FIELD_LABELS`).
+* **field labels** (Nombre, Apellidos, Médico, Sexo ...: :data:`clinanon.lang.lexicon.FIELD_LABELS`);
+* in English, **one-word list hits that are lower-case words of the lexicon where capitals say nothing** (in
+  capitals, at a line's or sentence's start, before a colon, between capitalised words: "Good u/o", "Endo:",
+  "CLEAR YELLOW URINE"), and clinical abbreviations in capitals whose Title-case form is a name ("BRADY", "MAE",
+  "LIMA").
 
 Users extend the allow-list (``extra``) and give a deny list (``deny``: terms that are always PHI, reported by
 :meth:`AllowList.filter` with ``source="allowlist:deny"``). A denied term is never allowed.
@@ -19,13 +23,14 @@ Users extend the allow-list (``extra``) and give a deny list (``deny``: terms th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from clinanon.caches import memo
 from clinanon.document import Span
 from clinanon.lang import check_language
 from clinanon.lang.fold import fold
-from clinanon.lang.lexicon import COMMON_COLLISIONS, FIELD_LABELS
+from clinanon.lang.lexicon import COMMON_COLLISIONS, FIELD_LABELS, common_lexicon
 from clinanon.lang.phrases import PhraseIndex, as_table
 from clinanon.text import Token, TokenTable, stop_words, tokenize
 
@@ -129,7 +134,10 @@ _CONTEXT_AFTER: dict[str, tuple[str, ...]] = {
 # Case-sensitive collisions (the same word in another case stays a name): lab tests, organisms, bank terms.
 _COMMON_EXACT: dict[str, tuple[str, ...]] = {
     "es": ("ELISA", "Candida", "IBAN"),
-    "en": ("ELISA", "Candida", "IBAN"),
+    "en": ("ELISA", "Candida", "IBAN",
+           # clinical abbreviations in capitals whose Title-case form is also a name ("Brady", "Mae", "Lima")
+           "LIMA", "RIMA", "BRADY", "AMI", "MAE", "MAEW", "PERLA", "PERRLA", "HICKMAN", "SWAN", "LE", "UE", "GRAVES",
+           "FOLEY", "DOPPLER", "TYLENOL", "LASIX", "MAE'S", "LE'S", "UE'S"),
     "nl": ("ELISA", "Candida", "IBAN"),
     "sv": ("ELISA", "Candida", "IBAN"),
     "de": ("ELISA", "Candida", "IBAN"),
@@ -274,6 +282,7 @@ class AllowList:
         # the verdicts depend on the surface string / the extent only, which several spans often share
         verdicts: dict[str, int] = {}  # 1 = denied, 2 = allowed, 0 = neither
         contexts: dict[tuple[int, int], bool] = {}
+        lexicon = common_lexicon(self.lang) if self.lang in _LEXICON_GUARD_LANGS else None
         for row in rows:
             start, end, _label, source, _score = row
             surface = text[start:end]
@@ -285,6 +294,8 @@ class AllowList:
                 out.append(row)
                 continue
             if v == 2:
+                continue
+            if lexicon is not None and _common_heading(text, start, end, lexicon):
                 continue
             if regions and any(a < end and start < b for a, b in regions):
                 continue
@@ -300,6 +311,38 @@ class AllowList:
             out.extend((d.start, d.end, d.label, d.source, d.score) for d in self.deny_spans(text, tokens)
                        if (d.start, d.end) not in kept)
         return sorted(set(out))
+
+
+#: languages whose single-word list hits that are common words are dropped where capitals say nothing (a line's
+#: or sentence's first word, a word in capitals): "Good u/o", "Endo: QID FS", "CLEAR YELLOW URINE"
+_LEXICON_GUARD_LANGS = frozenset({"en"})
+_HEAD_BEFORE = frozenset(".:;!?\n-*•>#(")
+
+
+def _common_heading(text: str, start: int, end: int, lexicon: dict[str, bool]) -> bool:
+    """``text[start:end]`` is one word that the language's lexicon lists as a lower-case common word ("good",
+    "clear", "pleasant", "add") and its capitals say nothing: it is in capitals, starts a line or a sentence, or a
+    colon or dash follows it (a heading)."""
+    surface = text[start:end]
+    if not surface.isalpha() or lexicon.get(_fold(surface)) is not False:
+        return False
+    if surface.isupper() and len(surface) > 1:
+        return True
+    j = start
+    while j > 0 and text[j - 1] in " \t" and start - j < 30:
+        j -= 1
+    if j == 0 or text[j - 1] in _HEAD_BEFORE:
+        return True
+    if text[end:end + 1] in (":", "-"):
+        return True
+    # between two capitalised words (a title-cased copy of a line typed in capitals, a heading): "Hr Good Pedal"
+    prev = _PREV_WORD.search(text, max(0, j - 30), j)
+    nxt = _NEXT_WORD.match(text, end, end + 30)
+    return bool(prev and nxt and prev.group(1)[0].isupper() and nxt.group(1)[0].isupper())
+
+
+_PREV_WORD = re.compile(r"([^\W\d_]+)[ \t]*\Z")
+_NEXT_WORD = re.compile(r"[ \t]+([^\W\d_]+)")
 
 
 @memo

@@ -17,6 +17,12 @@
 per label for the labelled measures (micro and macro averages), a confusion matrix over labels, and the leak
 (gold PHI characters no prediction covers). Score conventions are in :mod:`clinanon.evaluate.results`.
 
+Labels in two schemes. When predicted spans overlap gold spans but no predicted label is a gold label, and no
+registered label scheme holds both label sets (a pipeline that writes canonical labels scored against MEDDOCAN
+gold), every labelled score would be 0.0 and mean nothing:
+:func:`evaluate` raises :class:`EvaluationConfigError` naming the scheme the gold labels look like and the fix
+(predict in that scheme, or compare canonical categories); ``check_labels=False`` scores anyway.
+
 Tokens come from :func:`clinanon.text.tokenize` (once per document). ``token_binary``: a token is PHI when a
 span of that side shares a character with it (a span starting or ending inside a token marks the whole token).
 ``token_relaxed`` / ``token_strict`` read the BIO view of :func:`clinanon.bio.encode_bio`, the one NER training
@@ -48,10 +54,10 @@ from clinanon.evaluate.results import (
     Leakage,
     Measure,
 )
-from clinanon.taxonomy import LabelScheme, get_scheme, parent
+from clinanon.taxonomy import CANONICAL_CATEGORIES, LabelScheme, get_scheme, list_schemes, parent
 from clinanon.text import tokenize
 
-__all__ = ["EvaluationConfigError", "EvaluationInputError", "LabelMap", "evaluate"]
+__all__ = ["EvaluationConfigError", "EvaluationInputError", "LabelMap", "evaluate", "guess_scheme"]
 
 LabelMap = Literal["native", "canonical", "type"]
 _UNLABELED = ""
@@ -303,6 +309,45 @@ class _Scorer:
         return Leakage(*self.leak_total, per_label={lab: Leakage(*row) for lab, row in self.leak_label.items()})
 
 
+def _examples(labels: Counter[str]) -> str:
+    common = [lab for lab, _ in labels.most_common(3)]
+    return f"{len(labels)} label{'s' if len(labels) != 1 else ''}, e.g. {', '.join(common)}"
+
+
+def guess_scheme(labels: Iterable[str]) -> str | None:
+    """The registered label scheme that holds every one of ``labels`` (the smallest such scheme), ``"canonical"``
+    when they are all canonical categories, else ``None``."""
+    wanted = set(labels)
+    if wanted and wanted <= set(CANONICAL_CATEGORIES):
+        return "canonical"
+    fits = [(len(sch.labels), name) for name in list_schemes()
+            if wanted <= set((sch := get_scheme(name)).labels)]
+    return min(fits)[1] if fits else None
+
+
+def _one_scheme(labels: set[str]) -> bool:
+    """Whether some registered label scheme (or the canonical categories) holds all of ``labels``: then disjoint
+    gold and predicted labels are wrong predictions, not two schemes."""
+    if labels <= set(CANONICAL_CATEGORIES):
+        return True
+    return any(labels <= set(get_scheme(name).labels) for name in list_schemes())
+
+
+def _disjoint_labels_message(gold: Counter[str], pred: Counter[str], overlapping: int, label_map: str) -> str:
+    """What to say when predictions overlap gold spans but share no label with them (see :func:`evaluate`)."""
+    name = guess_scheme(gold)
+    head = (f"the predicted labels ({_examples(pred)}) and the gold labels ({_examples(gold)}) have none in common, "
+            f"although {overlapping} predicted span(s) overlap gold spans: every labelled score would be 0.0")
+    if label_map != "native":
+        return head + "; check that --scheme names the scheme of both label sets"
+    if name is None:
+        return (head + ". Predict in the gold's label scheme (clinanon evaluate --scheme NAME, or label_scheme in the "
+                "configuration; see `clinanon labels`), or compare categories with --labels canonical --scheme NAME")
+    return (head + f". The gold labels are those of scheme {name!r}: predict in it (clinanon evaluate --scheme "
+            f"{name}, or label_scheme = \"{name}\" in the configuration), or compare categories (--labels canonical "
+            f"--scheme {name})")
+
+
 def evaluate(
     gold: Iterable[Document],
     pred: Iterable[Document],
@@ -310,6 +355,7 @@ def evaluate(
     lang: str = "es",
     scheme: str | LabelScheme | None = None,
     label_map: LabelMap | str = "native",
+    check_labels: bool = True,
 ) -> EvaluationReport:
     """Score the spans of ``pred`` against the spans of ``gold``.
 
@@ -322,6 +368,10 @@ def evaluate(
     categories with ``scheme.category`` (canonical labels pass through, so a rules detector emitting canonical
     categories can be scored against MEDDOCAN gold); ``"type"`` maps further to the parent type
     (``NAME.PATIENT`` → ``NAME``). Both mappings need ``scheme`` (a :class:`LabelScheme` or a registered name).
+
+    ``check_labels``: when predictions overlap gold spans but the two share no label and no registered scheme
+    holds both label sets, raise :class:`EvaluationConfigError` (the labels are in different schemes) instead of
+    scoring every label 0.
 
     Cost: one tokenization per document, and otherwise linear in the number of spans and the characters they
     cover.
@@ -339,6 +389,8 @@ def evaluate(
     seen: set[str] = set()
     missing: list[str] = []
     n_gold = n_pred = 0
+    gold_labels: Counter[str] = Counter()
+    pred_labels: Counter[str] = Counter()
     for g in gold:
         if g.id in seen:
             raise EvaluationInputError("duplicate document id in the gold documents", doc_id=g.id)
@@ -356,12 +408,19 @@ def evaluate(
         gspans = mapper(g.id, g.spans)
         n_gold += len(gspans)
         n_pred += len(pspans)
+        gold_labels.update(s.label for s in gspans)
+        pred_labels.update(s.label for s in pspans)
         scorer.add(g.text, gspans, pspans)
 
     unknown = [pid for pid in preds if pid not in seen]
     if unknown:
         more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
         raise EvaluationInputError(f"a predicted document has no gold document{more}", doc_id=unknown[0])
+    overlapping = sum(scorer.acc["entity_overlap_unlabeled"].tp_pred.values())
+    if (check_labels and overlapping and gold_labels and pred_labels and not gold_labels.keys() & pred_labels.keys()
+            and not _one_scheme(gold_labels.keys() | pred_labels.keys())):
+        raise EvaluationConfigError(_disjoint_labels_message(gold_labels, pred_labels, overlapping,
+                                                             mapper.label_map))
 
     return EvaluationReport(
         lang=lang,

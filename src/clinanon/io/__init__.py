@@ -17,15 +17,20 @@ presidio   presidio-research JSON list (``full_text``, ``spans``)     ``id`` key
   a file that cannot be read at all) and goes on, so a batch run can write an errors report and account for
   every input. Options are validated before either returns (:class:`~clinanon.errors.ConfigError`).
 * :func:`write` writes documents; folder formats create the folder; every file is written atomically.
-* Every reader decodes UTF-8 strictly (``encoding=``, ``errors="replace"`` override), strips a BOM (offsets
-  stay consistent), keeps CRLF as it is in the file, and rejects C0 control characters other than tab and line
-  breaks unless ``control_chars="strip"`` or ``"keep"``. Pass ``stats=ReadStats()`` to get counters.
+* Every reader decodes UTF-8 strictly (``encoding=``, ``errors="replace"`` override), reads a file that starts
+  with a UTF-16 or UTF-32 byte-order mark in that encoding, strips a BOM (offsets stay consistent: stored offsets
+  count it as one character), keeps CRLF as it is in the file, rejects lone surrogates (``"\\ud800"`` in JSON)
+  and C0 control characters other than tab and line breaks unless ``control_chars="strip"`` or ``"keep"``.
+  Pass ``stats=ReadStats()`` to get counters. :func:`reader_options` lists each format's options (what
+  ``clinanon formats`` prints and ``--read-option`` takes).
 * Errors name the file, the line or offset and what was expected, never document text.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +50,7 @@ __all__ = [
     "Format",
     "FormatError",
     "ReadStats",
+    "ReaderOption",
     "Record",
     "atomic_open",
     "atomic_write_text",
@@ -54,6 +60,7 @@ __all__ = [
     "get_format",
     "iter_records",
     "read",
+    "reader_options",
     "write",
 ]
 
@@ -81,6 +88,44 @@ FORMATS: dict[str, Format] = {
 _ALIASES = {"txt": "text", "plain": "text", "ndjson": "jsonl", "i2b2": "xml", "meddocan-xml": "xml",
             "tsv": "csv", "json": "presidio", "bio": "conll", "iob": "conll", "iob2": "conll"}
 
+
+
+#: what each reader option does (``clinanon formats``); every keyword of a reader except ``stats`` has an entry
+_OPTION_HELP: dict[str, str] = {
+    "encoding": "codec of the file (default: UTF-8, or UTF-16/32 from a byte-order mark)",
+    "errors": "decoding error handler: strict (default: an error record), replace, ...",
+    "control_chars": "C0 control characters in a text: error (default), strip (offsets mapped) or keep",
+    "check_text": "the annotated span text must equal the text at its offsets (true/false)",
+    "discontinuous": "spans with several fragments: split (default), merge or error",
+    "scheme": "a label scheme; labels outside it are errors (default: any label)",
+    "bad_ann": "an .ann file that cannot be read: error (default) or warn (the text is read without spans)",
+    "text_column": "the column that holds the text",
+    "id_column": "the column that holds the document id (else row-<n>)",
+    "spans_column": "the column that holds the spans as JSON",
+    "delimiter": "one character (default: tab for .tsv, else comma)",
+    "label": "which XML name is the label: subtype (TYPE attribute), type (tag name) or both (TYPE.tag)",
+    "repair": "ill-formed BIO sequences read as conlleval does (true) or only well-formed chunks (false)",
+}
+
+
+@dataclass(frozen=True)
+class ReaderOption:
+    """One keyword option of a format's reader: its name, default value and what it does."""
+
+    name: str
+    default: Any
+    help: str
+
+
+def reader_options(format: str) -> list[ReaderOption]:
+    """The keyword options of ``format``'s reader (from its signature), in order, with their help text."""
+    fmt = get_format(format)
+    out = []
+    for p in inspect.signature(fmt.reader).parameters.values():
+        if p.kind is not inspect.Parameter.KEYWORD_ONLY or p.name == "stats":
+            continue
+        out.append(ReaderOption(p.name, p.default, _OPTION_HELP.get(p.name, "")))
+    return out
 
 
 def get_format(name: str) -> Format:

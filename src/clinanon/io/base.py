@@ -55,6 +55,11 @@ Record = Document | InputError
 CONTROL_CHARS = re.compile("[\x00-\x08\x0b\x0e-\x1f]")
 
 _CONTROL_POLICIES = ("error", "strip", "keep")
+#: what the span-text checks of the readers say
+CHECK_TEXT_HINT = "(reader option check_text=false skips the check; command line: -O check_text=false)"
+#: how to read a file that does not decode, as the API and the command line say it
+_DECODE_HINT = ("reader option encoding=... or errors=replace reads it (command line: -O encoding=... or "
+                "-O errors=replace)")
 _BOM = "\ufeff"
 
 
@@ -80,13 +85,26 @@ class ReadStats:
     spans_dropped: int = 0
     #: BRAT ``.txt`` files without an ``.ann`` file (read as documents without spans)
     missing_annotations: int = 0
+    #: BRAT ``.ann`` files that could not be read and were left out (option ``bad_ann="warn"``)
+    bad_annotations: int = 0
+    #: lone surrogates (``"\\ud800"`` in JSON) replaced by U+FFFD (any ``errors=`` other than ``"strict"``)
+    surrogates_replaced: int = 0
+    #: where the record yielded last comes from: its file and (line-based formats) its first line. A batch run
+    #: reads them to locate an error that happens later, while the document is processed.
+    last_path: str | None = None
+    last_line: int | None = None
 
-    def count(self, record: Record) -> Record:
+    def count(self, record: Record, *, path: str | Path | None = None, line: int | None = None) -> Record:
+        """Count ``record`` and remember where it comes from (``path``/``line``; an error's own location wins)."""
         if isinstance(record, InputError):
             self.errors += 1
+            self.last_path = record.path if record.path is not None else (str(path) if path is not None else None)
+            self.last_line = record.line if record.line is not None else line
         else:
             self.documents += 1
             self.spans += len(record.spans)
+            self.last_path = str(path) if path is not None else None
+            self.last_line = line
         return record
 
 
@@ -137,6 +155,33 @@ def _is_utf8(encoding: str) -> bool:
     return codecs.lookup(encoding).name in ("utf-8", "utf-8-sig")
 
 
+#: byte-order marks recognised when no encoding is given, longest first (a UTF-32-LE BOM starts like UTF-16-LE's)
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+def sniff_bom(head: bytes) -> tuple[str, int] | None:
+    """``(codec, BOM length)`` when ``head`` (the first bytes of a file) starts with a UTF-16 or UTF-32 byte-order
+    mark, else ``None`` (a UTF-8 BOM is handled by the UTF-8 path)."""
+    for bom, codec in _BOMS:
+        if head.startswith(bom):
+            return codec, len(bom)
+    return None
+
+
+def ascii_compatible(encoding: str | None) -> bool:
+    """Whether ``encoding`` (``None``: UTF-8) stores ASCII text as ASCII bytes, so that files can be split into
+    lines on ``b"\\n"`` (false for UTF-16 and UTF-32)."""
+    if encoding is None:
+        return True
+    try:
+        return "\n a".encode(encoding) == b"\n a"
+    except (LookupError, UnicodeError):
+        return False
+
+
 def decode_bytes(
     data: bytes,
     *,
@@ -148,23 +193,35 @@ def decode_bytes(
 ) -> tuple[str, bool]:
     """Decode ``data`` (UTF-8 unless ``encoding`` says otherwise) and return ``(text, had_bom)``.
 
-    A UTF-8 byte-order mark is removed. Line ends are kept exactly. Invalid bytes raise :class:`InputError`
-    with the line and the byte offset in the file (``byte_base`` + offset in ``data``).
+    A UTF-8 byte-order mark is removed. Without ``encoding``, a UTF-16 or UTF-32 byte-order mark (either byte
+    order) selects that encoding and is removed too; ``had_bom`` is then true as well, so stored offsets count the
+    mark as one character whatever the encoding (as they do for UTF-8). Line ends are kept exactly. Invalid bytes
+    raise :class:`InputError` with the line and the byte offset in the file (``byte_base`` + offset in ``data``).
     """
     enc = encoding or "utf-8"
     bom = False
-    if _is_utf8(enc):
+    skipped = 0
+    sniffed = sniff_bom(data[:4]) if encoding is None else None
+    if sniffed is not None:
+        enc, skipped = sniffed
+        data = data[skipped:]
+        bom = True
+    elif _is_utf8(enc):
         enc = "utf-8"
         if data.startswith(codecs.BOM_UTF8):
             data = data[3:]
             bom = True
+            skipped = 3
     try:
         text = data.decode(enc, errors)
     except UnicodeDecodeError as e:
-        at = byte_base + e.start + (3 if bom else 0)
-        line = line_base + data.count(b"\n", 0, e.start)
+        at = byte_base + e.start + skipped
+        if ascii_compatible(enc):
+            line = line_base + data.count(b"\n", 0, e.start)
+        else:
+            line = line_base + data[:e.start].decode(enc, "replace").count("\n")
         raise InputError(
-            f"bytes that are not valid {enc} (the offset counts bytes); pass encoding=... or errors='replace'",
+            f"bytes that are not valid {enc} (the offset counts bytes); {_DECODE_HINT}",
             path=path, line=line, offset=at,
         ) from None
     return text, bom
@@ -175,17 +232,21 @@ def _locate_decode_error(path: Path, encoding: str) -> tuple[int, int]:
     if encoding == "utf-8-sig":
         encoding = "utf-8"  # a BOM decodes as U+FEFF: byte positions stay those of the file
     decoder = codecs.getincrementaldecoder(encoding)("strict")
+    ascii_lines = ascii_compatible(encoding)
     offset, line = 0, 1
     with open(path, "rb") as f:
         while chunk := f.read(1 << 20):
             pending = len(decoder.getstate()[0])
             try:
-                decoder.decode(chunk)
+                text = decoder.decode(chunk)
             except UnicodeDecodeError as e:
                 at = offset - pending + e.start
-                return at, line + chunk.count(b"\n", 0, max(at - offset, 0))
+                if ascii_lines:
+                    return at, line + chunk.count(b"\n", 0, max(at - offset, 0))
+                head = codecs.getincrementaldecoder(encoding)("replace").decode(chunk[:max(at - offset, 0)])
+                return at, line + head.count("\n")
             offset += len(chunk)
-            line += chunk.count(b"\n")
+            line += chunk.count(b"\n") if ascii_lines else text.count("\n")
     return offset, line
 
 
@@ -193,16 +254,22 @@ class _DecodeErrors(io.TextIOBase):
     """A text stream over a file that turns a decoding error into an :class:`InputError` with its byte offset."""
 
     def __init__(self, path: Path, encoding: str | None, errors: str) -> None:
-        enc = encoding or "utf-8"
-        self._enc = "utf-8-sig" if _is_utf8(enc) else enc
+        raw = open(path, "rb")  # noqa: SIM115 - owned by the wrapper below
+        sniffed = sniff_bom(raw.peek(4)[:4]) if encoding is None else None
+        if sniffed is not None:  # "utf-16" / "utf-32" read the byte order from the BOM and drop it
+            enc = "utf-32" if sniffed[0].startswith("utf-32") else "utf-16"
+        else:
+            enc = encoding or "utf-8"
+            enc = "utf-8-sig" if _is_utf8(enc) else enc
+        self._enc = enc
         self._path = path
-        self._inner = io.TextIOWrapper(open(path, "rb"), encoding=self._enc, errors=errors, newline="")  # noqa: SIM115
+        self._inner = io.TextIOWrapper(raw, encoding=self._enc, errors=errors, newline="")
 
     def _fail(self) -> InputError:
         offset, line = _locate_decode_error(self._path, self._enc)
         return InputError(
             f"bytes that are not valid {codecs.lookup(self._enc).name} (the offset counts bytes); "
-            "pass encoding=... or errors='replace'",
+            f"{_DECODE_HINT}",
             path=self._path, line=line, offset=offset,
         )
 
@@ -234,8 +301,9 @@ class _DecodeErrors(io.TextIOBase):
 
 
 def open_text(path: str | Path, *, encoding: str | None = None, errors: str = "strict") -> IO[str]:
-    """Open ``path`` for streaming text reading: UTF-8 (BOM stripped) unless ``encoding`` says otherwise, line
-    ends untranslated (``newline=""``); a decoding error raises :class:`InputError` with its byte offset."""
+    """Open ``path`` for streaming text reading: UTF-8 (BOM stripped) unless ``encoding`` says otherwise, or
+    UTF-16 / UTF-32 when the file starts with their byte-order mark (no ``encoding`` given); line ends
+    untranslated (``newline=""``); a decoding error raises :class:`InputError` with its byte offset."""
     try:
         return _DecodeErrors(Path(path), encoding, errors)  # type: ignore[return-value]
     except OSError as e:
@@ -316,10 +384,11 @@ def clean_text(
         return SourceText(raw, raw, bom)
     if control_chars == "error":
         at = m.start()
-        where = f" of document {doc_id!r}" if doc_id is not None else ""
+        # the line locates the document; its id (which may itself be PHI) is named only where there is none
+        where = f" of document {doc_id!r}" if doc_id is not None and line is None else ""
         raise InputError(
             f"control character U+{ord(m.group()):04X} at character offset {at}{where}; "
-            "option control_chars='strip' or 'keep' accepts it",
+            "reader option control_chars=strip or keep accepts it (command line: -O control_chars=strip)",
             path=path, line=line if line is not None else line_base + raw.count("\n", 0, at), offset=at,
         )
     removed = tuple(x.start() for x in CONTROL_CHARS.finditer(raw))
@@ -395,11 +464,61 @@ def _is_number(x: object) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_REPLACEMENT = "\ufffd"
+
+
+def _no_surrogates(value: str, what: str, *, errors: str, path: str | Path, line: int | None,
+                   stats: ReadStats | None) -> str:
+    """``value`` when it holds no lone surrogate (code points U+D800-U+DFFF, which JSON's ``"\\ud800"`` escapes
+    can produce but no UTF-8 file can hold); with ``errors="strict"`` the first one is an :class:`InputError`,
+    with any other ``errors`` each becomes U+FFFD (one character for one: offsets do not move)."""
+    if value.isascii():
+        return value
+    m = _SURROGATE.search(value)
+    if m is None:
+        return value
+    if errors == "strict":
+        raise InputError(f"{what} holds a lone surrogate U+{ord(m.group()):04X} at character offset {m.start()}, "
+                         "which is not valid Unicode text; reader option errors=replace (command line: "
+                         "-O errors=replace) reads it as U+FFFD",
+                         path=path, line=line, offset=m.start())
+    if stats is not None:
+        stats.surrogates_replaced += len(_SURROGATE.findall(value))
+    return _SURROGATE.sub(_REPLACEMENT, value)
+
+
+def _clean_meta(value: Any, key: str, *, errors: str, path: str | Path, line: int | None,
+                stats: ReadStats | None) -> Any:
+    if isinstance(value, str):
+        return _no_surrogates(value, f"metadata {key!r}", errors=errors, path=path, line=line, stats=stats)
+    if isinstance(value, list):
+        return [_clean_meta(v, key, errors=errors, path=path, line=line, stats=stats) for v in value]
+    if isinstance(value, dict):
+        return {_no_surrogates(str(k), f"a key of metadata {key!r}", errors=errors, path=path, line=line,
+                               stats=stats): _clean_meta(v, key, errors=errors, path=path, line=line, stats=stats)
+                for k, v in value.items()}
+    return value
+
+
 def make_document(doc_id: str, text: str, spans: Iterable[Span], meta: Mapping[str, Any] | None, *,
-                  path: str | Path, line: int | None = None) -> Document:
-    """A :class:`Document`; a validation failure becomes an :class:`InputError` located at ``path``/``line``."""
+                  path: str | Path, line: int | None = None, errors: str = "strict",
+                  stats: ReadStats | None = None) -> Document:
+    """A :class:`Document`; a validation failure becomes an :class:`InputError` located at ``path``/``line``.
+
+    Lone surrogates in the text, the id or the metadata (JSON escapes such as ``"\\ud800"``; they cannot be
+    written as UTF-8, so a batch run would fail on them later) are an :class:`InputError` of this document, or
+    U+FFFD when ``errors`` is not ``"strict"``."""
+    kw: dict[str, Any] = {"errors": errors, "path": path, "line": line, "stats": stats}
+    text = _no_surrogates(text, "the text", **kw)
+    doc_id = _no_surrogates(doc_id, "the id", **kw)
+    spans = tuple(spans)
+    if any(not s.label.isascii() and _SURROGATE.search(s.label) for s in spans):
+        raise InputError("a span label holds a lone surrogate, which is not valid Unicode text", path=path, line=line)
+    if meta:
+        meta = {_no_surrogates(str(k), "a metadata key", **kw): _clean_meta(v, str(k), **kw) for k, v in meta.items()}
     try:
-        return Document(doc_id, text, tuple(spans), meta or {})
+        return Document(doc_id, text, spans, meta or {})
     except SpanError as e:
         raise InputError(f"invalid document: {e}", path=path, line=line, doc_id=doc_id) from None
 

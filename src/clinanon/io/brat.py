@@ -11,6 +11,10 @@ Reading options (besides ``encoding``/``errors``/``control_chars``/``stats``):
 * ``check_text=True``: the span text of the ``.ann`` must equal the text at its offsets (line breaks compared as
   spaces; fragments joined by one space) — else :class:`InputError` naming the ``.ann`` file, line and offsets.
 * ``scheme=None``: a label scheme name (``"meddocan"``); labels outside it are an :class:`InputError`.
+* ``bad_ann="error"`` (default): an ``.ann`` file that cannot be read makes its document an :class:`InputError`;
+  ``"warn"``: the document is read without spans, a warning (file, line, reason; never text) is logged and
+  ``stats.bad_annotations`` counts it — for runs that only need the texts (``clinanon deidentify`` and
+  ``detect`` use it unless a detector reads the gold spans).
 
 ``A``/``R``/``E``/``N``/``M``/``#`` lines are ignored and counted (``stats.ignored_lines``). A ``.txt`` without
 ``.ann`` is a document without spans (``stats.missing_annotations``); an ``.ann`` without ``.txt`` is an error.
@@ -21,6 +25,7 @@ with ``T1, T2, ...`` in span order; line breaks inside the span text field are w
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -28,6 +33,7 @@ from pathlib import Path
 from clinanon.document import Document, Span
 from clinanon.errors import InputError
 from clinanon.io.base import (
+    CHECK_TEXT_HINT,
     FormatError,
     ReadStats,
     Record,
@@ -48,6 +54,8 @@ from clinanon.taxonomy import LabelScheme, get_scheme
 
 __all__ = ["read_brat", "write_brat"]
 
+log = logging.getLogger(__name__)
+
 _IGNORED = frozenset("ARENM#")
 # characters some tools treat as line breaks: never inside an .ann text field
 _BREAKS = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
@@ -67,23 +75,26 @@ def read_brat(
     discontinuous: str = "split",
     check_text: bool = True,
     scheme: str | None = None,
+    bad_ann: str = "error",
     stats: ReadStats | None = None,
 ) -> Iterator[Record]:
     """Documents from a BRAT folder (every ``.txt``/``.ann`` pair, in id order) or from one ``.txt``/``.ann``
     file; a bad document yields an :class:`InputError` in its place."""
     check_read_options(encoding, errors, control_chars)
     check_choice("discontinuous", discontinuous, ("split", "merge", "error"))
+    check_choice("bad_ann", bad_ann, ("error", "warn"))
     label_scheme = get_scheme(scheme) if scheme is not None else None
     st = stats if stats is not None else ReadStats()
-    opts = _Opts(encoding, errors, control_chars, discontinuous, check_text, label_scheme, st)
+    opts = _Opts(encoding, errors, control_chars, discontinuous, check_text, label_scheme, st, bad_ann == "warn")
     return _read(Path(path), opts)
 
 
 class _Opts:
     def __init__(self, encoding: str | None, errors: str, control_chars: str, discontinuous: str,
-                 check_text: bool, scheme: LabelScheme | None, stats: ReadStats) -> None:
+                 check_text: bool, scheme: LabelScheme | None, stats: ReadStats, warn_bad_ann: bool) -> None:
         self.encoding, self.errors, self.control_chars = encoding, errors, control_chars
         self.discontinuous, self.check_text, self.scheme, self.stats = discontinuous, check_text, scheme, stats
+        self.warn_bad_ann = warn_bad_ann
 
 
 def _read(path: Path, o: _Opts) -> Iterator[Record]:
@@ -97,19 +108,26 @@ def _read(path: Path, o: _Opts) -> Iterator[Record]:
         yield st.count(InputError("no such BRAT folder or .txt/.ann file", path=path))
         return
     for txt, ann in pairs:
-        yield st.count(guard(txt, lambda txt=txt, ann=ann: _read_pair(txt, ann, o), txt.stem))  # type: ignore[misc]
+        yield st.count(guard(txt, lambda txt=txt, ann=ann: _read_pair(txt, ann, o), txt.stem),  # type: ignore[misc]
+                       path=txt)
 
 
 def _read_pair(txt: Path, ann: Path, o: _Opts) -> Document:
     if not txt.exists():
         raise InputError("annotation file without its .txt file", path=ann)
     src = read_source_text(txt, encoding=o.encoding, errors=o.errors, control_chars=o.control_chars, stats=o.stats)
-    if ann.exists():
-        spans = _read_ann(ann, src, o)
-    else:
+    spans: list[Span] = []
+    if not ann.exists():
         o.stats.missing_annotations += 1
-        spans = []
-    return make_document(txt.stem, src.text, spans, None, path=ann)
+    elif o.warn_bad_ann:
+        try:
+            spans = _read_ann(ann, src, o)
+        except InputError as e:
+            o.stats.bad_annotations += 1
+            log.warning("%s; the document is read without its annotations (reader option bad_ann=warn)", e)
+    else:
+        spans = _read_ann(ann, src, o)
+    return make_document(txt.stem, src.text, spans, None, path=ann, errors=o.errors, stats=o.stats)
 
 
 def _read_ann(ann: Path, src: SourceText, o: _Opts) -> list[Span]:
@@ -148,18 +166,19 @@ def _read_ann(ann: Path, src: SourceText, o: _Opts) -> list[Span]:
             raise InputError(f"label {label!r} is not in scheme {o.scheme.name!r}", path=ann, line=lineno)
         if o.check_text:
             if len(fields) < 3:
-                raise InputError("text-bound annotation without its span text (option check_text=False skips the "
-                                 "check)", path=ann, line=lineno)
+                raise InputError("text-bound annotation without its span text "
+                                 + CHECK_TEXT_HINT, path=ann, line=lineno)
             stored = " ".join(src.stored_slice(s, e) for s, e in frags)
             if _flat(stored) != _flat(fields[2]):
                 where = ";".join(f"{s} {e}" for s, e in frags)
                 raise InputError(f"span text does not match the .txt file at offsets {where} "
-                                 "(option check_text=False skips the check)", path=ann, line=lineno,
+                                 + CHECK_TEXT_HINT, path=ann, line=lineno,
                                  offset=frags[0][0])
         if len(frags) > 1:
             if o.discontinuous == "error":
-                raise InputError(f"discontinuous span with {len(frags)} fragments (option discontinuous='split' "
-                                 "or 'merge' accepts it)", path=ann, line=lineno, offset=frags[0][0])
+                raise InputError(f"discontinuous span with {len(frags)} fragments (reader option discontinuous=split "
+                                 "or merge accepts it; command line: -O discontinuous=split)", path=ann, line=lineno,
+                                 offset=frags[0][0])
             o.stats.discontinuous_spans += 1
             if o.discontinuous == "merge":
                 frags = [(min(s for s, _ in frags), max(e for _, e in frags))]

@@ -164,7 +164,7 @@ def _read(path: Path, encoding: str | None, errors: str, control_chars: str, rep
                 fields = _split(line)
                 if fields[0] == DOCSTART:
                     if doc is not None:
-                        yield st.count(_finish(doc, fs, path, control_chars, repair, st))
+                        yield st.count(_finish(doc, fs, path, control_chars, repair, st), path=path, line=doc.line)
                     n += 1
                     doc, pending_break = _Doc(n, lineno, fields, "\t" in line), False
                     continue
@@ -190,7 +190,7 @@ def _read(path: Path, encoding: str | None, errors: str, control_chars: str, rep
                                       "and all after it were not read", path=path, line=e.line, offset=e.offset))
             return
         if doc is not None:
-            yield st.count(_finish(doc, fs, path, control_chars, repair, st))
+            yield st.count(_finish(doc, fs, path, control_chars, repair, st), path=path, line=doc.line)
 
 
 def _dialect(fields: list[str]) -> str:

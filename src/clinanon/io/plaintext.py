@@ -54,9 +54,9 @@ def _read(path: Path, encoding: str | None, errors: str, control_chars: str, st:
     for f in files:
         def one(f: Path = f) -> Document:
             src = read_source_text(f, encoding=encoding, errors=errors, control_chars=control_chars, stats=st)
-            return make_document(f.stem, src.text, (), None, path=f)
+            return make_document(f.stem, src.text, (), None, path=f, errors=errors, stats=st)
 
-        yield st.count(guard(f, one, f.stem))
+        yield st.count(guard(f, one, f.stem), path=f)
 
 
 def write_text_files(docs: Iterable[Document], path: str | Path) -> None:

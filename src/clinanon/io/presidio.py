@@ -22,6 +22,7 @@ from typing import Any
 from clinanon.document import Document, Span
 from clinanon.errors import InputError
 from clinanon.io.base import (
+    CHECK_TEXT_HINT,
     FormatError,
     ReadStats,
     Record,
@@ -92,11 +93,17 @@ def _read(path: Path, encoding: str | None, errors: str, control_chars: str, che
         except json.JSONDecodeError as e:
             yield st.count(InputError(f"invalid JSON: {e.msg} (column {e.colno})", path=path, line=e.lineno))
             return
+        except (ValueError, RecursionError) as e:  # an integer too long to convert, nesting too deep
+            what = "nested too deeply" if isinstance(e, RecursionError) else "a number that cannot be converted"
+            yield st.count(InputError(f"invalid JSON: {what}; reading stopped: no record from here on was read",
+                                      path=path, line=start_line))
+            return
         advance(end)
         try:
-            yield st.count(_record(obj, index, path, start_line, control_chars, check_text, st))
+            record: Record = _record(obj, index, path, start_line, control_chars, check_text, errors, st)
         except InputError as e:
-            yield st.count(e)
+            record = e
+        yield st.count(record, path=path, line=start_line)
         index += 1
         skip_ws()
         if content.startswith(",", pos):
@@ -113,7 +120,7 @@ def _read(path: Path, encoding: str | None, errors: str, control_chars: str, che
         return
 
 
-def _record(obj: object, index: int, path: Path, line: int, control_chars: str, check_text: bool,
+def _record(obj: object, index: int, path: Path, line: int, control_chars: str, check_text: bool, errors: str,
             st: ReadStats) -> Document:
     if not isinstance(obj, dict):
         raise InputError(f"record {index}: expected a JSON object", path=path, line=line)
@@ -127,7 +134,7 @@ def _record(obj: object, index: int, path: Path, line: int, control_chars: str, 
     src = clean_text(text, control_chars, path=path, line=line, doc_id=doc_id, stats=st)
     spans = _spans(obj.get("spans"), src, index, path, line, check_text, st)
     meta = {k: v for k, v in obj.items() if k not in ("full_text", "spans", "id")}
-    return make_document(doc_id, src.text, spans, meta, path=path, line=line)
+    return make_document(doc_id, src.text, spans, meta, path=path, line=line, errors=errors, stats=st)
 
 
 def _spans(items: object, src: SourceText, index: int, path: Path, line: int, check_text: bool,
@@ -152,7 +159,7 @@ def _spans(items: object, src: SourceText, index: int, path: Path, line: int, ch
         value = sp.get("entity_value")
         if check_text and value is not None and value != src.stored_slice(s, e):
             raise InputError(f"{where}: entity_value does not match the text at [{s}, {e}) "
-                             "(option check_text=False skips the check)", path=path, line=line)
+                             + CHECK_TEXT_HINT, path=path, line=line)
         mapped = src.span(s, e)
         if mapped is None:
             st.spans_dropped += 1

@@ -93,8 +93,9 @@ def _read(path: Path, encoding: str | None, errors: str, control_chars: str, tex
             if header is None:
                 return
             if text_column not in header:
-                yield st.count(InputError(f"no column {text_column!r} (option text_column=...); the header has "
-                                          f"{len(header)} columns", path=path, line=1))
+                yield st.count(InputError(f"no column {text_column!r} (reader option text_column=...; command "
+                                          f"line: -O text_column=...); the header has {len(header)} columns",
+                                          path=path, line=1))
                 return
             if len(set(header)) != len(header):
                 yield st.count(InputError("the header names a column twice", path=path, line=1))
@@ -110,10 +111,11 @@ def _read(path: Path, encoding: str | None, errors: str, control_chars: str, tex
                     continue
                 n += 1
                 try:
-                    yield st.count(_row(row, n, line, header, ti, ii, si, meta_cols, spans_column, path,
-                                        control_chars, st))
+                    record: Record = _row(row, n, line, header, ti, ii, si, meta_cols, spans_column, path,
+                                          control_chars, errors, st)
                 except InputError as e:
-                    yield st.count(e)
+                    record = e
+                yield st.count(record, path=path, line=line)
         except InputError as e:  # undecodable bytes (from the stream)
             yield st.count(InputError(f"{e.reason}; reading stopped: no row after line {prev_line} was read",
                                       path=path, line=e.line, offset=e.offset))
@@ -123,7 +125,7 @@ def _read(path: Path, encoding: str | None, errors: str, control_chars: str, tex
 
 
 def _row(row: list[str], n: int, line: int, header: list[str], ti: int, ii: int | None, si: int | None,
-         meta_cols: list[tuple[int, str]], spans_column: str, path: Path, control_chars: str,
+         meta_cols: list[tuple[int, str]], spans_column: str, path: Path, control_chars: str, errors: str,
          st: ReadStats) -> Document:
     if len(row) != len(header):
         raise InputError(f"row {n} has {len(row)} cells, the header has {len(header)}", path=path, line=line)
@@ -138,7 +140,7 @@ def _row(row: list[str], n: int, line: int, header: list[str], ti: int, ii: int 
                              line=line) from None
         spans = spans_from_dicts(items, src, path=path, line=line, stats=st)
     meta = {h: row[i] for i, h in meta_cols if row[i] != ""}
-    return make_document(doc_id, src.text, spans, meta, path=path, line=line)
+    return make_document(doc_id, src.text, spans, meta, path=path, line=line, errors=errors, stats=st)
 
 
 def _cell(value: Any) -> str:

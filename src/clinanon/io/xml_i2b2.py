@@ -46,6 +46,7 @@ from pathlib import Path
 from clinanon.document import Document, Span
 from clinanon.errors import ConfigError, InputError
 from clinanon.io.base import (
+    CHECK_TEXT_HINT,
     FormatError,
     ReadStats,
     Record,
@@ -111,7 +112,8 @@ def _read(path: Path, encoding: str | None, errors: str, label: str, check_text:
         yield st.count(InputError("no such file or folder", path=path))
         return
     for f in files:
-        yield st.count(guard(f, lambda f=f: _read_file(f, encoding, errors, label, check_text, st), f.stem))  # type: ignore[misc]
+        yield st.count(guard(f, lambda f=f: _read_file(f, encoding, errors, label, check_text, st), f.stem),  # type: ignore[misc]
+                       path=f)
 
 
 @dataclass
@@ -219,7 +221,7 @@ def _read_file(f: Path, encoding: str | None, errors: str, label: str, check_tex
                              offset=s)
         if check_text and "text" in t.attrs and _WS.sub(" ", src.stored_slice(s, e)) != _WS.sub(" ", t.attrs["text"]):
             raise InputError(f"<{t.name}>: the text attribute does not match the text at offsets [{s}, {e}) "
-                             "(option check_text=False skips the check)", path=f, line=t.line, offset=s)
+                             + CHECK_TEXT_HINT, path=f, line=t.line, offset=s)
         subtype = t.attrs.get("TYPE") or t.name
         name = {"subtype": subtype, "type": t.name, "both": f"{t.name}.{subtype}"}[label]
         mapped = src.span(s, e)

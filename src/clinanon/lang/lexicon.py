@@ -10,6 +10,8 @@
   :func:`name_sets` -- the one-word first names and surnames that are not common words.
 * :func:`trigger_lexicon` / :func:`trigger_words` -- the trigger categories of ``clinanon/data/lexicons/
   <lang>.tsv`` (kin, org, hosp, care, comp, dept).
+* :data:`CLINICAL_ABBREVIATIONS` -- shorthand of English clinical notes ("pt", "endo", "a-line", "micu"), part of
+  :func:`common_words`.
 * :data:`HONORIFICS`, :data:`MORE_TITLES`, :data:`FIELD_LABELS`, :data:`COMMON_COLLISIONS`,
   :data:`STRONG_STREET_TYPES` -- hand-written tables.
 
@@ -30,6 +32,7 @@ from clinanon.lang.wordlists import load_rows
 from clinanon.text import stop_words
 
 __all__ = [
+    "CLINICAL_ABBREVIATIONS",
     "COMMON_COLLISIONS",
     "FIELD_LABELS",
     "HONORIFICS",
@@ -92,6 +95,27 @@ _CLINICAL = _split(
     "straat laan weg plein gatan vägen straße strasse allee platz fax tel teléfono telefono phone email correo "
     "rúa rua via"
 )
+#: abbreviations and shorthand of English clinical notes (nursing notes, ICU flowsheets, discharge summaries) that
+#: are never a person's name or a place, whatever their case; some collide with name lists ("Endo", "Bil", "Aline")
+CLINICAL_ABBREVIATIONS: dict[str, tuple[str, ...]] = {
+    "en": _split(
+        "pt pts pt's ptx endo neuro neuros resp cv cvs gi gu heme skin integ psych dispo access lines social "
+        "a-line aline alines art-line picc piccs cvl tlc ij sc fem ett ngt ogt peg foley condom bipap cpap peep "
+        "psv simv vent abg abgs vbg cxr kub ekg ecg tee tte echo cath pci ptca cabg avr mvr lad lcx rca om pda "
+        "lima rima svg svgs iabp lvad rvad crrt cvvh cvvhd hd pd ffp prbc prbcs plt plts inr ptt hct hgb wbc bun "
+        "cr k mg phos lfts ast alt alk bili bil tbili dbili lipase amylase ck cks cpk trop tropo bnp lactate "
+        "perla perrla perrl mae maew aox3 a&o a&ox3 ox3 nad wnl nkda nka nsr sb afib aflutter svt vt vf pvc "
+        "pvcs pac pacs brady tachy bradycardia tachycardia hypotension hypertension htn dm iddm niddm cad chf copd "
+        "pna uti gib ugib lgib dvt pe cva tia mi ami nstemi stemi cp sob doe pnd le les ue ues lle rle lue rue bue "
+        "ble bs bm bms uo u/o i&o prn qd bid tid qid qhs qam qpm q2h q4h q6h q8h po iv ivp ivpb sq sl pr gtt gtts "
+        "ivf ns lr d5w d5 kcl lasix bumex heparin hep insulin nph ssri ss rss fs fsbs bg bgs ac hs npo cl clr "
+        "diuresis diurese diuresed diuresing diuretic sedated sedation propofol fentanyl versed ativan morphine "
+        "mso4 contin dilaudid tylenol motrin toradol percocet levo levophed neo dopa dobutamine milrinone nitro ntg "
+        "amio amiodarone lopressor captopril integrilin integrelin aggrastat nipride nicardipine vanco vancomycin "
+        "zosyn flagyl levaquin cipro ceftaz cefazolin kefzol protonix pepcid colace senna dulcolax "
+        "micu sicu ccu csru ctic picu nicu pacu icu ew er or osh ems rn lpn np rrt pt/ot ot slp cm ho hos"
+    ),
+}
 #: letter openings and addressing words before a name
 _GREETINGS = _split("dear hello hi hey thanks thank attn attention to cc re fao estimado estimada querido querida "
                     "hola beste geachte hallo hej kära bäste liebe lieber sehr geehrte geehrter hallo "
@@ -169,6 +193,7 @@ def common_words(lang: str) -> frozenset[str]:
         lorem = importlib.import_module(f"faker.providers.lorem.{loc}").Provider.word_list
         words |= {w for w in lorem if fold(w) not in names}
     words |= set(COMMON_COLLISIONS.get(lang, ()))
+    words |= set(CLINICAL_ABBREVIATIONS.get(lang, ()))
     words |= set(FIELD_LABELS.get(lang, ()))
     words |= set(HONORIFICS[lang]) | set(MORE_TITLES) | {"dr", "dra", "doctor", "doctora", "md", "phd", "rn"}
     return frozenset(w.casefold() for w in words if w)

@@ -3,8 +3,9 @@
 Streets, in order of confidence:
 
 1. the value of an address field (``Domicilio:``, ``Dirección:``, ``Address:``, ``Adres:``, ``Adress:``,
-   ``Anschrift:``...) up to the line end, cut before a postcode (only values with a digit, ``s/n`` or a street
-   type word count);
+   ``Anschrift:``...) up to the line end, a sentence end or the next field label of the line
+   (:mod:`clinanon.detect.rules.value_end`: ``"Adress: Storgatan 5, Stockholm. Inkom ..."``), cut before a
+   postcode (only values with a digit, ``s/n`` or a street type word count);
 2. a street-type word, a name and a house number: prefix types (``Calle``, ``C/``, ``Avda.``, ``Paseo``,
    ``Plaza``, ``Rúa``, ``Carrer``, ``Rue``, ``Via``...), compound suffixes (``Kalverstraat 5``,
    ``Hauptstraße 3``, ``Storgatan 12``, ``Mellemvej 32``), separate German/Dutch type words
@@ -36,6 +37,7 @@ from clinanon.detect.engine import cue_words, finditer_guarded, finditer_word_st
 from clinanon.detect.rules import letters
 from clinanon.detect.rules.lexicon import trie_regex
 from clinanon.detect.rules.us_address import recognizers as us_town_lines
+from clinanon.detect.rules.value_end import value_end
 from clinanon.document import Document, Span
 from clinanon.lang import check_language
 from clinanon.lang.fold import fold
@@ -432,7 +434,7 @@ class StreetRecognizer:
                         while vs < len(text) and text[vs] in " \t":
                             vs += 1
                     ve = text.find("\n", vs)
-                    ve = min(len(text) if ve == -1 else ve, vs + 120)
+                    ve = value_end(text, vs, min(len(text) if ve == -1 else ve, vs + 120))
                     out.append((vs, ve))
                     break
             i = text.find(":", i + 1)

@@ -6,8 +6,11 @@
   number that no region accepts is kept only when a phone/fax word introduces it. The nearest label word
   decides: a fax word (``Fax:``, ``telefax``) makes it ``CONTACT.FAX``; an identifier label (``NHC:``, ``BSN``)
   drops the candidate, because field values are the identifier recognizers' business.
+* :class:`PagerRecognizer`: pager, beeper and extension numbers after their word ("Pager #12345", "beeper
+  555-1234", "ext. 2234", "call x4567").
 * :class:`EmailRecognizer` scans outwards from each ``@`` (no regex backtracking on long runs).
-* :class:`UrlRecognizer`: URLs with a scheme or ``www.``, and bare domains found from their ``.tld``.
+* :class:`UrlRecognizer`: URLs with a scheme or ``www.``, and bare domains found from their ``.tld`` (not two
+  sentences typed without a space: "follows commands.at times", "needed.Pt also").
 * :class:`IpRecognizer`: IPv4 dotted quads and IPv6 addresses (validated by :mod:`ipaddress`).
 
 Speed: every regex starts with a literal or a small character class (so the regex engine skips ahead) and
@@ -29,11 +32,13 @@ from clinanon.detect.base import Detector
 from clinanon.detect.rules.identifiers import id_label_regex
 from clinanon.document import Document, Span
 from clinanon.lang import check_language
+from clinanon.lang.lexicon import common_words, is_common
 
 __all__ = [
     "PHONE_REGIONS",
     "EmailRecognizer",
     "IpRecognizer",
+    "PagerRecognizer",
     "PhoneRecognizer",
     "UrlRecognizer",
     "recognizers",
@@ -96,6 +101,9 @@ _TIME = re.compile(r"\d{1,2}[:.h]\d{2}")
 _NON_DIGIT = re.compile(r"\D")
 _DIGIT_GROUP = re.compile(r"\d+")
 _WORD_RE = re.compile(r"\w+")
+_LAST_WORD = re.compile(r"[^\W\d_]+\Z")
+#: a one-digit decimal ("7.35") inside a run of hyphenated numbers: laboratory values, not a phone number
+_DECIMAL_RUN = re.compile(r"(?:^|[-\s])\d\.\d{1,3}(?:-|$)|-\d\.\d")
 _AFTER_WORD = re.compile(r"[ \t\-,]{0,3}(\w+)(?![ \t]*[:.]?[ \t]*[+(\d])")
 
 
@@ -188,6 +196,11 @@ class PhoneRecognizer:
                     kind, pos = "id", m.end()
         return kind, has_phone
 
+    def _phone_word_before(self, text: str, end: int) -> bool:
+        """Whether the word that ends at ``end`` is a phone word ("HOME-410 671-9309", "CELL-555 0199")."""
+        m = _LAST_WORD.search(text, max(0, end - 16), end)
+        return m is not None and m.group().casefold() in self.phone_words | {"cellular", "home", "work"}
+
     def _label_after(self, text: str, end: int) -> tuple[str | None, int]:
         """A trailing label ("555-1234 fax"), not the label of a following number ("... Fax: 555-9876"),
         and where it ends."""
@@ -206,9 +219,12 @@ class PhoneRecognizer:
             start, end = m.span()
             if end - start < self.min_digits:
                 continue
-            if _glued(text, start, "+/\\@") or (start >= 2 and text[start - 1] == "-" and text[start - 2].isalpha()):
+            if _glued(text, start, "+/\\@") or (start >= 2 and text[start - 1] == "-" and text[start - 2].isalpha()
+                                                   and not self._phone_word_before(text, start - 1)):
                 continue
             num = m.group("num")
+            if _DECIMAL_RUN.search(num):
+                continue  # "7.35-39-142-22": blood gas values, not a number to call
             groups = _DIGIT_GROUP.findall(num)
             ndig = sum(len(g) for g in groups)
             if not self.min_digits <= ndig <= self.max_digits or _is_date_like(num):
@@ -232,6 +248,57 @@ class PhoneRecognizer:
                     start += 1
             label = "CONTACT.FAX" if is_fax else "CONTACT.PHONE"
             out.append(Span(start, end, label, f"{self.name}:{pname}", round(min(score, 1.0), 4)))
+        return out
+
+    def detect(self, doc: Document) -> list[Span]:
+        return self.analyze(doc.text)
+
+
+# --- pagers and extensions -------------------------------------------------------------------------------------
+
+#: words that introduce a pager or an internal extension number, per language
+_PAGER_WORDS: dict[str, tuple[str, ...]] = {
+    "en": ("pager", "beeper", "pgr", "pg", "bpr", "beep", "bleep", "page", "paged", "ext", "extension", "x"),
+    "es": ("busca", "buscapersonas", "ext", "extensión", "extension", "anexo"),
+    "nl": ("pieper", "sein", "toestel", "tst", "ext"),
+    "sv": ("sökare", "personsökare", "anknytning", "ankn", "ext"),
+    "de": ("piepser", "pieper", "funk", "durchwahl", "dw", "nebenstelle", "app", "ext"),
+}
+#: a phone number right before an "x1234" extension ("555-0199 x4567")
+_PHONE_TAIL = re.compile(r"\d{3}[-. ]\d{4}[ \t]?\Z")
+#: words before a bare "x1234" that make it an extension ("call x4567", "reach him at x4567")
+_CALL_WORDS = frozenset(("call", "called", "calls", "phone", "phoned", "reach", "reached", "contact", "contacted",
+                         "page", "paged", "at", "tel", "ph", "number", "no", "extension", "office", "desk"))
+
+
+class PagerRecognizer:
+    """Pager, beeper and extension numbers: a pager word and a 3 to 7 digit number ("Pager #12345", "beeper
+    555-1234", "PG 23456", "ext. 2234"), and "x" + 3 to 5 digits after a word of calling ("call x4567").
+    Score 0.85 (0.75 for the bare "x" form). Numbers that the phone recognizer finds (7 digits and more with a
+    valid shape) are found there too; the resolver keeps one."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = check_language(lang, exact=True)
+        self.name = f"pager_{self.lang}"
+        words = sorted({w for w in _PAGER_WORDS[self.lang] if w != "x"}, key=len, reverse=True)
+        alt = "|".join(re.escape(w) for w in words)
+        # the word, then at most a few characters of ":", "#", ".", "no" or "number", then the number
+        self._rx = re.compile(rf"(?i)(?<![\w])(?:{alt})\.?(?:[ \t]{{0,2}}(?:no\.?|nr\.?|number|num|#|:)){{0,2}}"
+                              rf"[ \t]{{0,2}}#?[ \t]?(\d{{3}}-\d{{4}}|\d{{3,7}})(?![\w/.,:]\d|[\w/])")
+        self._x = re.compile(r"(?i)(?<![\w])x(\d{3,5})(?![\w/]|[.,:]\d)") if "x" in _PAGER_WORDS[self.lang] else None
+
+    def __repr__(self) -> str:
+        return f"PagerRecognizer(lang={self.lang!r})"
+
+    def analyze(self, text: str) -> list[Span]:
+        out: list[Span] = []
+        for m in self._rx.finditer(text):
+            out.append(Span(m.start(1), m.end(1), "CONTACT.PHONE", f"{self.name}:pager", 0.85))
+        if self._x is not None and ("x" in text or "X" in text):
+            for m in self._x.finditer(text):
+                before = [w.casefold() for w in _WORD_RE.findall(text, max(0, m.start() - 30), m.start())[-3:]]
+                if _CALL_WORDS & set(before) or _PHONE_TAIL.search(text, max(0, m.start() - 20), m.start()):
+                    out.append(Span(m.start(), m.end(), "CONTACT.PHONE", f"{self.name}:extension", 0.75))
         return out
 
     def detect(self, doc: Document) -> list[Span]:
@@ -302,6 +369,11 @@ _TLDS = frozenset((
     "app", "es", "cat", "gal", "eus", "nl", "se", "de", "at", "ch", "uk", "fr", "it", "pt", "be", "dk", "no",
     "fi", "ie", "lu", "pl", "cz", "ca", "us", "mx", "ar", "cl", "br", "co", "pe", "uy", "ve", "cu", "au", "nz",
 ))
+#: top-level domains that end almost nothing but a host name
+_GENERIC_TLDS = frozenset(("com", "org", "net", "edu", "gov", "mil", "int", "info", "biz", "io", "health", "online"))
+#: the country-code domains of the places where a language's notes are written (a host there is not doubted)
+_HOME_TLDS: dict[str, tuple[str, ...]] = {"en": ("uk", "us", "ca", "au", "nz", "ie"), "es": ("es", "cat", "gal", "eus"),
+                                          "nl": ("nl", "be"), "sv": ("se", "fi"), "de": ("de", "at", "ch")}
 _SCHEME = re.compile(r"(?:https?://|ftp://|www\.|HTTPS?://|WWW\.|Https?://|Www\.)")
 _TLD_HIT = re.compile(r"\.(?:" + "|".join(sorted(_TLDS, key=len, reverse=True)) + r")(?![A-Za-z0-9])",
                       re.IGNORECASE)
@@ -318,8 +390,9 @@ class UrlRecognizer:
     Host names that are part of an e-mail address are not URLs.
     """
 
-    def __init__(self, *, name: str = "url") -> None:
+    def __init__(self, lang: str | None = None, *, name: str = "url") -> None:
         self.name = name
+        self.lang = lang
 
     def analyze(self, text: str) -> list[Span]:
         if "." not in text:
@@ -375,9 +448,27 @@ class UrlRecognizer:
             if any(a < end and j < z for a, z in covered):
                 continue
             before = {w.casefold() for w in _WORD_RE.findall(text[max(0, j - 40):j])}
-            score = 0.8 if before & _URL_CONTEXT else 0.5
+            web = bool(before & _URL_CONTEXT)
+            if not web and end == k and self._sentence_break(host):
+                continue
+            score = 0.8 if web else 0.5
             out.append(Span(j, end, "CONTACT.URL", f"{self.name}:domain", score))
         return out
+
+    def _sentence_break(self, host: str) -> bool:
+        """A bare ``word.tld`` without a web word before it that is two sentences without a space ("follows
+        commands.at times", "tol po well.no n/v", "needed.Pt also"): a country-code or word-like top-level domain
+        after a common word or a number, or in mixed case."""
+        labels = host.split(".")
+        if len(labels) != 2:
+            return False
+        name, tld = labels
+        if tld.lower() in _GENERIC_TLDS or tld.lower() in _HOME_TLDS.get(self.lang or "", ()):
+            return False
+        if (tld[:1].isupper() and not host.isupper()) or name[:1].isdigit():
+            return True  # "needed.Pt also", "12cc.Pt": a capital after the dot starts a sentence
+        return self.lang is not None and (name.casefold() in common_words(self.lang)
+                                          or is_common(name, self.lang))
 
     def detect(self, doc: Document) -> list[Span]:
         return self.analyze(doc.text)
@@ -448,7 +539,7 @@ class IpRecognizer:
 @memo
 def _build(lang: str) -> tuple[Detector, ...]:
     phone = PhoneRecognizer(lang, id_label_regex=id_label_regex(lang), strip_prefix=(lang == "es"))
-    return (phone, EmailRecognizer(), UrlRecognizer(), IpRecognizer())
+    return (phone, PagerRecognizer(lang), EmailRecognizer(), UrlRecognizer(lang), IpRecognizer())
 
 
 def recognizers(lang: str) -> list[Detector]:

@@ -12,6 +12,15 @@ A bare 4-digit year is a date only with date context (``"en 2015"``, ``"(2014)"`
 next to it) and never when a unit follows (``"2000 mg"``). Times are a separate recognizer (``time``) with the
 same label ``DATE``, because some corpora (MEDDOCAN) do not annotate times.
 
+English notes write a day and month without a year as ``M/D`` ("extubate on 10/19"): ``month_day_numeric``
+takes such a pair (month ≤ 12, a day that the month has) and reads the words around it (``_md_adjust``): a date
+cue nearer than any measure word ("on", "since", "admitted", "extubated", "d/c", a weekday, a clock time, a range
+to another date, a dated line's start) raises it; a ventilator setting, a pain or other score, a murmur grade, a
+culture count, a fluid or a dose ("PS 10/5", "pain 8/10", "GCS 3/15", "2/4 bottles", "D5 1/2 NS", "1/2 tab")
+drops it, and a common fraction needs a cue. ``'79`` and ``1/78`` (a month and a year above 31) are dates with a
+cue; a four-digit number that is a valid 24-hour time next to a time word or another time is not a year
+("CK at 1015 and 1815").
+
 All quantifiers are bounded (``{m,n}``, never ``+`` / ``*``) and a repeated or optional group cannot match the
 same characters in two ways, so matching stays linear in the text length (``tests/test_rules_dates_adversarial.py``;
 ``benchmarks/rules_partA_probe.py --adversarial`` times 1 MB inputs).
@@ -90,7 +99,7 @@ _LANG: dict[str, _DateLang] = {
     "en": _DateLang(
         day_suffix=r"(?:st|nd|rd|th)?",
         dm_sep=r"\s{1,3}(?:of\s{1,3})?|\s{0,2}[-/.]\s{0,2}",
-        my_sep=r",?\s{1,3}|\s{0,2}[-/.,]\s{0,2}|\s{0,2}'",
+        my_sep=r",?\s{1,3}(?:of\s{1,3})?|\s{0,2}[-/.,]\s{0,2}|\s{0,2}'",
         md_sep=r"\.?\s{1,3}|\s{0,2}[-/]\s{0,2}",
         and_words=r"and|or|to|&",
         year_words=("in", "since", "from", "until", "till", "to", "during", "year", "early", "late", "mid",
@@ -142,7 +151,7 @@ _YEAR2 = r"\d\d"
 #: no digit, slash, letter or decimal/section dot before a numeric date
 _NUM_LEFT = r"(?<![\w/.,-])"
 #: nothing numeric continues after it ("1/1/1/1", "12.3.2019.4", "12-12-2019-5" are not dates)
-_NUM_RIGHT = r"(?![\w/]|[.,:-]\d)"
+_NUM_RIGHT = r"(?![\w/%]|[.,:-]\d)"
 
 
 def _numeric_valid(lang: str) -> Callable[[str], bool]:
@@ -189,6 +198,9 @@ def _month_token_ok(lang: str, spec: _DateLang) -> Callable[[str], bool]:
 #: words of a past event (a diagnosis, an operation) that make a bare year later in the same line (within 50
 #: characters) a date: "Z.n. Appendektomie 1978", "(ED 2009)", "status na CABG 2015", "opererad ... 2019"
 _YEAR_EVENT: dict[str, re.Pattern[str]] = {
+    "en": re.compile(r"(?<![\w./])(?i:s/p|status[ \t]post|diagnosed|dx|dx'd|h/o|hx|history[ \t]of|pmh|pshx?|cabg|"
+                     r"ptca|pci|stent(?:ed)?|mi|cva|resection|repair|replacement|transplant|surgery|ectomy|"
+                     r"amputation|bka|aka|fracture|since)(?![\w/])"),
     "de": re.compile(r"(?<![\w.])(?:ED|Erstdiagnose|Erstdiagn\.|[ZS]t?\.[ \t]?n\.|Zustand[ \t]nach|(?i:diagnostiziert"
                      r"|operiert|implantiert|entfernt))(?![\w])"),
     "nl": re.compile(r"(?<![\w.])(?i:status[ \t]na|st\.[ \t]?na|s\.p\.|gediagnosticeerd|geopereerd|geïmplanteerd"
@@ -266,9 +278,10 @@ def date_patterns(lang: str) -> tuple[RulePattern, ...]:
                     score=0.95, flags=IC, validator=month_ok),
     ]
     if spec.md_sep:
+        # a month name, a day and a year: a date whatever its case ("may 16, 2015" in a note typed in lower case)
         out.append(RulePattern("month_day_year", first="letter", regex=
                                rf"\b{M}(?:{spec.md_sep}){D}(?:,?\s{{1,3}}|\s{{0,2}}[-/,]\s{{0,2}}){_YEAR4}\b",
-                               score=0.95, flags=IC, validator=month_ok))
+                               score=0.95, flags=IC))
     out += [
         RulePattern("month_year", first="letter", regex=
                     rf"\b{months}(?:{spec.my_sep}){ypre}{_YEAR4}\b",
@@ -307,7 +320,7 @@ def date_patterns(lang: str) -> tuple[RulePattern, ...]:
                     score=0.35,
                     context=Context.of(before=spec.year_words, neg_after=_UNITS, n_before=2, n_after=1,
                                        boost=0.4, penalty=0.8),
-                    adjust=_year_adjust(lang)),
+                    adjust=_year_adjust(lang) if lang != "en" else _with_clock_guard(_year_adjust(lang))),
         RulePattern("month_alone", first="letter", regex=rf"\b{month_regex(lang, wide_only=True)}",
                     score=0.3, flags=IC, validator=month_ok,
                     context=Context.of(before=spec.month_words, n_before=1, boost=0.3)),
@@ -317,6 +330,8 @@ def date_patterns(lang: str) -> tuple[RulePattern, ...]:
                     context=Context.of(before=spec.date_words, boost=0.2)),
     ]
     out += _partial_date_patterns(lang, spec)
+    if lang == "en":
+        out += _month_day_numeric_en()
     return tuple(out)
 
 
@@ -362,6 +377,163 @@ def _partial_date_patterns(lang: str, spec: _DateLang) -> list[RulePattern]:
                         validator=_dm_valid, adjust=in_range,
                         context=Context.of(before=_PARTIAL_WORDS[lang], neg_after=_UNITS, n_before=2, n_after=1,
                                            boost=0.4, penalty=0.8))]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# English month/day without a year ("extubated 10/19", "as of today 4/16") and clock times that look like years
+# ---------------------------------------------------------------------------------------------------------
+
+def _wordset(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+#: words right before (or after) a number pair that make it a measure, a setting, a score or a fraction, not a
+#: date: ventilator settings ("PS 10/5", "CPAP 5/5", "PEEP/PS 5/8"), pain and other scales ("pain 8/10", "GCS
+#: 3/15"), murmur grades, muscle strength, pulses, reflexes, blood culture bottles ("cx 2/4"), fluids ("D5 1/2"),
+#: doses ("1/2 tab"), and "to" (a setting weaned or changed to: "wean to 5/5"; a range "8/15 to 8/20" is a date)
+_MD_NEG_BEFORE = _wordset(
+    "ps psv cpap peep bipap simv imv ac prvc vent vents ventilator flowby flow settings setting fio2 pressure "
+    "support pain cp score scale rated rating gcs apgar grade murmur sem strength power pulses pulse pedal rales "
+    "crackles reflexes cx cxs culture cultures bottles bottle ns d5 d5w tab tabs tablet tablets dose doses bp sbp "
+    "dbp map hr ratio i:e ie titer titre dilution mmhg to")
+_MD_NEG_AFTER = _wordset(
+    "ns nss normal saline strength str tab tabs tablet tablets pill pills hr hrs hour hours min mins minute minutes "
+    "sec secs wk wks week weeks liter liters litre litres ml cc amp amps mg mcg units pulses pulse murmur sem pain "
+    "cp bl blood cx cultures bottles bottle psv ps peep cpap fio2 rr sats sat of fraction dose doses scale gtts gtt "
+    "inches cm mm")
+#: words a few words before a number pair that say it is a date ("extubated 8/30", "admitted 10/12", "on 9/1")
+_MD_CUES_BEFORE = _wordset(
+    "on since from until till thru through of by after before dated date today yesterday tonight tomorrow "
+    "admitted readmitted admit adm admission extubated extubation extub extubate reintubated intubated "
+    "intubation trached d/c dc dc'd d/c'd dced discharged discharge discontinued transferred transfer xfer "
+    "s/p sp started start restarted stopped held placed done performed removed inserted pulled changed cultured "
+    "dialysis dialyzed hd cath cabg echo cxr ct mri eeg ekg ecg tee surgery op or mi stent stented ptca ablation "
+    "note notes bm last next due scheduled planned seen visited died expired arrived born birthday "
+    "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun "
+    "weekend am pm eve evening morning night noc")
+#: cue words that say little alone: a measure word right before them wins ("PSV of 10/5")
+_MD_WEAK_CUES = frozenset(("on", "of", "by", "from", "after", "before", "last", "next", "start", "changed"))
+_MD_CUES_AFTER = _wordset(
+    "cath echo cxr ct mri eeg ekg ecg tee surgery or cabg at @ am pm through thru to until till and admission "
+    "note notes shift")
+_RANGE_WORDS = frozenset(("to", "thru", "through", "until", "till", "-", "–"))
+#: a common fraction ("1/2 tab", "3/4 of the bag"): a date only with a cue
+_FRACTIONS = frozenset(("1/2", "1/3", "2/3", "1/4", "3/4", "1/8", "3/8", "5/8", "7/8", "1/5", "2/5", "1/6"))
+_MD_WORD = re.compile(r"[^\s()\[\],;:=]+")
+_MD_SHAPE = re.compile(r"(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])\Z")
+#: a clock time with a colon or an am/pm mark ("2am", "6p", "12:30", "7pm")
+_CLOCK = re.compile(r"(?i)(?:[01]?\d|2[0-3])(?::[0-5]\d)?(?:a|p|am|pm|a\.m\.?|p\.m\.?)\Z|(?:[01]?\d|2[0-3]):[0-5]\d\Z")
+_MILITARY = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d\Z")
+
+
+def _md_words_before(text: str, start: int, n: int) -> list[str]:
+    """The last ``n`` words before ``start`` on the same line (nearest first), case-folded, trailing punctuation
+    removed."""
+    lo = max(0, start - 60)
+    line = text.rfind("\n", lo, start) + 1 or lo
+    words = _MD_WORD.findall(text, line, start)[-n:]
+    return [w for w in (w.casefold().rstrip(".,;:!?") for w in reversed(words)) if w]
+
+
+def _md_words_after(text: str, end: int, n: int) -> list[str]:
+    stop = text.find("\n", end, end + 40)
+    words = _MD_WORD.findall(text, end, stop if stop >= 0 else min(len(text), end + 40))[:n]
+    if text[end:end + 1] == "." and text[end + 1:end + 2] in (" ", "\n", "\t", ""):
+        return []  # the sentence ends with it
+    return [w for w in (w.casefold().rstrip(".,;:!?") for w in words) if w]
+
+
+def _md_neg(w: str) -> bool:
+    return w in _MD_NEG_BEFORE or any(p in _MD_NEG_BEFORE for p in w.split("/") if p and p != w)
+
+
+def _md_adjust(text: str, start: int, end: int) -> float:
+    """The score change of an English ``M/D``: + with a date cue nearer than any measure word (or a clock time, a
+    range to another date, a dated line's start), − with a measure word, a fraction, a number before it ("1 1/2")
+    or a unit after it."""
+    pair = text[start:end]
+    m, d = (int(x) for x in pair.split("/"))
+    if text[start - 1:start] == "." and not text[start - 2:start - 1].isalpha():
+        return -0.5  # ".5/10": a decimal, not a date
+    frac = pair in _FRACTIONS
+    before = _md_words_before(text, start, 3)
+    after = _md_words_after(text, end, 2)
+    prev = text[start - 1:start]
+    if prev == "#" or (prev == "(" and text[end:end + 1] == ")" and d == 10):
+        return -0.5  # "#9/10", "(7/10)": a score
+    if (after and (after[0] in _MD_NEG_AFTER or after[0][0] in "%+")) or text[end:end + 1] in ("%", "+"):
+        return -0.5
+    for i, w in enumerate(before):
+        if i == 0 and w.endswith("%"):
+            return -0.5  # "FiO2 50% 5/5": a ventilator setting
+        if i == 0 and w.isdigit() and m < d <= 8:
+            return -0.5  # "1 1/2 hr", "received 2 3/4"
+        if w in _RANGE_WORDS and i + 1 < len(before) and _MD_SHAPE.match(before[i + 1]):
+            return 0.3  # "8/15 to 8/20"
+        if _md_neg(w) and (w != "to" or i == 0):
+            return -0.5
+        if w in _MD_CUES_BEFORE or _CLOCK.match(w) or _MILITARY.match(w) or w.endswith("'d"):
+            if w in _MD_WEAK_CUES and i + 1 < len(before) and _md_neg(before[i + 1]):
+                return -0.5  # "PSV of 10/5", "on PS 5/5"
+            return 0.3
+    if after and (after[0] in _MD_CUES_AFTER or _CLOCK.match(after[0]) or _MILITARY.match(after[0])):
+        return 0.3
+    lo = max(0, start - 24)
+    line_start = text.rfind("\n", lo, start) + 1 or (0 if lo == 0 else -1)
+    if not frac and line_start >= 0 and not text[line_start:start].strip(" \t(*-"):
+        return 0.2  # a dated line: "10/13 CARDIAC CATH: ...", "4/12 CSRU 7P-7A SHIFT SUMMARY"
+    return -0.3 if frac else 0.0
+
+
+def _md_valid(s: str) -> bool:
+    m, d = (int(x) for x in _DIGITS.findall(s)[:2])
+    return 1 <= m <= 12 and 1 <= d <= 31 and not (m == 2 and d > 29) and not (m in (4, 6, 9, 11) and d > 30)
+
+
+def _md_range_valid(s: str) -> bool:
+    m1, d1, m2, d2 = (int(x) for x in _DIGITS.findall(s)[:4])
+    return _md_valid(f"{m1}/{d1}") and _md_valid(f"{m2}/{d2}") and (m1, d1) <= (m2, d2) and m2 - m1 <= 2
+
+
+def _month_day_numeric_en() -> list[RulePattern]:
+    """A month and a day without a year (``10/19``, ``4/16``), US order. In clinical notes such a pair is a date
+    about two times in three; what else it is can be told from the words around it (:func:`_md_adjust`): a
+    ventilator setting, a pain score, a fraction, a culture count."""
+    md = r"(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])"
+    return [RulePattern("apostrophe_year", first="digit",  # "CABG '79", "'09 PTCA": a year of two digits
+                        regex=r"(?<=['’])(?<![\w'’]['’])\d\d(?![\w'’%]|[.,:/-]\d)", score=0.6),
+            RulePattern("month_year_short_numeric", first="digit",  # "CABG 1/78": a month and a year > 31
+                        regex=r"(?<![\w/,\-+:])(?<!\d\.)(?:0?[1-9]|1[0-2])/(?:3[2-9]|[4-9]\d)(?![\w/%+]|[.,:-]\d)",
+                        score=0.25, adjust=_md_adjust),
+            RulePattern("month_day_range", first="digit",
+                        regex=rf"(?<![\w/.,\-+:]){md}[ \t]?[-–][ \t]?{md}(?![\w/%+]|[.,:-]\d)",
+                        score=0.75, validator=_md_range_valid),
+            RulePattern("month_day_numeric", first="digit",
+                        regex=r"(?<![\w/,\-+:])(?<![\d.]\.)(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])"
+                              r"(?![\w/%+]|[.,:-]\d)",
+                        score=0.55, validator=_md_valid, adjust=_md_adjust)]
+
+
+def _with_clock_guard(adjust: Callable[[str, int, int], float]) -> Callable[[str, int, int], float]:
+    """``adjust`` for bare years, lowered for a 24-hour clock time written without a colon ("CK at 1015 and 1815",
+    "given at 8am and 1800", "arrived ~ 1930"): a four-digit number that is a valid time, after a time word or next
+    to another time."""
+
+    def guarded(text: str, start: int, end: int) -> float:
+        num = text[start:end]
+        if _MILITARY.match(num):
+            before = _md_words_before(text, start, 3)
+            after = _md_words_after(text, end, 1)
+            near = text[max(0, start - 3):start]
+            if ("@" in near or "~" in near
+                    or any(w in ("at", "around", "approx", "about", "starting") for w in before[:1])
+                    or any(_CLOCK.match(w) or _MILITARY.match(w) for w in before[:2])
+                    or (after and (after[0] in ("hrs", "hr", "h", "hours", "shift", "pm", "am")
+                                   or _MILITARY.match(after[0])))):
+                return -0.6
+        return adjust(text, start, end)
+
+    return guarded
 
 
 # ---------------------------------------------------------------------------------------------------------

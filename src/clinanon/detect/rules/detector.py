@@ -26,7 +26,7 @@ __all__ = ["FAMILIES", "RulesDetector", "pattern_recognizers"]
 
 #: pattern families, in the order they run (the order does not change the resolved output)
 FAMILIES: tuple[str, ...] = ("dates", "ages", "fields", "contacts", "identifiers", "addresses", "names",
-                             "organizations")
+                             "organizations", "care_sites")
 
 
 @memo

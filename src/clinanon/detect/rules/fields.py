@@ -2,7 +2,9 @@
 
 A field label is never PHI itself; its value usually is. :class:`FieldRecognizer` takes a table of label
 patterns -> canonical category per language (:data:`FIELD_TABLES`). A value starts after ``label:`` and ends at
-the end of the line or at the next field label on the same line (``"Edad: 70 años Sexo: H."`` holds two fields),
+the end of the line, at the next field label on the same line (``"Edad: 70 años Sexo: H."`` holds two fields) or
+at a sentence end (``"Adress: Storgatan 5, Stockholm. Inkom ..."``; see
+:func:`clinanon.detect.rules.value_end.sentence_end`, which knows the abbreviations of addresses and titles),
 without trailing punctuation (``"Ernesto."`` -> ``"Ernesto"``; street abbreviations such as ``"4 dcha."`` keep
 their dot). Values are then shaped by the field's kind:
 
@@ -41,6 +43,7 @@ from clinanon.detect.engine import finditer_first_char, first_char_scan, prefix_
 from clinanon.detect.regex_tree import may_consume, parse, widths
 from clinanon.detect.rules.dates import Context, RulePattern, RuleRecognizer
 from clinanon.detect.rules.letters import SPECIALTY
+from clinanon.detect.rules.value_end import sentence_end
 from clinanon.document import Document, Span
 from clinanon.lang import LANGUAGES
 from clinanon.lang.fold import fold
@@ -377,6 +380,7 @@ class FieldRecognizer:
                 if self._is_label(text, k):
                     vend = k.start()
                     break
+            vend = sentence_end(text, search_from, vend)  # "Adress: Storgatan 5, Stockholm. Inkom ..."
             out.extend(self._value_spans(text, vstart, vend, row))
             value_end = vend
         if self._titles is not None:

@@ -13,6 +13,14 @@ Spanish DNI/NIE/NASS, Dutch BSN, Swedish personnummer, German KVNR, US SSN, UK N
 (Luhn) and IBANs (mod 97). A context word before the number raises its score; BSN, NHS numbers and bare
 9-digit SSNs score below 0.5 without one.
 
+:class:`LongNumberRecognizer` finds what no check explains: a run of 13 or more digits (up to four letters
+glued before it, two after) is an identifier (``ID.IDNUM``, score 0.6) — an accession, specimen, account or
+record number. Nothing else in a note is that long: lab values, doses and measurements have a few digits,
+phone numbers at most 12 or 13 (the phone rules score higher and keep theirs), dates 8, and a decimal's
+fraction (``5.1234567890123``) is skipped; payment card numbers (13-19 digits passing Luhn) are left to the
+checksum recognizer. A labelled value may be that long too (``MRN: <40 digits>``): a value token has up to 64
+characters.
+
 Speed: labels are found in two steps — a literal keyword scan over the lower-cased text, then the full label
 + value regex only in a window around each keyword. All patterns are linear (bounded quantifiers,
 separators required between repeated tokens).
@@ -36,6 +44,7 @@ __all__ = [
     "ChecksumRecognizer",
     "FieldLabel",
     "FieldValueRecognizer",
+    "LongNumberRecognizer",
     "id_label_regex",
     "recognizers",
 ]
@@ -173,7 +182,7 @@ FIELD_LABELS: dict[str, tuple[FieldLabel, ...]] = {
 }
 
 # One token of a value holds a digit; tokens are joined by one or two spaces, a dash, a slash or a dot.
-_TOKEN = r"[A-Z]{0,4}\d[0-9A-Z]{0,24}"
+_TOKEN = r"[A-Z]{0,4}\d[0-9A-Z]{0,63}"
 _VALUE = rf"(?:[A-Z]{{1,4}}[-/])?{_TOKEN}(?:(?:[ ]{{1,2}}|[\-/.]){_TOKEN}){{0,6}}(?:[\-/ ](?-i:[A-Z])(?![\w.]))?"
 _VALUE_PREFIX = r"(?:(?:nhc|hc|mrn|nr|no|n[º°])[\-/.:#]?[ \t]?(?=\d)|#[ \t]?)?"
 # between label and value: a colon / number sign / equals sign, a dot, a dash, a copula ("license number is
@@ -452,13 +461,47 @@ class ChecksumRecognizer:
         return self.analyze(doc.text)
 
 
+# --- long digit runs -----------------------------------------------------------------------------------------
+
+#: 13 digits in a row: the cheap test that a text may hold a long number at all
+_THIRTEEN = re.compile(r"\d{13}")
+#: a run of 13+ digits (possessive: never backtracked) with up to 4 letters glued before and 2 after it, not part
+#: of a longer word, not the fraction or the integer part of a decimal number
+_LONG_NUMBER = re.compile(r"(?<!\w)(?<!\d[.,])[A-Za-z]{0,4}(?P<digits>\d{13,}+)[A-Za-z]{0,2}(?!\w)(?![.,]\d)")
+
+
+class LongNumberRecognizer:
+    """Runs of 13 or more digits that no check explains (see the module docstring): ``ID.IDNUM`` at 0.6."""
+
+    def __init__(self, lang: str, *, score: float = 0.6) -> None:
+        self.lang = check_language(lang, exact=True)
+        self.name = f"long_number_{lang}"
+        if not 0.0 <= score <= 1.0:
+            raise ValueError("score must be in [0, 1]")
+        self.score = score
+
+    def analyze(self, text: str) -> list[Span]:
+        if _THIRTEEN.search(text) is None:
+            return []
+        out: list[Span] = []
+        for m in _LONG_NUMBER.finditer(text):
+            digits = m.group("digits")
+            if m.group() == digits and len(digits) <= 19 and cs.is_valid_credit_card(digits):
+                continue  # a payment card: the checksum recognizer's
+            out.append(Span.trusted(m.start(), m.end(), "ID.IDNUM", self.name, self.score))
+        return out
+
+    def detect(self, doc: Document) -> list[Span]:
+        return self.analyze(doc.text)
+
+
 # --- per language --------------------------------------------------------------------------------------------
 
 @memo
 def _build(lang: str) -> tuple[Detector, ...]:
-    return (FieldValueRecognizer(lang), ChecksumRecognizer(lang))
+    return (FieldValueRecognizer(lang), ChecksumRecognizer(lang), LongNumberRecognizer(lang))
 
 
 def recognizers(lang: str) -> list[Detector]:
-    """Field-value and checksum identifier recognizers for ``lang`` (built once per language)."""
+    """Field-value, checksum and long-number identifier recognizers for ``lang`` (built once per language)."""
     return list(_build(check_language(lang, exact=True)))

@@ -1,6 +1,6 @@
 """Person names from context (label ``NAME``, ``NAME.DOCTOR`` where the context says clinician).
 
-Two recognizers per language:
+Two recognizers per language (three in English):
 
 * :func:`name_patterns` (one-pass :class:`~clinanon.detect.rules.dates.RuleRecognizer`): a name after an
   honorific (``Mr.``, ``Mrs.``, ``Ms.``, ``Prof.``, ``Sr.``, ``Sra.``, ``Dña.``, ``Dhr.``, ``Mevr.``,
@@ -16,6 +16,11 @@ Two recognizers per language:
   in Title case (an ALL-CAPS unknown word is more often an acronym); a run that starts a sentence needs its
   first word to be a known first name.
 
+* :class:`CaselessCueRecognizer` (English): names in any case after a title, a role or a kinship word ("dr.
+  murray", "np grace", "son jonathan", "wife, mary", "SON ROB"), signature lines ("irene snell, rn", "Jane Doe,
+  RN") and names before "aware" / "notified" at a sentence's start ("grace dudak aware"): what nursing notes typed
+  in lower case or in capitals need, where capitals say nothing.
+
 Every word of a span is checked against the language's common words (stop words, field labels, honorifics,
 degrees, month and weekday names, allow-list words); spans are trimmed of them at both ends and dropped when
 nothing is left. All quantifiers are bounded and name words are separated by required spaces, so matching is
@@ -25,7 +30,7 @@ linear in the text length (``tests/test_rules_names.py`` times 100 k capitalised
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from clinanon.caches import memo
 from clinanon.detect.allowlist import AllowList, allowlist_for
@@ -35,10 +40,19 @@ from clinanon.detect.rules.lexicon import trie_regex
 from clinanon.document import Document, Span
 from clinanon.lang import LANGUAGES, check_language
 from clinanon.lang.fold import fold
-from clinanon.lang.lexicon import COMMON_COLLISIONS, HONORIFICS, MORE_TITLES, common_words, name_sets
+from clinanon.lang.lexicon import (
+    COMMON_COLLISIONS,
+    HONORIFICS,
+    MORE_TITLES,
+    common_lexicon,
+    common_words,
+    name_sets,
+    name_words,
+)
 from clinanon.lang.wordlists import load_rows
+from clinanon.text import stop_words
 
-__all__ = ["NameNeighbourRecognizer", "name_patterns", "recognizers"]
+__all__ = ["CaselessCueRecognizer", "NameNeighbourRecognizer", "name_patterns", "recognizers"]
 
 # --- character classes ----------------------------------------------------------------------------------
 
@@ -132,7 +146,8 @@ def _trim(text: str, spans: list[Span], lang: str) -> list[Span]:
         if s.source.endswith(":initials_surname"):
             last = text[s.start:s.end].split()[-1].split(".")[-1]
             if (last.casefold() in _ORGANISMS or allow.is_allowed(last)
-                    or allow.in_eponym_context(text, s.start, s.end)):
+                    or allow.in_eponym_context(text, s.start, s.end)
+                    or (last.isupper() and len(last) <= 3)):  # "S. SBP", "R. IJ": an abbreviation, not a surname
                 continue
         words = [(m.start(), m.end()) for m in _WORD.finditer(text, s.start, s.end)]
 
@@ -226,7 +241,7 @@ def name_patterns(lang: str) -> tuple[RulePattern, ...]:
                     regex=rf"(?<![\w.])({_LEAD_INITIALS}{NAME_SEQ}),?[ \t]{{1,2}}{_DEGREES}(?![\w])", group=1,
                     trigger=rf"{_DEGREES}(?![\w])"),
         RulePattern("initials_surname", first="letter", score=0.65, adjust=_initial_adjust,
-                    regex=rf"(?<![\w.])((?:{_U}\.[ \t]?){{1,3}}(?:{_PART}{_SP}){{0,3}}{CAPW})(?![\w])", group=1,
+                    regex=rf"(?<![\w.'’/])((?:{_U}\.[ \t]?){{1,3}}(?:{_PART}{_SP}){{0,3}}{CAPW})(?![\w])", group=1,
                     trigger=rf"{_U}\.[ \t]?(?:{_U}\.[ \t]?){{0,2}}(?:{_PART}{_SP}){{0,3}}{_U}"),
     ]
     return tuple(out)
@@ -627,10 +642,231 @@ _LIST = re.compile(rf"{_U}(?<![\w\-'’].){_CAPW_REST}(?:(?:,[ \t]{{1,2}}{CAPW})
                    rf"|[ \t]{{1,2}}(?:and|y|en|och|und)[ \t]{{1,2}}{CAPW}(?![\w\-]))")
 
 
+# --- names in any case after a title, a role or a kinship word (English clinical notes) --------------------------
+
+#: cue words (folded) and the label of the name after them: clinicians' titles and roles, relatives
+_CASELESS_CUES: dict[str, dict[str, str]] = {
+    "en": {
+        **dict.fromkeys(("dr", "drs", "doctor", "np", "rn", "pa", "nurse", "resident", "intern", "fellow",
+                         "attending", "physician", "surgeon", "cardiologist", "nephrologist", "neurologist",
+                         "pharmacist", "therapist", "rt", "rrt", "sw", "cm", "chaplain", "nutritionist",
+                         "dietitian", "md"), "NAME.DOCTOR"),
+        **dict.fromkeys(("wife", "husband", "son", "daughter", "dtr", "dau", "sister", "brother", "sis", "bro",
+                         "mother", "father", "mom", "dad", "mum", "friend", "neighbor", "neighbour", "niece",
+                         "nephew", "grandson", "granddaughter", "grandmother", "grandfather", "aunt", "uncle",
+                         "cousin", "partner", "fiance", "fiancé", "fiancee", "girlfriend", "boyfriend", "spouse",
+                         "stepson", "stepdaughter", "sil", "dil", "hcp", "proxy", "poa", "guardian", "caregiver",
+                         "lawyer", "attorney"), "NAME.RELATIVE"),
+        "mr": "NAME", "mrs": "NAME", "ms": "NAME", "miss": "NAME", "pt": "NAME.PATIENT", "patient": "NAME.PATIENT",
+    },
+}
+#: cues after which a listed first name or surname must be among the words ("md aware" is no name)
+_WEAK_CUES = frozenset(("pt", "patient", "md", "rn", "pa", "rt", "sw", "cm", "fellow", "resident", "intern",
+                        "attending", "friend", "partner", "proxy", "hcp", "poa", "guardian", "caregiver"))
+#: cue phrases of two words (the second word is the one in the table above, the first one is checked here)
+_TWO_WORD_CUES = {"other": "significant", "law": "in"}
+#: clinical credentials at the end of a signature line ("irene snell, rn", "J. Doe RN", "jane roe bsn/rn")
+_CREDENTIALS = (r"(?:rn|bsn|msn|lpn|lvn|np|cnp|fnp|aprn|crna|rrt|crt|rt|pt|ot|slp|msw|lcsw|licsw|md|do|pa|pa-c|"
+                r"phd|pharmd|rd|ccrn|cns|sn)")
+_SIGNATURE = re.compile(
+    rf"(?im)^[ \t]{{0,20}}((?:[^\W\d_]{{2,30}}|[^\W\d_]\.?)"
+    rf"(?:[ \t]{{1,2}}(?:[^\W\d_][\w'’\-]{{0,30}}|[^\W\d_]\.)){{1,3}})"
+    rf"[ \t]{{0,2}},?[ \t]{{1,3}}{_CREDENTIALS}(?:[ \t]?/[ \t]?{_CREDENTIALS}){{0,3}}\.?[ \t]{{0,20}}$")
+@memo
+def _cue_word_regex(lang: str) -> re.Pattern[str]:
+    """A cue word of :data:`_CASELESS_CUES` (any case; "per", "by" and the second words of two-word cues too),
+    then a dot or spaces, commas, a colon or a parenthesis before a letter."""
+    words = {*_CASELESS_CUES.get(lang, {}), "per", "by", *_TWO_WORD_CUES}
+    forms = {f for w in words for f in (w, w.upper(), w[:1].upper() + w[1:])}
+    return re.compile(rf"(?<![\w'’])({trie_regex(forms)})(?:\.[ \t,:(]{{0,4}}|[ \t,:(]{{1,4}})(?=[^\W\d_])")
+_ANY_WORD = re.compile(r"[^\W\d_](?:['’]?[^\W\d_]){0,30}(?:-[^\W\d_]{2,30})?(?![\w\-])|[^\W\d_]\.?(?![\w\-])")
+
+
+class CaselessCueRecognizer:
+    """Names in any case (lower case, capitals) after a title, a role or a kinship word, and signatures: "dr.
+    murray", "np grace", "psych nurse leslie kiezulas", "son jonathan", "wife, mary", "SON ROB", "irene snell, rn".
+
+    Mixed-case text has Title-case names, which other recognizers find; these notes carry no case signal, so a word
+    is a name here when it is not a stop word, a common word or a clinical abbreviation of the language, and
+    either no lexicon lists it as an ordinary word or a name list lists it ("rose", "rob", "grace"). One or two
+    such words (an initial between them) make the name; after "per" or "by" only an initial and a surname do
+    ("per d ross"). Words before "aware" / "notified" ("grace dudak aware") make a name when one of them is a
+    listed first name or surname. Scores 0.7 (cue), 0.75 (signature), 0.6 (told).
+    """
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+        self.name = "name_cue"
+        self.cues = _CASELESS_CUES.get(lang, {})
+        self.common = common_words(lang)
+        self.stop = stop_words(lang)
+        self.lexicon = common_lexicon(lang)
+        self.names, _ = name_words(lang)
+        self.first = frozenset(fold(r[0]) for r in load_rows(lang, "first_name") if " " not in r[0])
+        self.allow = allowlist_for(lang)
+
+    def __repr__(self) -> str:
+        return f"CaselessCueRecognizer(lang={self.lang!r})"
+
+    def _name_like(self, w: str, cased: bool | Callable[[], bool] = False) -> bool:
+        """Whether ``w`` can be a name word; ``cased``: its line is typed in mixed case, so a capital is a sign
+        (a callable: computed only when needed)."""
+        if "-" in w:
+            return all(self._name_like(p, cased) for p in w.split("-"))
+        f = w.casefold()
+        if _service_word(f):
+            return False  # "Nurse Practitioner", "seen by Cardiology"
+        if cased and w[:1].isupper() and len(w) > 1 and f not in self.stop and f not in self.common \
+                and f not in self.cues and not self.allow.is_allowed(w) and (cased() if callable(cased) else cased):
+            return True
+        if len(w) < 2 or f in self.stop or f in self.common or f in self.cues or self.allow.is_allowed(w):
+            # a common word that is also a name ("rose", "pat", "green") is one after a cue
+            return f in _COLLISION_NAMES and f not in self.stop and f not in _NOT_NAMES
+        g = fold(w)
+        return g not in self.lexicon or g in self.first  # "grace", "rob": a first name; "hand", "good": a word
+
+    def _known(self, w: str) -> bool:
+        return fold(w) in self.names and w.casefold() not in self.common
+
+    def _take(self, text: str, pos: int, *, initial_first: bool = False) -> list[tuple[int, int]]:
+        """The name words from ``pos`` (after a cue): up to three words, initials inside, stopping at the first
+        word that is not name-like."""
+        out: list[tuple[int, int]] = []
+        def cased() -> bool:
+            return _mixed_case_line(text, pos)
+
+        i = pos
+        while len(out) < 4:
+            m = _ANY_WORD.match(text, i)
+            if m is None:
+                break
+            w = m.group()
+            initial = len(w.rstrip(".")) == 1
+            if initial:
+                if not out and not initial_first and text[m.end():m.end() + 1] not in ". ":
+                    break
+                out.append((m.start(), m.end()))
+            elif self._name_like(w, cased):
+                out.append((m.start(), m.end()))
+            else:
+                break
+            gap = re.match(r"[ \t]{1,2}", text[m.end():m.end() + 3])
+            if gap is None:
+                break
+            i = m.end() + gap.end()
+        while out and len(text[out[-1][0]:out[-1][1]].rstrip(".")) == 1:
+            out.pop()
+        return out
+
+    def analyze(self, text: str) -> list[Span]:
+        if not self.cues:
+            return []
+        out: list[Span] = []
+        for m in _cue_word_regex(self.lang).finditer(text):
+            cue = m.group(1).casefold()
+            label = self.cues.get(cue)
+            if label is None and cue in ("per", "by"):
+                label = "NAME"
+            elif label is None and cue in _TWO_WORD_CUES:
+                if _TWO_WORD_CUES[cue] not in text[max(0, m.start() - 14):m.start()].casefold():
+                    continue
+                label = "NAME.RELATIVE"
+            if label is None:
+                continue
+            if label == "NAME" and cue not in ("per", "by") and text[m.end():m.end() + 2].istitle():
+                continue  # "Mrs. Lennox": the honorific pattern's (a lower-case "mr.renzi" is this one's)
+            words = self._take(text, m.end(), initial_first=True)
+            if not words:
+                continue
+            first = text[words[0][0]:words[0][1]]
+            if label == "NAME" and cue not in ("per", "by") and first[:1].isupper() and not first.isupper():
+                continue  # "Mrs. Lennox": the honorific pattern's (a lower-case "mr.renzi" is this one's)
+            if cue in ("per", "by"):
+                # only "per d ross" / "per K. Abrams": an initial and a listed surname
+                if len(words) < 2 or len(first.rstrip(".")) != 1 or not self._known(text[words[1][0]:words[1][1]]):
+                    continue
+            elif cue in ("pt", "patient") and any(fold(text[a:b]) in self.lexicon for a, b in words):
+                continue  # "pt fed today": after "pt" a word of the lexicon is a verb
+            elif cue in _WEAK_CUES and not any(self._known(text[a:b]) for a, b in words):
+                continue  # weak cues ("pt alert", "md aware", "rn at bedside"): a listed name must be among the words
+            if all(len(text[a:b].rstrip(".")) == 1 for a, b in words):
+                continue
+            out.append(Span(words[0][0], words[-1][1], label, f"{self.name}:cue", 0.7))
+        for m in _SIGNATURE.finditer(text):
+            words = [(m.start(1) + w.start(), m.start(1) + w.end()) for w in _ANY_WORD.finditer(m.group(1))]
+            full = [text[a:b] for a, b in words if len(text[a:b].rstrip(".")) > 1]
+            # a name line with a credential: Title-case words are names ("Jane Doe, RN")
+            titled = all(w[:1].isupper() and not w.isupper() for w in full)
+            ok = (all(w.casefold() not in self.stop for w in full) if titled
+                  else all(self._name_like(w) for w in full))
+            if full and ok and any(self._known(w) or fold(w) in self.names for w in full):
+                out.append(Span(words[0][0], words[-1][1], "NAME.DOCTOR", f"{self.name}:signature", 0.75))
+        out += self._told(text)
+        return out
+
+    def _told(self, text: str) -> list[Span]:
+        """One or two name words (an initial before them) right before a word of being told or coming ("grace
+        dudak aware", "Z. MILLER AWARE"), at a sentence's start; one of them a listed name."""
+        out: list[Span] = []
+        for m in _TOLD_RX.finditer(text):
+            k = m.start()
+            before = _NAME_BEFORE.search(text, max(0, k - 50), k)
+            if before is None:
+                continue
+            words = [(before.start(1) + w.start(), before.start(1) + w.end())
+                     for w in _ANY_WORD.finditer(before.group(1))]
+            full = [(a, b) for a, b in words if len(text[a:b].rstrip(".")) > 1]
+            if not full or not all(self._name_like(text[a:b]) for a, b in full):
+                continue
+            if not any(self._known(text[a:b]) for a, b in full):
+                continue
+            j = words[0][0]
+            while j > 0 and text[j - 1] in " \t" and words[0][0] - j < 20:
+                j -= 1
+            if j > 0 and text[j - 1] not in ".;:!?\n-(":
+                continue  # inside a sentence: "pt and family aware"
+            out.append(Span(words[0][0], words[-1][1], "NAME", f"{self.name}:told", 0.6))
+        return out
+
+    def detect(self, doc: Document) -> list[Span]:
+        return self.analyze(doc.text)
+
+
+def _mixed_case_line(text: str, pos: int) -> bool:
+    """Whether the line around ``pos`` is typed in mixed case (at least a third of its letters are lower case)."""
+    lo = max(0, pos - 200)
+    a = text.rfind("\n", lo, pos)
+    a = a + 1 if a >= 0 else lo
+    b = text.find("\n", pos, pos + 200)
+    line = text[a:b if b >= 0 else min(len(text), pos + 200)]
+    lower = len(_LOWER_CH.findall(line))
+    return lower >= 3 and lower * 2 >= len(_UPPER_CH.findall(line))
+
+
+_LOWER_CH = re.compile(r"[^\W\d_A-Z]")
+_UPPER_CH = re.compile(rf"[{UPPER}]")
+
+
+#: names that collide with common words but are names after a cue ("son rob", "wife rose", "daughter pat")
+_COLLISION_NAMES = frozenset(w.casefold() for w in COMMON_COLLISIONS.get("en", ()))
+#: collisions that after a kinship word are still not a name ("daughter may come", "son will call")
+_NOT_NAMES = frozenset(("may", "will", "june", "april", "august", "hope", "baby", "day", "doctor", "nurse",
+                        "patient", "hospital", "care", "plan", "case", "head", "english", "monday", "tuesday",
+                        "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february", "march",
+                        "july", "september", "october", "november", "december", "general", "major", "chief",
+                        "press", "carry", "long", "little", "small", "strong", "short", "best", "young"))
+_TOLD_RX = re.compile(r"(?<=[ \t])(?i:aware|notified|paged|informed)(?![\w])")
+_NAME_BEFORE = re.compile(r"(?<![\w'’.\-])((?:[^\W\d_]\.?[ \t]{1,2})?[^\W\d_][^\W\d_'’]{1,30}"
+                          r"(?:[ \t]{1,2}[^\W\d_][^\W\d_'’]{1,30})?)"
+                          r"[ \t]{1,2}(?:(?i:is|was|made|now|already)[ \t]{1,2})?\Z")
+
+
 @memo
 def _build(lang: str) -> tuple[Detector, ...]:
     pats = name_patterns(lang)
     rec = RuleRecognizer("names", "NAME", pats, postprocess=lambda text, spans: _trim(text, spans, lang))
+    if lang in _CASELESS_CUES:
+        return (rec, NameNeighbourRecognizer(lang), CaselessCueRecognizer(lang))
     return (rec, NameNeighbourRecognizer(lang))
 
 

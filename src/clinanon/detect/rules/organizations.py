@@ -29,7 +29,7 @@ from clinanon.detect.rules.names import CAPW
 from clinanon.document import Document, Span
 from clinanon.lang import LANGUAGES, check_language
 from clinanon.lang.fold import fold
-from clinanon.lang.lexicon import common_words, name_sets
+from clinanon.lang.lexicon import common_words, name_sets, trigger_words
 
 __all__ = ["LABEL", "AmpersandRecognizer", "organization_patterns", "recognizers"]
 
@@ -105,6 +105,8 @@ def organization_patterns(lang: str) -> tuple[RulePattern, ...]:
 
 _CORPORATE_SET = frozenset(w.casefold() for w in _CORPORATE)
 _LEGAL_RX = re.compile(rf"(?:{_LEGAL})$")
+#: legal forms that are also words or abbreviations in capitals ("AS NEEDED", "AB", "AG", "NV", "CO.")
+_WORD_LIKE_LEGAL = frozenset(("AS", "AB", "AG", "KG", "NV", "BV", "SAS", "ASA", "CO.", "INC", "INC.", "OY"))
 _WORD = re.compile(r"[^\s,]+")
 
 
@@ -135,8 +137,10 @@ def _trim(text: str, spans: list[Span], lang: str) -> list[Span]:
         elif s.source.endswith(":corporate_word"):
             if len(kept) < 2 or all(w.casefold() in common or w.casefold() in _CORPORATE_SET for w in kept[:-1]):
                 continue
-        elif s.source.endswith(":legal_suffix") and (len(kept) < 2 or _LEGAL_RX.fullmatch(kept[0])):
-            continue
+        elif s.source.endswith(":legal_suffix") and (
+                len(kept) < 2 or _LEGAL_RX.fullmatch(kept[0])
+                or (kept[-1] in _WORD_LIKE_LEGAL and " ".join(kept).isupper())):
+            continue  # "DIURESE AS NEEDED", "GTTS AS ABOVE": in text typed in capitals "AS" is the word
         start, end = words[0][0], words[-1][1]
         out.append(s if (start, end) == (s.start, s.end) else Span(start, end, s.label, s.source, s.score))
     return out
@@ -168,6 +172,7 @@ class AmpersandRecognizer:
         if "&" not in text:
             return []
         common = common_words(self.lang)
+        kin = trigger_words(self.lang, "kin")
         out = []
         for m in _AMPERSAND.finditer(text):
             left = _AMP_LEFT.search(text, max(0, m.start() - 40), m.start())
@@ -175,8 +180,9 @@ class AmpersandRecognizer:
             if left is None or right is None:
                 continue
             pair = (left.group(1), right.group(1))
-            if any(w.casefold() in common for w in pair) or not any(_known_name(w, self.lang) for w in pair):
-                continue
+            if (any(w.casefold() in common or fold(w) in kin for w in pair)
+                    or not any(_known_name(w, self.lang) for w in pair)):
+                continue  # "Nose & Throat"; "SISTER & CHARLIE" (a relative and a name, not a firm)
             out.append(Span(left.start(1), right.end(1), LABEL, f"{self.name}:ampersand", 0.7))
         return out
 

@@ -8,7 +8,8 @@
 Modules: :mod:`.keys` (secret key, keyed randomness), :mod:`.scope` (document / patient / corpus),
 :mod:`.names`, :mod:`.dates` (date shifts; :mod:`.date_formats` reads and writes the original format),
 :mod:`.ages` (with :mod:`.numbers`, number words), :mod:`.places` (the ``LOCATION.*`` dispatch over
-:mod:`.cities`, :mod:`.countries`, :mod:`.postcodes`, :mod:`.streets`, :mod:`.hospitals`, :mod:`.organizations`),
+:mod:`.cities`, :mod:`.states`, :mod:`.countries`, :mod:`.postcodes`, :mod:`.streets`, :mod:`.addresses`,
+:mod:`.hospitals`, :mod:`.organizations`),
 :mod:`.identifiers`, :mod:`.contacts`, :mod:`.operator` (the registered operator), :mod:`.cli_support` (functions
 behind ``clinanon keygen``, ``clinanon ledger lookup`` and the ``--scope/--key-file/--insecure-random-key``
 options).

@@ -2,10 +2,22 @@
 
 :func:`surrogate_age` moves the first number of an age (digits or number words in the five languages,
 :mod:`.numbers`) by the scope's age offset (``settings.age_shift``, default 1-2, never 0; chosen per document like
-the date offsets when collisions are avoided, see :func:`age_offset`). An age in years above 89 (configurable
-``age_cap``, HIPAA Safe Harbor) becomes ``"90 o más"`` / ``"90 or older"`` / ``"90 of ouder"`` / ``"90 eller
-äldre"`` / ``"90 oder älter"``, the unit word kept (``"93 años"`` -> ``"90 años o más"``); an age below the cap
-never shifts to or above it.
+the date offsets when collisions are avoided, see :func:`age_offset`); an age below the cap never shifts to or
+above it.
+
+An age in years at or above ``age_cap`` (default 90, HIPAA Safe Harbor: "ages over 89 ... aggregated into a single
+category of age 90 or older") is generalised in a form that reads in its sentence:
+
+* a number with a year noun and nothing that continues the construction (``"93 años"``, ``"93 years"``, ``"Age:
+  93."``) says so: ``"90 años o más"`` / ``"90 years or older"`` / ``"90 jaar of ouder"`` / ``"90 år eller äldre"``
+  / ``"90 Jahre oder älter"`` (the unit word kept), ``"90 or older"`` for a number alone;
+* where such a phrase would break the sentence — a compound or attached unit (``"93-year-old"``, ``"93yo"``,
+  ``"93-jarige"``, ``"93-årig"``, ``"93-jährige"``), an age followed by ``old`` / ``oud`` / ``gammal`` / ``alt``
+  (``"93 years old"``), or a number followed by a word outside the span (``"93"`` + ``"-year-old"``: never
+  ``"90 or older-year-old"``) — the number becomes a keyed number from the cap to cap + 9 (never the original), in
+  digits or words as written: a value that says no more than "at least the cap" about the original.
+
+The text after the span is read for the second rule, so the operator keeps age surrogates by position.
 """
 
 from __future__ import annotations
@@ -15,6 +27,7 @@ import re
 from dataclasses import dataclass
 
 from clinanon.caches import memo
+from clinanon.transform.surrogate._choice import MAX_ATTEMPTS
 from clinanon.transform.surrogate._text import apply_case, fold_accents, normalize
 from clinanon.transform.surrogate.date_formats import DATE_LOCALES
 from clinanon.transform.surrogate.dates import _MAX_DATES_CHECKED, _wider
@@ -165,7 +178,65 @@ def _age_texts(ctx: GenContext) -> dict[str, int]:
 def surrogate_age(text: str, ctx: GenContext) -> str:
     """The shifted (or capped) age (see the module docstring); ``text`` when it holds no number."""
     lang = ctx.lang if ctx.lang in DATE_LOCALES else "en"
-    return _age_with(text, lang, ctx.settings.age_cap, age_offset(ctx))
+    cap = ctx.settings.age_cap
+    if cap is not None:
+        am = parse_age(text, lang)
+        if am is not None and am.value >= cap and am.unit in (None, "years"):
+            return _capped_age(text, am, lang, cap, ctx)
+    return _age_with(text, lang, cap, age_offset(ctx))
+
+
+#: year nouns after which "or older" reads (``"90 years or older"``); adjectival and short units do not
+_PHRASE_UNITS = {lang: frozenset(map(normalize, units)) for lang, units in {
+    "es": ("año", "años"), "en": ("year", "years", "yrs", "yr"), "nl": ("jaar",), "sv": ("år",),
+    "de": ("jahr", "jahre", "jahren"),
+}.items()}
+#: what continues an age construction: a hyphen, or an "old" word (``"93 years old"``, ``"93 jaar oud"``)
+_CONTINUES = re.compile(r"\s*(?:[-‐–]|(?:old|oud|oude|gammal|gammalt|gamla|alt|alte|alter|altes|alten|of age)\b)",
+                        re.IGNORECASE)
+#: a bare number followed by a word or a hyphen (``"93"`` + ``" yo"``, ``"93"`` + ``"-year-old"``)
+_WORD_AFTER = re.compile(r"\s*[-‐–]|[ \t]*[^\W\d_]")
+
+
+def _phrase_reads(text: str, am: AgeMatch, lang: str, ctx: GenContext) -> bool:
+    """Whether ``"<cap> <unit> or older"`` reads in place of the capped age ``am`` of ``text`` (see the module
+    docstring); the text after the span in the document counts when ``text`` is the current span's."""
+    after = text[am.unit_end:]
+    span, doc = ctx.span, ctx.doc
+    if span is not None and doc is not None and doc.text[span.start:span.end] == text:
+        after += doc.text[span.end:span.end + 16]
+    if am.unit is None:
+        return _WORD_AFTER.match(after) is None
+    um = _UNIT_AFTER.match(text, am.end)
+    if um is None or um.end() != am.unit_end:  # "93-year-old": a tail after the unit
+        return False
+    if not text[am.end:um.start(1)].isspace():  # "93yo", "93-jarige": attached or hyphenated
+        return False
+    if normalize(um.group(1)) not in _PHRASE_UNITS.get(lang, ()):
+        return False
+    return _CONTINUES.match(after) is None
+
+
+def _capped_age(text: str, am: AgeMatch, lang: str, cap: int, ctx: GenContext) -> str:
+    """A capped age (see the module docstring): the "or older" phrase where it reads, else a keyed number from
+    ``cap`` to ``cap + 9`` other than the original that reproduces no original of the document."""
+    if _phrase_reads(text, am, lang, ctx):
+        if am.unit is None:
+            return text[:am.start] + f"{cap} {_OR_OLDER[lang]}" + text[am.end:]
+        return text[:am.start] + str(cap) + text[am.end:am.unit_end] + f" {_OR_OLDER[lang]}" + text[am.unit_end:]
+    key = normalize(text)
+    below = ctx.rand.stream("age-cap", key).below
+    new = text
+    for _ in range(MAX_ATTEMPTS):
+        value = cap + below(10)
+        if value == am.value:
+            continue
+        words = am.words and value <= 99
+        rendered = apply_case(text[am.start:am.end], _spell(value, lang)) if words else str(value)
+        new = text[:am.start] + rendered + text[am.end:]
+        if ctx.fresh(new, key):
+            break
+    return new
 
 
 @memo(maxsize=1 << 14, kind="text")

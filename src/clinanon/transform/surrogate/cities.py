@@ -4,9 +4,12 @@ Another city of the same region when the gazetteer knows the city's region (else
 place gets a city of the note's home country); a region gets another region with the same parent (else of the
 same country). Spanish provinces count as regions, so ``"Madrid"`` can become ``"Sevilla"``. Each pool is the
 narrowest with at least :data:`MIN_PLACE_POOL` candidates; the lists of the locale are built once and the pool
-without the original place is a view of them, not a copy. The choice is keyed by the normalized original, so each
-place maps to one surrogate in a scope. (:func:`clinanon.transform.surrogate.places.surrogate_city` is the
-generator of a city span: a digits-only one is a postcode.)
+without the original place is a view of them, not a copy. A town alone in its country's list (``"Belgrad"`` in the
+German list) gets a town of the same continent, else of the home country: a surrogate place is always a place of
+the list, never keyed letters. The choice is keyed by the normalized original, so each place maps to one surrogate
+in a scope. :func:`surrogate_place_name` is the surrogate of one place name (states by :mod:`.states`);
+(:func:`clinanon.transform.surrogate.places.surrogate_city` is the generator of a city span: a digits-only one is
+a postcode, an address is read part by part.)
 """
 
 from __future__ import annotations
@@ -18,11 +21,14 @@ from typing import overload
 from clinanon.caches import memo
 from clinanon.transform.surrogate._choice import MAX_ATTEMPTS, pick
 from clinanon.transform.surrogate._data import HOME_COUNTRY, Place, places
-from clinanon.transform.surrogate._text import normalize
+from clinanon.transform.surrogate._text import apply_shape, normalize
+from clinanon.transform.surrogate.countries import _iso_continents
+from clinanon.transform.surrogate.identifiers import format_preserving
 from clinanon.transform.surrogate.keys import KeyedStream
 from clinanon.transform.surrogate.scope import GenContext
+from clinanon.transform.surrogate.states import surrogate_state
 
-__all__ = ["MIN_PLACE_POOL", "surrogate_city_place"]
+__all__ = ["MIN_PLACE_POOL", "surrogate_city_place", "surrogate_place_name"]
 
 
 def _lookup(text: str, lang: str) -> Place | None:
@@ -253,7 +259,24 @@ def _city_source(place: Place | None, lang: str) -> list[Place] | tuple[_PlaceLi
             return pool, place
         if n:
             last = (pool, place)
-    return last if city else last or (_country_cities(lang, country, False), place)
+    if last:
+        return last
+    if city or not (_country_cities(lang, country, False).size_without(place)):
+        # a foreign town alone in the list of its country (``Belgrad`` in the German list), or a region of a country
+        # without towns: towns of the same continent, else of the note's home country (never an invented name)
+        return _continent_cities(lang, _iso_continents().get(country, "")), place
+    return _country_cities(lang, country, False), place
+
+
+@memo(maxsize=64)
+def _continent_cities(lang: str, continent: str) -> _PlaceList:
+    """The cities of ``lang``'s gazetteer in the countries of ``continent`` (the home country's cities when the
+    continent is unknown or has none)."""
+    P = places(lang)
+    continents = _iso_continents()
+    cities = [p for country, cs in sorted(P.cities_by_country.items())
+              if continent and continents.get(country) == continent for p in cs]
+    return _PlaceList(cities or P.cities_by_country.get(HOME_COUNTRY.get(lang, ""), ()))
 
 
 def _location_avoid(ctx: GenContext) -> frozenset[str]:
@@ -279,3 +302,32 @@ def _city_off_document(ctx: GenContext, stream: KeyedStream, names: Sequence[str
         if normalize(city) not in avoid:
             break
     return city
+
+
+def surrogate_place_name(stripped: str, ctx: GenContext) -> str:
+    """The surrogate of one place name (stripped; not an address): another state for a state abbreviation, for a
+    state name the gazetteer lacks, or for any state name in a ``LOCATION.STATE`` span (``"New York"``: the state,
+    not the city) (:mod:`.states`); a region of the home country for any other unknown name in a
+    ``LOCATION.STATE`` span; else the name of :func:`surrogate_city_place`, in the original's case."""
+    lang = ctx.lang
+    key = normalize(stripped)
+    known = key in places(lang).by_name
+    state_span = ctx.category == "LOCATION.STATE"
+    if not known or state_span or (len(stripped) <= 4 and stripped.isupper()):
+        state = surrogate_state(stripped, ctx)
+        if state is not None:
+            return state
+        if not known and state_span:
+            regions = _home_regions(lang)
+            if regions:
+                return apply_shape(stripped, pick(ctx, regions, "region", key, ctx.avoid_words()), lang)
+    p = surrogate_city_place(stripped, ctx)
+    if p is None:  # no gazetteer for the language
+        return format_preserving(stripped, ctx, "city")
+    return apply_shape(stripped, p.name, lang)
+
+
+@memo(maxsize=8)
+def _home_regions(lang: str) -> tuple[str, ...]:
+    """The names of the home country's regions in ``lang``'s gazetteer, sorted."""
+    return tuple(sorted({p.name for p in places(lang).regions_by_country.get(HOME_COUNTRY.get(lang, ""), ())}))

@@ -3,7 +3,9 @@
 * Phones keep their layout (length, separators, brackets), an international prefix (``+34``, ``0034``, or the
   home country's code written before a full national number), the national trunk ``0`` and the first
   significant digit (mobile vs. landline); every other digit is keyed. So a surrogate stays in the national
-  format; a number that ``phonenumbers`` finds valid gets a surrogate it finds valid too.
+  format; a number that ``phonenumbers`` finds valid gets a surrogate it finds valid too. A "number" that is a
+  numeric full date (``05.11.2024``, a date the detector took for a phone) is shifted as a date
+  (:func:`~.dates.surrogate_date`) and stays a valid date of its shape.
 * E-mail: the local part's letter runs become keyed surnames or given names of the note's locale (ASCII,
   same case), single letters keyed letters, digit runs keyed digits of the same length; a free-mail domain
   (gmail.com, hotmail.es, yahoo.es ...) is kept, any other domain gets a keyed name before its top-level domain.
@@ -20,6 +22,7 @@ import string
 from clinanon.caches import memo
 from clinanon.transform.surrogate._data import faker_attr, given_names, surnames
 from clinanon.transform.surrogate._text import fold_accents, normalize
+from clinanon.transform.surrogate.dates import is_full_date, surrogate_date
 from clinanon.transform.surrogate.identifiers import format_preserving
 from clinanon.transform.surrogate.keys import KeyedStream
 from clinanon.transform.surrogate.scope import GenContext
@@ -96,9 +99,12 @@ def surrogate_phone(text: str, ctx: GenContext) -> str:
 
     When the original is a valid number (``phonenumbers``), the surrogate is re-drawn until it is valid too.
     """
+    must_be_valid = _phone_valid(text, ctx.lang) is True
+    if is_full_date(text, ctx.lang) and not (must_be_valid and text.strip().isdigit()):
+        # a date taken for a number ("05.11.2024", "20130608" when no valid number): a date, never "05.65.9773"
+        return surrogate_date(text, ctx)
     keep = _phone_keep(text, ctx.lang)
     key = normalize(text)
-    must_be_valid = _phone_valid(text, ctx.lang) is True
     out = text
     rng = ctx.rand.stream("phone", key)
     for _ in range(_MAX_ATTEMPTS):

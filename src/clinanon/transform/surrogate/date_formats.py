@@ -9,8 +9,9 @@ template of the original: which token is the day, month (number or name, with it
 accents) and year (2 or 4 digits), and the zero padding of every number; :func:`render_date` writes any date
 back in that template, so ``render(parse(s)) == s`` for every supported format.
 
-Numeric order: ``Y-M-D`` when the first number has 4 digits; otherwise day first (``D/M/Y``) for es, nl, sv
-and de and month first (``M/D/Y``) for en, unless the values only fit the other order. Two-digit years are
+Numeric order: ``Y-M-D`` when the first number has 4 digits, and in Swedish also for three 2-digit numbers
+joined by hyphens (``13-06-08``, the short ISO form); otherwise day first (``D/M/Y``) for es, nl, sv and de and
+month first (``M/D/Y``) for en, unless the values only fit the other order. Two-digit years are
 read as 2000-2030 / 1931-1999.
 """
 
@@ -190,7 +191,7 @@ def _parse_numeric(text: str, lang: str) -> ParsedDate | None:
     vals = toks[::2]  # numbers and separators alternate, starting and ending with a number
     if len(vals) > 3 or any(len(v) > 4 and len(v) != 8 for v in vals):
         return None
-    order = _numeric_order(vals, lang)
+    order = _numeric_order(vals, lang, toks[1] == "-")
     if order is None:
         return None
     y, m, d = _date_values(zip(vals, order))  # noqa: B905 -- same length by construction
@@ -201,13 +202,16 @@ def _parse_numeric(text: str, lang: str) -> ParsedDate | None:
                               roles, {}, False), y, m, d)
 
 
-def _numeric_order(vals: list[str], lang: str) -> tuple[str, ...] | None:
+def _numeric_order(vals: list[str], lang: str, dashes: bool = False) -> tuple[str, ...] | None:
     """The roles (``"year"``, ``"month"``, ``"day"``) of the 2 or 3 numbers of a numeric date, in order (see the
-    module docstring), or ``None`` when their lengths fit no date."""
+    module docstring), or ``None`` when their lengths fit no date. ``dashes``: the numbers are separated by
+    hyphens (a Swedish ``YY-MM-DD``)."""
     a, b = int(vals[0]), int(vals[1])
     w0, w1 = len(vals[0]), len(vals[1])
     if len(vals) == 3:
         w2 = len(vals[2])
+        if dashes and lang == "sv" and w0 == w1 == w2 == 2 and 1 <= b <= 12 and 1 <= int(vals[2]) <= 31:
+            return ("year", "month", "day")
         if w0 == 4 and w1 <= 2 and w2 <= 2:
             return ("year", "month", "day")
         if w0 <= 2 and w1 <= 3 and w2 in (2, 4):
@@ -300,7 +304,7 @@ def _parse_generic(text: str, lang: str) -> ParsedDate | None:
         if any(s.strip() not in ("/", "-", ".", "") or len(s) > 3 for s in seps):
             return None
         if len(nums) in (2, 3):
-            order = _numeric_order(vals, lang)
+            order = _numeric_order(vals, lang, seps == {"-"})
             if order is None:
                 return None
             for i, r in zip(nums, order, strict=True):

@@ -28,7 +28,7 @@ from clinanon.caches import memo
 from clinanon.transform.surrogate.date_formats import ParsedDate, _find_name, parse_date, render_date
 from clinanon.transform.surrogate.scope import GenContext
 
-__all__ = ["Offsets", "date_offsets", "scope_offsets", "shift_parsed", "surrogate_date"]
+__all__ = ["Offsets", "date_offsets", "is_full_date", "scope_offsets", "shift_parsed", "surrogate_date"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,6 +286,24 @@ def _shift_one(text: str, lang: str, days: int, months: int, years: int) -> str 
     if parsed is None:
         return None
     return render_date(parsed, *_shift_values(parsed, days, months, years))
+
+
+#: a numeric date with a 4-digit year (``2013-06-08``, ``08.06.2013``, ``06/08/2013``, ``23.04 2029``,
+#: ``20130608``), in brackets or not
+_FULL_NUMERIC = re.compile(r"[(\[]?(?:\d{4}[/.\-]\d{1,2}[/.\-]\d{1,2}|\d{1,2} ?[/.\- ] ?\d{1,2} ?[/.\- ] ?\d{4}"
+                           r"|(?:19|20)\d{6})[)\]]?[.,;]?")
+
+
+@memo(maxsize=4096, kind="text")
+def is_full_date(text: str, lang: str) -> bool:
+    """Whether ``text`` (stripped) is a numeric full date with a 4-digit year from 1900 to 2099 (what an identifier
+    or a phone number span holding a date must stay: :func:`surrogate_date` gives it a valid date of the same
+    shape, where keyed digits would write ``"1366-08-60"``)."""
+    t = text.strip()
+    if not _FULL_NUMERIC.fullmatch(t):
+        return False
+    parsed = parse_date(t, lang)
+    return parsed is not None and parsed.kind == "full" and 1900 <= parsed.year <= 2099  # type: ignore[operator]
 
 
 def surrogate_date(text: str, ctx: GenContext) -> str:

@@ -2,7 +2,9 @@
 
 A hospital of the gazetteer with the same head phrase (``Hospital Universitario``, ``Clínica`` ...) or tail phrase
 (``General Hospital``, ``sjukhus``), else the phrase + a keyed name part (a city of the home country, a person, a
-saint or a surname, by language). Keyed by the normalized original.
+saint or a surname, by language). When no phrase can be written (every phrase of the language is an original of
+the document), the name part alone is a city: a bare surname or person would read as a person. Keyed by the
+normalized original.
 """
 
 from __future__ import annotations
@@ -105,10 +107,15 @@ def _home_cities(lang: str) -> tuple[str, ...]:
     return tuple(sorted({p.name for p in places(lang).cities_by_country.get(HOME_COUNTRY.get(lang, ""), ())}))
 
 
-def _hospital_core_maker(phrase: str, head: bool, lang: str) -> Callable[[GenContext, KeyedStream], str]:
-    """The keyed core of a rebuilt hospital name after head ``phrase`` (or before tail ``phrase``)."""
+def _hospital_core_maker(phrase: str, head: bool, lang: str,
+                         bare: bool = False) -> Callable[[GenContext, KeyedStream], str]:
+    """The keyed core of a rebuilt hospital name after head ``phrase`` (or before tail ``phrase``). ``bare``: the
+    name gets no phrase (every phrase of the language is an original of the document), so the core alone is the
+    name: a city (a bare surname or person would read as a person, ``"transferred from Benjamin"``)."""
     patterns = (_HOSPITAL_HEAD_CORES if head else _HOSPITAL_TAIL_CORES).get(lang, ("{city}",))
-    if head and lang == "es" and normalize(phrase) in _HEADS_WITHOUT_DE:
+    if bare:
+        patterns = ("{city}",)
+    elif head and lang == "es" and normalize(phrase) in _HEADS_WITHOUT_DE:
         patterns = ("{city}", "{saint}", "{saint}", "{surname}")
 
     def core(ctx: GenContext, stream: KeyedStream) -> str:
@@ -170,7 +177,8 @@ def surrogate_hospital(text: str, ctx: GenContext) -> str:
         def make(core: str) -> str:
             return (f"{canon} {core}" if is_head else f"{core} {canon}").strip()
 
-        new = _rebuild(ctx, key, "hospital", make, _hospital_core_maker(canon or "Hospital", is_head, lang))
+        new = _rebuild(ctx, key, "hospital", make, _hospital_core_maker(canon or "Hospital", is_head, lang,
+                                                                        bare=not canon))
     if normalize(new) == key:
         return format_preserving(text, ctx, "hospital")
     return text.replace(stripped, apply_shape(stripped, new) if stripped.isupper() else new, 1)

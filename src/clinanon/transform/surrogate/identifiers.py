@@ -14,6 +14,9 @@ the original.
 * Dutch BSN (11-test), German KVNR (letter + 8 digits + check),
   UK NHS number (mod 11), US SSN (structural rules), IBAN (mod 97, same country), card numbers (Luhn) — when
   the original passes its check (German KVNR also by shape in a German note);
+* a numeric full date with a 4-digit year (``2013-06-08``, ``20130608``: a date the detector took for an
+  identifier): the date shifted like every date of the document (:func:`~.dates.surrogate_date`), so it stays a
+  valid date of the same shape;
 * everything else: :func:`format_preserving`.
 """
 
@@ -26,6 +29,7 @@ import string
 from clinanon.caches import memo
 from clinanon.lang import checksums as cs
 from clinanon.transform.surrogate._text import normalize
+from clinanon.transform.surrogate.dates import is_full_date, surrogate_date
 from clinanon.transform.surrogate.keys import KeyedStream
 from clinanon.transform.surrogate.scope import GenContext
 
@@ -239,6 +243,8 @@ def surrogate_identifier(text: str, ctx: GenContext) -> str:
     """A surrogate identifier (see the module docstring); never equal to the original."""
     kind = id_kind(text, ctx.lang)
     if kind is None:
+        if is_full_date(text, ctx.lang):  # a date labelled as an identifier: a valid date, never "1366-08-60"
+            return surrogate_date(text, ctx)
         return format_preserving(text, ctx)
     key = normalize(text)
     stream = ctx.rand.stream("id", kind, key)

@@ -156,7 +156,7 @@ def write_key_file(path: str | Path, *, overwrite: bool = False, nbytes: int = 3
     """
     p = Path(path)
     if p.exists() and not overwrite:
-        raise ConfigError(f"{p}: key file already exists; pass overwrite to replace it")
+        raise ConfigError(f"{p}: key file already exists; pass overwrite=True to replace it")
     if p.exists():
         p.unlink()
     p.parent.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,8 @@ Generators by canonical category (the note's language, or ``locale``, picks list
 ======================  =========================================================================================
 ``NAME.*``              :mod:`.names` (gender, shape, part-wise consistency); ``NAME.USERNAME`` format-preserving;
                         relation words annotated as relatives (``"padre"``) are kept, numbers in them shifted
-``AGE``                 :func:`.ages.surrogate_age` (shift; > 89 -> "90 or older")
+``AGE``                 :func:`.ages.surrogate_age` (shift; > 89 -> "90 or older", or a number from 90 to 99
+                        where that phrase would not read: "93-year-old")
 ``DATE``                :func:`.dates.surrogate_date` (one offset per scope; same format and language)
 ``LOCATION.*``          :mod:`.places` (city, region, country, postcode, street, hospital, unit, organisation)
 ``PROFESSION``          another profession
@@ -61,10 +62,13 @@ from clinanon.transform.surrogate.organizations import (
     surrogate_organization,
     surrogate_profession,
 )
-from clinanon.transform.surrogate.places import surrogate_city
-from clinanon.transform.surrogate.postcodes import surrogate_zip
+from clinanon.transform.surrogate.places import (
+    located_place,
+    surrogate_address_street,
+    surrogate_address_zip,
+    surrogate_city,
+)
 from clinanon.transform.surrogate.scope import GenContext, ResolvedScope, Settings, resolve_scope
-from clinanon.transform.surrogate.streets import surrogate_street
 
 __all__ = ["SurrogateOperator", "clear_text_caches", "generate"]
 
@@ -97,8 +101,12 @@ _PLACE_POSITION_FREE = frozenset({"COUNTRY", "STREET", "HOSPITAL", "ORGANIZATION
 @memo(maxsize=256)
 def _memo_digits(category: str) -> bool:
     """Whether a span of ``category`` holding digits may be memoized by its text within a document (its
-    surrogate does not depend on where the span is)."""
-    return _type(category) != "LOCATION" or category.partition(".")[2] in _PLACE_POSITION_FREE
+    surrogate does not depend on where the span is: a postcode follows the nearest city, a capped age reads the
+    words after it)."""
+    typ = _type(category)
+    if typ == "AGE":
+        return False
+    return typ != "LOCATION" or category.partition(".")[2] in _PLACE_POSITION_FREE
 
 
 Generator = Callable[[str, GenContext], "str | None"]
@@ -108,6 +116,9 @@ def _name_generator(sub: str) -> Generator:
     relative = sub == "RELATIVE"
 
     def gen(text: str, ctx: GenContext) -> str | None:
+        place = located_place(text, ctx)
+        if place is not None:
+            return place
         if looks_like_name(text, ctx.lang, relative):
             return surrogate_name(text, ctx)
         if any(map(str.isdigit, text)):
@@ -136,7 +147,8 @@ def _none(text: str, ctx: GenContext) -> None:
 
 
 _PLACE_GENERATORS: dict[str, Generator] = {
-    "COUNTRY": surrogate_country, "ZIP": surrogate_zip, "STREET": surrogate_street, "HOSPITAL": surrogate_hospital,
+    "COUNTRY": surrogate_country, "ZIP": surrogate_address_zip, "STREET": surrogate_address_street,
+    "HOSPITAL": surrogate_hospital,
     "ORGANIZATION": surrogate_organization, "DEPARTMENT": surrogate_department, "ROOM": _fixed_purpose("room"),
 }
 

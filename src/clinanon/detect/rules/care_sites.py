@@ -1,0 +1,250 @@
+"""Wards, hospitals and home towns named in English clinical notes, in any case.
+
+Shift notes name where a patient goes, comes from or lives with a few fixed phrases, often in lower case or in
+capitals: "transfer to quartermain 2", "INTUBATED ON QUARTERMAIN 6", "med-flighted to GH", "went to Harbor Hosp",
+"family reports that at UNION MEMORIAL", "lives alone in white marsh". :class:`CareSiteRecognizer` reads them:
+
+* **movement**: a verb of moving a patient (``transfer(red)``, ``admitted``, ``brought``, ``sent``, ``went``,
+  ``med-flighted``, ``called out`` ...), within three words the preposition ``to`` / ``from`` / ``at``, and then one
+  to three name words, an optional ward number after them (``LOCATION.DEPARTMENT`` with a number, else
+  ``LOCATION.HOSPITAL``), score 0.7;
+* **ward**: ``on`` / ``to`` + a name word + a ward number (``ON QUARTERMAIN 6``), score 0.65;
+* **hospital head**: one to three name words before ``Memorial``, ``Hospital``, ``Hosp``, ``Medical Center``,
+  ``Campus``, ``General`` ... (the name words, and ``Memorial`` / ``General``, are the span; the generic head
+  is not), score 0.7;
+* **home town**: ``lives (alone) in``, ``resides in``, ``home in``, ``from`` after ``is`` / ``originally`` + one or
+  two name words (``LOCATION.CITY``), score 0.65.
+
+A *name word* is a word that is not a stop word, a common or clinical word of the language (:func:`common_words`,
+the lexicon of :func:`common_lexicon`: "floor", "home", "unit"), nor a generic care-unit name ("MICU", "CCU",
+"CSRU", "PACU", "ER", "OR", "cath lab", "rehab"); a word that a place or hospital list holds always is. So
+"transferred to the floor", "to OR", "went home" give nothing. Matching is a scan for the cue words (a trie,
+bounded windows after each), linear in the text length.
+"""
+
+from __future__ import annotations
+
+import re
+
+from clinanon.caches import memo
+from clinanon.detect.base import Detector
+from clinanon.detect.rules.lexicon import trie_regex
+from clinanon.document import Document, Span
+from clinanon.lang import check_language
+from clinanon.lang.fold import fold
+from clinanon.lang.lexicon import CLINICAL_ABBREVIATIONS, common_lexicon, common_words, name_words
+from clinanon.text import stop_words
+
+__all__ = ["CareSiteRecognizer", "recognizers"]
+
+#: verbs of moving a patient (a preposition follows within three words)
+_MOVE = ("transfer", "transferred", "transfered", "transfering", "transferring", "xfer", "xferred", "xfered",
+         "trans", "admitted", "admit", "readmitted", "brought", "moved", "taken", "went", "go", "going",
+         "returned", "return", "returning", "arrived", "came", "presented", "med-flighted", "medflighted",
+         "med flighted", "flown", "flighted", "called out", "call out", "callout", "discharged", "seen",
+         "treated", "hospitalized", "transported", "accepted", "bound")
+#: words that may stand between the verb and its preposition ("transferred back to", "called out directly to")
+_BETWEEN = frozenset(("back", "out", "over", "directly", "emergently", "urgently", "today", "again", "here",
+                      "him", "her", "them", "pt", "patient", "home", "later", "initially", "originally", "first",
+                      "then", "tonight", "yesterday", "and", "was", "is", "been", "be", "to", "will", "from"))
+_PREPS = frozenset(("to", "from", "at"))
+#: generic care units and places that are no one's name ("floor", "MICU", "cath lab", "rehab")
+_GENERIC = frozenset((
+    "floor", "floors", "unit", "units", "ward", "wards", "room", "rm", "bed", "icu", "micu", "sicu", "ccu", "csru",
+    "cvicu", "cticu", "tsicu", "nicu", "picu", "pacu", "ctic", "sdu", "pcu", "imc", "tele", "telemetry",
+    "stepdown", "step-down", "step", "er", "ed", "ew", "or", "osh", "ir", "ep", "cath", "lab", "cathlab", "ct",
+    "mri", "us", "xray", "x-ray", "radiology", "endoscopy", "bronch", "dialysis", "hd", "rehab", "nh", "snf",
+    "ltc", "ltac", "ltach", "hospice", "home", "house", "hospital", "hosp", "clinic", "service", "surgery",
+    "medicine", "cardiology", "oncology", "neurology", "psych", "psychiatry", "ob", "l&d", "nursery", "morgue",
+    "bathroom", "chair", "commode", "bedside", "wheelchair", "stretcher", "procedure", "test", "tests", "scan",
+    "vent", "cpap", "bipap", "trach", "list", "team", "md", "dr", "rn", "np", "pa", "family", "wife", "husband",
+    "pt", "patient", "him", "her", "them", "there", "here", "care", "level", "shelter", "jail", "prison", "work",
+    "school", "church", "nursing", "assisted", "living", "facility", "outside", "inside", "side", "left", "right",
+    "lateral", "medical", "surgical", "cardiac", "general", "regular", "same", "another", "other", "new", "old",
+    "sr", "nsr", "af", "afib", "st", "sb", "vt", "vf", "svt", "pea", "baseline", "sleep", "bed", "lab", "labs",
+    "abg", "cxr", "ekg", "ecg", "echo", "tee", "eeg", "emg", "pft", "gi", "gu", "id", "pm", "am", "pmd", "pcp",
+))
+#: heads of a hospital's name after the name ("Union Memorial", "Harbor Hosp"); these stay in the span
+_HEADS_KEPT = ("memorial", "general", "health")
+_HEADS = ("hospital", "hosp", "hospitals", "medical center", "med center", "medical ctr", "med ctr", "campus",
+          "health center", "health system", "healthcare", "health", "clinic", "infirmary", "rehab", "nursing home",
+          "memorial", "general", "medical", "med")
+_HOME = ("lives in", "lives alone in", "living in", "lives with", "resides in", "resident of", "home in",
+         "house in", "moved from", "moved to", "originally from", "is from", "was from", "relocated to",
+         "relocated from", "grew up in", "raised in", "born in")
+_UNIT = re.compile(r"[a-z]{0,4}(?:icu|cu|ru|du)\Z")
+_WORD = re.compile(r"[^\W\d_](?:['’&]?[^\W\d_]){0,30}")
+#: a ward number (1 to 20, a capital letter may follow) that nothing numeric continues ("6", "12B"; not "88",
+#: "90s", "5=", "95-97%")
+_WARD_NO = re.compile(r"[ \t]{1,2}((?:1\d|20|[1-9])[A-Z]?)(?=[ \t]{0,2}(?:[.,;:)\n]|\Z)|[ \t]{1,2}[^\W\d_])")
+_ON_TO = re.compile(r"(?<![\w])(?i:on|to)[ \t]{1,2}")
+_GAP = re.compile(r"[ \t]{1,3}")
+
+
+def _forms(phrases: tuple[str, ...]) -> set[str]:
+    return {f for p in phrases for f in (p, p.upper(), p[:1].upper() + p[1:], p.title())}
+
+
+@memo
+def _cue_regex() -> re.Pattern[str]:
+    move = trie_regex(_forms(_MOVE)).replace("\\ ", "[ \t]{1,2}")
+    return re.compile(rf"(?<![\w\-'’])(?:{move})(?![\w\-'’])")
+
+
+@memo
+def _home_regex() -> re.Pattern[str]:
+    home = trie_regex(_forms(_HOME)).replace("\\ ", "[ \t]{1,2}")
+    return re.compile(rf"(?<![\w\-'’])(?:{home})(?![\w\-'’])[ \t]{{1,3}}")
+
+
+@memo
+def _head_regex() -> re.Pattern[str]:
+    heads = trie_regex(_forms(_HEADS)).replace("\\ ", "[ \t]{1,2}")
+    return re.compile(rf"(?<=[ \t])(?:{heads})(?![\w\-'’])")
+
+
+class CareSiteRecognizer:
+    """Wards, hospitals and home towns after the phrases of English clinical notes (see the module docstring)."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+        self.name = "care_site"
+        self.stop = stop_words(lang)
+        self.common = common_words(lang) | set(CLINICAL_ABBREVIATIONS.get(lang, ()))
+        self.lexicon = common_lexicon(lang)
+        self.names, self.places = name_words(lang)
+
+    def __repr__(self) -> str:
+        return f"CareSiteRecognizer(lang={self.lang!r})"
+
+    def _name_word(self, w: str) -> bool:
+        f = w.casefold()
+        if len(w) < 2 or f in self.stop or f in _GENERIC or _UNIT.match(f):
+            return False
+        if f in self.common:
+            return False
+        if w.isupper() and len(w) <= 4:
+            return True  # an acronym ("GH", "VAMC"): lexicons list many short letter strings
+        g = fold(w)
+        if g in self.places and g not in self.names:
+            return True  # a listed place ("Baltimore"), also when it is a word ("Reading")
+        return g not in self.lexicon
+
+    def _words(self, text: str, pos: int, limit: int = 3) -> list[tuple[int, int]]:
+        """Up to ``limit`` name words from ``pos`` (single spaces between them)."""
+        out: list[tuple[int, int]] = []
+        i = pos
+        while len(out) < limit:
+            m = _WORD.match(text, i)
+            if m is None or not self._name_word(m.group()) or (m.end() < len(text) and text[m.end()] in "-/"):
+                break
+            out.append((m.start(), m.end()))
+            g = _GAP.match(text, m.end())
+            if g is None:
+                break
+            i = g.end()
+        return out
+
+    def analyze(self, text: str) -> list[Span]:
+        out: list[Span] = []
+        lower = text.casefold()
+        for m in _cue_regex().finditer(text):
+            # the preposition within three words after the verb
+            pos = m.end()
+            for _ in range(3):
+                w = _WORD.match(text, _skip(text, pos))
+                if w is None:
+                    break
+                pos = w.end()
+                word = w.group().casefold()
+                if word in _PREPS:
+                    out += self._site(text, _skip(text, pos), 0.7)
+                    break
+                if word not in _BETWEEN:
+                    break
+        for m in _ON_TO.finditer(text):
+            words = self._words(text, m.end(), 1)
+            if words and (words[0][1] - words[0][0] >= 5
+                          or (words[0][1] - words[0][0] >= 4 and not text[words[0][0]:words[0][1]].isupper())):
+                no = _WARD_NO.match(text, words[-1][1])
+                if no is not None:  # "ON QUARTERMAIN 6"
+                    out.append(Span(words[0][0], words[-1][1], "LOCATION.DEPARTMENT", f"{self.name}:ward", 0.65))
+        if any(h in lower for h in ("hosp", "memorial", "campus", "general", "medical", "health", "clinic",
+                                    "infirmary", "rehab", "nursing home", "med ")):
+            out += self._heads(text)
+        for m in _home_regex().finditer(text):
+            words = self._words(text, m.end(), 2)
+            if not words and (m.end() < len(text)):
+                # "lives alone in white marsh": a common first word, then a name word
+                first = _WORD.match(text, m.end())
+                if first is not None:
+                    g = _GAP.match(text, first.end())
+                    rest = self._words(text, g.end(), 1) if g else []
+                    if rest and first.group().casefold() not in self.stop:
+                        words = [(first.start(), first.end()), *rest]
+            if words:
+                out.append(Span(words[0][0], words[-1][1], "LOCATION.CITY", f"{self.name}:home", 0.65))
+        return out
+
+    def _site(self, text: str, pos: int, score: float) -> list[Span]:
+        """The care site after a movement cue and its preposition: name words (after an optional "the"), a ward
+        number ("quartermain 2", "209 quartermain": a room before the ward)."""
+        m = _WORD.match(text, pos)
+        if m is not None and m.group().casefold() == "the":
+            pos = _skip(text, m.end())
+        room = re.match(r"\d{1,4}[ \t]{1,2}", text[pos:pos + 8])
+        if room is not None:
+            pos += room.end()
+        words = self._words(text, pos)
+        if not words:
+            return []
+        no = _WARD_NO.match(text, words[-1][1])
+        label = "LOCATION.DEPARTMENT" if no is not None or room is not None else "LOCATION.HOSPITAL"
+        if len(words) == 1 and text[words[0][0]:words[0][1]].isupper() and room is None and no is None:
+            # one word in capitals: an acronym of a hospital ("GH", "VAMC") when no drug or test name is next
+            after = _WORD.match(text, _skip(text, words[0][1]))
+            if after is not None and after.group().casefold() in ("mg", "mcg", "gtt", "drip", "units"):
+                return []
+        return [Span(words[0][0], words[-1][1], label, f"{self.name}:movement", score)]
+
+    def _heads(self, text: str) -> list[Span]:
+        """Name words right before a hospital head word ("UNION MEMORIAL", "Harbor Hosp", "mazur campus")."""
+        out: list[Span] = []
+        for h in _head_regex().finditer(text):
+            back: list[tuple[int, int]] = []
+            i = h.start()
+            while len(back) < 3:
+                m = _LAST_WORD.search(text, max(0, i - 34), i)
+                if m is None or not self._name_word(m.group(1)):
+                    break
+                back.insert(0, (m.start(1), m.end(1)))
+                i = m.start(1)
+            if not back:
+                continue
+            end = h.end() if h.group().casefold() in _HEADS_KEPT else back[-1][1]
+            out.append(Span(back[0][0], end, "LOCATION.HOSPITAL", f"{self.name}:head", 0.7))
+        return out
+
+    def detect(self, doc: Document) -> list[Span]:
+        return self.analyze(doc.text)
+
+
+_LAST_WORD = re.compile(r"(?<![\w'’\-])([^\W\d_](?:['’&]?[^\W\d_]){0,30})[ \t]{1,3}\Z")
+
+
+def _skip(text: str, pos: int) -> int:
+    """``pos`` moved past spaces, tabs and a few joining marks."""
+    stop = min(len(text), pos + 8)
+    while pos < stop and text[pos] in " \t-:,":
+        pos += 1
+    return pos
+
+
+@memo
+def _build(lang: str) -> tuple[Detector, ...]:
+    return (CareSiteRecognizer(lang),) if lang == "en" else ()
+
+
+def recognizers(lang: str) -> list[Detector]:
+    """The care-site recognizer of ``lang`` (English only; built once)."""
+    return list(_build(check_language(lang, exact=True)))

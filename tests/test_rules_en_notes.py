@@ -1,0 +1,240 @@
+"""English clinical notes (nursing notes, discharge summaries, letters): the rules for dates without a year, names
+in any case after titles and kinship words, signatures, care sites, pagers, and the false positives of such notes.
+
+Every text here is written for the test (no string comes from a corpus)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from clinanon.detect.allowlist import AllowList
+from clinanon.detect.rules import care_sites, contacts, dates, names, organizations
+from clinanon.detect.rules.detector import FAMILIES, RulesDetector
+
+
+def _found(module: object, text: str, lang: str = "en") -> list[tuple[str, str]]:
+    return [(text[s.start:s.end], s.label) for r in module.recognizers(lang)  # type: ignore[attr-defined]
+            for s in r.analyze(text)]
+
+
+def _texts(module: object, text: str) -> list[str]:
+    return [t for t, _ in _found(module, text)]
+
+
+# --- dates: month/day without a year ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "date"), [
+    ("Plan to extubate on 10/19 if ABG ok.", "10/19"),
+    ("as of today 4/16 pt is afebrile", "4/16"),
+    ("admitted 3/12 with chest pain", "3/12"),
+    ("PICC placed 11/2.", "11/2"),
+    ("last BM 7/30", "7/30"),
+    ("CABG 6/16 . post op course", "6/16"),
+    ("pt was d/c'd 5/3 from rehab", "5/3"),
+    ("cultured at 2am 8/25 for fever", "8/25"),
+    ("family meeting Friday 10/7.", "10/7"),
+    ("9/14 CARDIAC CATH: LVEF 60%", "9/14"),
+    ("intubated 6/30-7/2 for CHF", "6/30-7/2"),
+    ("PMH: MI '98, HTN", "98"),
+    ("s/p CABG 1/98 and PTCA", "1/98"),
+    ("pt's birthday is may 16, 2015.", "may 16, 2015"),
+])
+def test_month_day_dates(text: str, date: str) -> None:
+    assert date in _texts(dates, text)
+
+
+@pytest.mark.parametrize("text", [
+    "BP 120/80, HR 88",
+    "2/4 pulses bilaterally",
+    "took 1/2 tab of oxycodone",
+    "GCS 3/15 on arrival",
+    "family available 24/7",
+    "weaned to PS 10/5 this am",
+    "on CPAP 5/5 with FiO2 40%",
+    "PEEP/PS 5/8, RR 20",
+    "c/o pain 8/10 in the incision",
+    "chest pain (7/10) relieved with NTG",
+    "incisional pain #9/10",
+    "6/10 cp after walking",
+    "gram negative rods in 2/4 bottles",
+    "D5 1/2 NS at 100cc/hr",
+    "received 1 1/2 amps of calcium",
+    "strength 4/5 in the left arm",
+    "3/6 SEM at the apex",
+    "PS 16/5/40% overnight",
+    "7.45/33/80 on the last ABG",
+])
+def test_month_day_lookalikes_are_not_dates(text: str) -> None:
+    assert _texts(dates, text) == []
+
+
+@pytest.mark.parametrize("text", ["CK due at 1015 and 1815 today", "tylenol given at 8am and 1800",
+                                  "arrived to CCU ~ 1930, intubated", "c/o headache around 2000"])
+def test_clock_times_written_as_four_digits_are_not_years(text: str) -> None:
+    assert [t for t in _texts(dates, text) if t.isdigit()] == []
+
+
+@pytest.mark.parametrize("text", ["chest ache since 2006", "lung ca s/p resection 1977", "born in 1931"])
+def test_years_with_an_event_or_a_date_word(text: str) -> None:
+    assert any(t.isdigit() and len(t) == 4 for t in _texts(dates, text))
+
+
+# --- names in any case --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "name", "label"), [
+    ("bleeding noted, dr. murray aware.", "murray", "NAME.DOCTOR"),
+    ("dr cronin had already ordered prbc", "cronin", "NAME.DOCTOR"),
+    ("discussed w DR. HALVORSEN, will re-eval", "HALVORSEN", "NAME.DOCTOR"),
+    ("psych nurse leslie brennan saw pt", "leslie brennan", "NAME.DOCTOR"),
+    ("son jonathan called this am", "jonathan", "NAME.RELATIVE"),
+    ("wife mary at bedside", "mary", "NAME.RELATIVE"),
+    ("wife, rose, left her number", "rose", "NAME.RELATIVE"),
+    ("lives with daughter pat in town", "pat", "NAME.RELATIVE"),
+    ("visited by significant other charlie today", "charlie", "NAME.RELATIVE"),
+    ("SON ROBERT UPDATED BY PHONE", "ROBERT", "NAME.RELATIVE"),
+    ("per d ross, pacing wires secured", "d ross", "NAME"),
+    ("mr.whitaker returned from the OR", "whitaker", "NAME"),
+])
+def test_names_after_titles_roles_and_kinship_words(text: str, name: str, label: str) -> None:
+    assert (name, label) in _found(names, text)
+
+
+@pytest.mark.parametrize("text", [
+    "dr aware. md notified. wife at bedside.",
+    "son and daughter visited, daughter aware of plan",
+    "daughter may visit, son will call",
+    "pt fed today and ate well",
+    "on ms contin for pain",
+    "RT HAND SWOLLEN",
+    "power of attorney (good only with a note)",
+    "DAUGHTER IS AT THE BEDSIDE",
+])
+def test_role_words_without_a_name(text: str) -> None:
+    assert not [t for t, _ in _found(names, text) if t.casefold() not in ("mrs", "mr")]
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("plan discussed.\n\nirene snell, rn\n", "irene snell"),
+    ("stable night.\n  Jane Doe, RN\n", "Jane Doe"),
+    ("no changes.\nmaria l. gomez bsn/rn\n", "maria l. gomez"),
+])
+def test_signatures(text: str, name: str) -> None:
+    assert name in _texts(names, text)
+
+
+def test_name_before_aware() -> None:
+    text = "pulses by doppler. grace dudak aware. cap refill < 3 sec"
+    assert "grace dudak" in _texts(names, text)
+    assert _texts(names, "pt and family aware of plan.") == []
+
+
+@pytest.mark.parametrize("text", ["HR 90-110'S. SBP 110-140'S.", "secondary to N/V. BP stable",
+                                  "on 2l N/C. RR 16-21", "UPPER 30'S TO 40'S. AMBUED"])
+def test_initials_after_apostrophes_and_slashes_are_not_names(text: str) -> None:
+    assert _texts(names, text) == []
+
+
+def test_initial_and_surname_still_found() -> None:
+    assert "J. Smith" in _texts(names, "Seen by J. Smith in clinic.")
+
+
+# --- allow-list: common words where capitals say nothing ----------------------------------------------------------
+
+def test_common_words_at_line_start_or_in_capitals_are_not_names() -> None:
+    det = RulesDetector("en")
+    text = "GU: Good u/o.\nEndo: QID FS.\nPleasant and cooperative.\nAline intact L radial."
+    spans = det.analyze(text)
+    words = {text[s.start:s.end] for s in spans if s.label.startswith("NAME")}
+    assert not words & {"Good", "Endo", "Pleasant", "Aline"}
+    allow = AllowList("en")
+    assert allow.is_allowed("BRADY") and not allow.is_allowed("Brady")
+
+
+# --- care sites -----------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "site"), [
+    ("plan: transfer to wendover 2 today", "wendover"),
+    ("INTUBATED ON WENDOVER 6 FOR RESP FAILURE", "WENDOVER"),
+    ("He was med-flighted to GH and went to the cath lab.", "GH"),
+    ("went to Fairhaven Hosp with abd pain", "Fairhaven"),
+    ("family reports that at LINDEN MEMORIAL her skin was fine", "LINDEN MEMORIAL"),
+    ("transferred from er ashcombe campus.", "ashcombe"),
+    ("lives alone in marlow heights, daughter nearby", "marlow heights"),
+])
+def test_wards_hospitals_and_towns(text: str, site: str) -> None:
+    assert site in _texts(care_sites, text)
+
+
+@pytest.mark.parametrize("text", [
+    "transferred to the floor", "to OR for CABG", "transferred to MICU", "went home today", "pt to go to rehab",
+    "on 2 L NC", "on Lasix 40 bid", "sats to upper 90s", "changed to A paced 88", "Spec sent to BB on hold",
+    "converted back to SR", "RR to mid 30's",
+])
+def test_generic_destinations_are_not_sites(text: str) -> None:
+    assert _texts(care_sites, text) == []
+
+
+def test_care_sites_are_english_only_and_registered() -> None:
+    assert "care_sites" in FAMILIES
+    assert care_sites.recognizers("es") == []
+
+
+# --- contacts ------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "number"), [
+    ("Pager #41872", "41872"), ("Pager: #30217", "30217"), ("PG 52210", "52210"), ("beeper 555-1234", "555-1234"),
+    ("call x4567 with questions", "x4567"), ("ext. 2234", "2234"), ("HOME-410 671-9309", "410 671-9309"),
+])
+def test_pagers_and_extensions(text: str, number: str) -> None:
+    assert number in _texts(contacts, text)
+
+
+@pytest.mark.parametrize("text", [
+    "ABG on PS 5=7.35-39-142-22. BS coarse", "abg on 40% neb: 202-33-7.45-24-0.", "vent AC 14 x 700 40% +5 peep",
+    "follows commands.at times confused", "tol po well.no n/v", "needed.Pt also given combivent",
+])
+def test_lab_values_and_glued_sentences_are_not_contacts(text: str) -> None:
+    assert _texts(contacts, text) == []
+
+
+def test_real_domains_still_found() -> None:
+    assert _texts(contacts, "see example.com or bbc.co.uk") == ["example.com", "bbc.co.uk"]
+
+
+# --- organizations ---------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["CONTINUE ANTIBX AS ORDERED.", "DIURESE AS NEEDED",
+                                  "SOCIAL: SISTER & CHARLIE VISITED"])
+def test_capitals_are_not_companies(text: str) -> None:
+    assert _texts(organizations, text) == []
+
+
+def test_legal_suffix_still_found() -> None:
+    assert "Nordic Shipping AS" in _texts(organizations, "The invoice of Nordic Shipping AS came today.")
+
+
+# --- linear time -----------------------------------------------------------------------------------------------------
+
+_ADVERSARIAL = {
+    "100k words": " ".join(["transfer", "to", "Wendover", "dr", "son", "aware", "Hosp", "lives", "in"][i % 9]
+                           for i in range(100_000)),
+    "1 MB line": ("dr. smith aware, son rob, 10/19 pager 1234 on quartermain 2 " * 20_000)[:1_000_000],
+    "1 MB mixed-case line": ("Dr. Smith aware. Son Rob called 10/19 at 2pm, transfer to Wendover 2. "
+                             * 15_000)[:1_000_000],
+    "slashes": "1/" * 200_000,
+    "apostrophes": "'1" * 200_000,
+    "x digits": "x1" * 200_000,
+    "lower words": ("abc " * 250_000),
+}
+
+
+@pytest.mark.parametrize("name", list(_ADVERSARIAL))
+def test_adversarial_inputs_finish_quickly(name: str) -> None:
+    text = _ADVERSARIAL[name]
+    for module in (dates, names, care_sites, contacts):
+        for r in module.recognizers("en"):  # type: ignore[attr-defined]
+            t0 = time.perf_counter()
+            r.analyze(text)
+            assert time.perf_counter() - t0 < 10.0, (name, getattr(r, "name", r))
