@@ -227,6 +227,8 @@ _ADVERSARIAL = {
     "apostrophes": "'1" * 200_000,
     "x digits": "x1" * 200_000,
     "lower words": ("abc " * 250_000),
+    "university of": ("u of md med " * 100_000),
+    "slash abbreviations": ("C/O C/V c/o " * 80_000),
 }
 
 
@@ -238,3 +240,154 @@ def test_adversarial_inputs_finish_quickly(name: str) -> None:
             t0 = time.perf_counter()
             r.analyze(text)
             assert time.perf_counter() - t0 < 10.0, (name, getattr(r, "name", r))
+
+
+# --- issue 16, second pass: all-caps notes, university hospitals, M/YY, slash abbreviations -------------------------
+
+def _detected(text: str) -> list[tuple[str, str]]:
+    """The rules detector's candidates (the caseless guard and merge included)."""
+    from clinanon.document import Document
+
+    return [(text[s.start:s.end], s.label) for s in RulesDetector("en").detect(Document(id="t", text=text))]
+
+
+@pytest.mark.parametrize(("text", "date"), [
+    ("Will follow patient 8/12 AM for pulmonary care.", "8/12"),  # not the clock time "12 AM"
+    ("She was adm 9/7 am with acute sob.", "9/7"),
+    ("RESULTS OF CULTURES FROM 8/31 PENDING.", "8/31"),  # a culture is dated: "from" wins over "cultures"
+    ("BC and urine cx from 7/21 NGTD.", "7/21"),
+    ("s/p pelvic fx 4/97, right arm fx 5/97", "5/97"),  # a month and a two-digit year
+    ("PMH: OVARIAN CA (12/93) S/P DEBULKING", "12/93"),
+])
+def test_month_day_and_month_year_second_pass(text: str, date: str) -> None:
+    assert date in _texts(dates, text)
+
+
+@pytest.mark.parametrize("text", ["ANA titer 1/80 positive", "pain 8/10 after 2 percocet", "on PS 5/5 overnight"])
+def test_round_ratios_titres_and_settings_stay_out(text: str) -> None:
+    assert not [t for t in _texts(dates, text) if "/" in t]
+
+
+@pytest.mark.parametrize("text", [
+    "PT IS ALERT. C/O INCISIONAL PAIN #9/10. DENIES CP.", "c/o inc pain x 1 med with percocet 2 tabs",
+    "C/V ST WITH NITRO 4.5MCGS FOR HTN", "Neuro intact. C/o pain 5-9 out of 10.",
+])
+def test_slash_abbreviations_are_not_spanish_streets(text: str) -> None:
+    assert not [t for t, lab in _detected(text) if lab.startswith("LOCATION")]
+
+
+def test_spanish_street_type_still_a_street_in_english_text() -> None:
+    assert ("C/ Mayor 5", "LOCATION.STREET") in _detected("Pt lives at C/ Mayor 5 in Madrid")
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("LEFT RADIAL PULSE ABSENT. DR SULLIVAN MADE AWARE. PT RESTING IN BED.", "SULLIVAN"),
+    ("NECK UNCHANGED THIS SHIFT. DR. GERTRUDE INTO SEE. PULSES PRESENT.", "GERTRUDE"),
+])
+def test_names_in_capitals_do_not_take_the_words_after_them(text: str, name: str) -> None:
+    names_found = [t for t, lab in _detected(text) if lab.startswith("NAME")]
+    assert name in names_found
+    assert not [t for t in names_found if t != name and name in t]  # not "SULLIVAN MADE", "GERTRUDE INTO SEE"
+
+
+@pytest.mark.parametrize("text", ["S. REMAINS INTUBATED AND SEDATED. O. SEE FLOWSHEET FOR VS.",
+                                  "PT C/O TINGLING IN RT HAND. HAND SWOLLEN AND COOL. LT HAND WARM."])
+def test_capitals_initials_and_rt_body_parts_are_not_names(text: str) -> None:
+    assert not [t for t, lab in _detected(text) if lab.startswith("NAME")]
+
+
+@pytest.mark.parametrize(("text", "site"), [
+    ("PT TRANSFERRED TO GH FOR CATH. EKG REVEALED NEW CHANGES.", "GH"),  # an acronym in an all-caps note
+    ("PT ADMITTED FROM UNIVERSITY OF MARYLAND WITH CP.", "UNIVERSITY OF MARYLAND"),
+    ("Pt recieved from university of maryland hospital today.", "university of maryland hospital"),
+    ("PATIENT PRESENTED TO U OF MD MED CENTER WITH SOB.", "U OF MD MED CENTER"),
+])
+def test_hospitals_in_capitals_and_university_hospitals(text: str, site: str) -> None:
+    assert any(site in t for t, lab in _detected(text) if lab.startswith("LOCATION"))
+
+
+@pytest.mark.parametrize("text", [
+    "WENT BACK TO AC OVERNIGHT. RETURNED TO NSR. TRANSFERRED TO CCU.", "the university of life",
+    "pt has a u of o shaped wound",
+])
+def test_generic_capitals_and_phrases_are_not_sites(text: str) -> None:
+    assert not [t for t, lab in _detected(text) if lab.startswith("LOCATION")]
+
+
+@pytest.mark.parametrize("text", ["pcwp 11.CO/ci adequate.", "heparin=78.3.no changes made in drip."])
+def test_glued_decimals_and_sentences_are_not_urls(text: str) -> None:
+    assert _texts(contacts, text) == []
+
+
+def test_urls_with_a_short_path_still_found() -> None:
+    assert "example.com/abc" in _texts(contacts, "see example.com/abc for the leaflet")
+
+
+# --- issue 16, English nursing notes, second pass (invented strings, none from the dev notes) ---------------------
+
+@pytest.mark.parametrize(("text", "site"), [
+    ("pt went to sacred heart hosp last week with cp", "sacred heart"),  # common words before a hospital head
+    ("TRANSFERRED FROM NEW HAVEN MEDICAL CENTER FOR CABG", "NEW HAVEN"),
+    ("admitted from st bernadette for cath", "st bernadette"),  # a saint's name after a movement cue
+    ("She was seen at Good Shepherd Hospital in May.", "Good Shepherd"),  # capitalised words before "Hospital"
+    ("family states he was at JHH for 2 weeks", "JHH"),  # a hospital acronym ending in H after a preposition
+    ("PT TRANSFERRED TO LINDENHALL7 THIS AM", "LINDENHALL"),  # a ward's name glued to its number
+])
+def test_hospitals_of_common_words_acronyms_and_glued_wards(text: str, site: str) -> None:
+    assert any(site in t for t, lab in _detected(text) if lab.startswith("LOCATION"))
+
+
+@pytest.mark.parametrize("text", [
+    "WENT TO ST ELEVATION IN V2-V4, CARDS AWARE.",  # "ST" is a rhythm segment, not a saint
+    "went to new room on the floor", "PT IN USOH UNTIL 3 DAYS AGO.", "CT SHOWED SAH, ICH ALSO NOTED.",
+    "WAS IN SAH AND IVH ON ARRIVAL",
+])
+def test_rhythms_bleeds_and_generic_words_are_not_sites(text: str) -> None:
+    assert not [t for t, lab in _detected(text) if lab.startswith("LOCATION")]
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("daughters abigail and henrietta in to visit", ("abigail", "henrietta")),  # a list after a plural kin word
+    ("Drs Pemberton and Ostrowski aware of k 3.1", ("Pemberton", "Ostrowski")),
+    ("spoke with margaret re: plan of care", ("margaret",)),  # a listed first name after a verb of talking
+    ("updated harold by phone, questions answered", ("harold",)),
+])
+def test_names_in_lists_and_after_talking_verbs(text: str, names: tuple[str, ...]) -> None:
+    found = [t for t, lab in _detected(text) if lab.startswith("NAME")]
+    for n in names:
+        assert any(n in t for t in found), n
+
+
+@pytest.mark.parametrize("text", [
+    "updated family at bedside", "called md re low u/o", "spoke with pt re pain control", "called code at 0300",
+    "RESP: CS CLEAR, DOING WELL. U/O VERY GD >80CC/HR CLEAR YELLOW URINE.",  # HR is heart rate, not "Herr"
+    "ABD SOFT, GOOD BS, HR 80S NSR, CLEAR LIQS TOL.",
+])
+def test_talking_verbs_without_names_and_heart_rate_are_not_names(text: str) -> None:
+    assert not [t for t, lab in _detected(text) if lab.startswith("NAME")]
+
+
+def test_signature_with_the_credential_on_the_next_line() -> None:
+    found = _detected("plan: cont to monitor.\n  Theodora Quinlan\n  RN\n")
+    assert any("Theodora Quinlan" in t for t, lab in found if lab.startswith("NAME"))
+
+
+@pytest.mark.parametrize("text", ["RESP: trialed on 5/5 for 2 hrs, tolerated", "SBT 5/5 this am", "CPAP+PS 5/5 OVERNIGHT",
+                                  "pt sprinted on 10/5 for 1 hr"])
+def test_ventilator_trials_are_not_dates(text: str) -> None:
+    assert not [t for t, lab in _detected(text) if lab == "DATE" and "/" in t]
+
+
+def test_a_drug_weaned_off_on_a_date_is_a_date() -> None:
+    assert any("9/7" in t for t, lab in _detected("IABP weaned off 9/7, PA line d/c'd.") if lab == "DATE")
+
+
+@pytest.mark.parametrize(("text", "phone"), [("call wife at 617/555-0143 if changes", "617/555-0143"),
+                                             ("dtr's cell (212)/555 0188", "(212)/555 0188")])
+def test_phones_with_a_slash_after_the_area_code(text: str, phone: str) -> None:
+    assert any(phone in t for t, lab in _detected(text) if lab.startswith("CONTACT"))
+
+
+@pytest.mark.parametrize("text", ["ABG 7.35/410/555/1234", "ratio 300/200/1000", "BP 210/110 HR 120"])
+def test_slashed_numbers_that_are_no_phones(text: str) -> None:
+    assert not [t for t, lab in _detected(text) if lab.startswith("CONTACT")]

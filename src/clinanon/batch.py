@@ -38,6 +38,7 @@ import os
 import re
 import shutil
 import tempfile
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
@@ -47,8 +48,8 @@ from typing import IO, Any
 from clinanon.document import Document, SanitizedDocument
 from clinanon.errors import ClinanonError, InputError
 
-__all__ = ["BATCH_SIZE", "BatchResult", "Locate", "OutputId", "Processor", "freeze_loaded", "journal_path",
-           "run_batch"]
+__all__ = ["BATCH_SIZE", "BatchResult", "Locate", "OutputId", "Processor", "bounded_imap", "freeze_loaded",
+           "journal_path", "run_batch"]
 
 Processor = Callable[[Document], Document | SanitizedDocument]
 Record = Document | InputError
@@ -233,6 +234,8 @@ def run_batch(
     freeze: bool = True,
     output_id: OutputId | None = None,
     locate: Locate | None = None,
+    chunk_size: int = 8,
+    max_pending: int | None = None,
 ) -> BatchResult:
     """Process every record and write the outputs to ``out`` in ``out_format``.
 
@@ -241,6 +244,9 @@ def run_batch(
     with the number of records handled so far. ``freeze``: call :func:`freeze_loaded` in each process after its
     first batch. ``output_id(n, input_id)`` names the output of record ``n`` (default: its input id) and hides the
     input ids from the journal and the errors report; ``locate()`` says where the record read last comes from.
+    With ``workers > 1``, documents go to the workers in chunks of ``chunk_size``, at most ``max_pending`` chunks
+    (default ``4 * workers``) read ahead of the output: memory does not grow with the corpus; outputs stay in
+    input order.
     """
     from clinanon import io as cio
 
@@ -312,16 +318,16 @@ def run_batch(
                 done.add(key)
                 yield _Item(n, key, rec.id, out_id, where), rec
 
-        items: list[_Item] = []
+        items: deque[_Item] = deque()  # read, not yet accounted for (bounded with the chunks in flight)
 
         def tracked() -> Iterator[Document]:
             for item, doc in pending_docs():
                 items.append(item)
                 yield doc
 
-        def account(i: int, kind: str, payload: dict[str, Any]) -> None:
+        def account(kind: str, payload: dict[str, Any]) -> None:
             nonlocal processed, errors
-            item = items[i]
+            item = items.popleft()  # results come in input order
             if kind == "ok":
                 payload["id"] = item.out_id
             else:
@@ -334,17 +340,32 @@ def run_batch(
             ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
             with ctx.Pool(workers, initializer=_init_worker, initargs=(processor_factory, freeze)) as pool:
                 # batches of a few documents per task: each worker gets the batch path and the load stays even
-                batches = pool.imap(_run_many, _chunks(tracked(), 8))
-                results: Iterable[_Result] = (r for batch in batches for r in batch)
-                for i, (kind, payload) in enumerate(results):
-                    account(i, kind, payload)
+                batches = bounded_imap(pool, _run_many, _chunks(tracked(), chunk_size),
+                                       max_pending if max_pending is not None else 4 * workers)
+                for batch in batches:
+                    for kind, payload in batch:
+                        account(kind, payload)
         else:
-            for i, (kind, payload) in enumerate(_process_serial(processor_factory(), tracked(), freeze)):
-                account(i, kind, payload)
+            for kind, payload in _process_serial(processor_factory(), tracked(), freeze):
+                account(kind, payload)
 
     _finish(journal, out, out_format, errors_file, overwrite=overwrite, write_options=write_options or {},
             cio_write=cio.write)
     return BatchResult(out, errors_file, processed, resumed, errors)
+
+
+def bounded_imap(pool: Any, fn: Callable[[Any], Any], tasks: Iterable[Any], max_pending: int) -> Iterator[Any]:
+    """``pool.imap(fn, tasks)`` (results in order) with at most ``max_pending`` tasks submitted and not yet
+    returned: ``tasks`` is read only as fast as results are taken (``Pool.imap`` reads its whole input at once)."""
+    if max_pending < 1:
+        raise ValueError(f"max_pending must be at least 1 (got {max_pending})")
+    pending: deque[Any] = deque()
+    for task in tasks:
+        if len(pending) >= max_pending:
+            yield pending.popleft().get()
+        pending.append(pool.apply_async(fn, (task,)))
+    while pending:
+        yield pending.popleft().get()
 
 
 def _report(record: dict[str, Any], n: int | None, where: tuple[str | None, int | None], out_id: str | None,

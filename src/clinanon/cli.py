@@ -77,12 +77,14 @@ def _progress(description: str, total: int | None) -> Iterator[Any]:
 
 
 def _build_config(config: Path | None, lang: str | None, operator: str | None,
-                  scheme: str | None = None) -> Config:
+                  scheme: str | None = None, profile: str | None = None) -> Config:
     """The configuration file (or the defaults) with the command line's flags applied, its own label schemes
     registered."""
     overrides: dict[str, Any] = {}
     if lang is not None:
         overrides["language"] = lang
+    if profile is not None:
+        overrides["profile"] = profile
     if scheme is not None:
         overrides["label_scheme"] = scheme
     if operator is not None:
@@ -170,6 +172,13 @@ LangOpt = Annotated[
                                       "`language`, auto unless set."),
 ]
 ConfigOpt = Annotated[Path | None, typer.Option("--config", "-c", help="clinanon.toml", exists=True, dir_okay=False)]
+ProfileOpt = Annotated[
+    str | None,
+    typer.Option("--profile", help="What counts as PHI: gdpr-strict (everything detected), hipaa (Safe Harbor: "
+                                         "ages up to 89, clock times, sex, professions, states and countries are "
+                                         "kept) or meddocan; see `clinanon profiles`. Default: the configuration's "
+                                         "`profile`, gdpr-strict unless set."),
+]
 ResumeOpt = Annotated[bool, typer.Option("--resume", help="Continue an interrupted run into the same --out.")]
 OverwriteOpt = Annotated[bool, typer.Option("--overwrite", help="Replace an existing --out.")]
 WorkersOpt = Annotated[int, typer.Option("--workers", "-j", min=1, help="Worker processes.")]
@@ -189,6 +198,7 @@ def deidentify(
     out_format: OutFormatOpt = None,
     lang: LangOpt = None,
     config: ConfigOpt = None,
+    profile: ProfileOpt = None,
     operator: Annotated[
         str | None,
         typer.Option("--operator", help="One operator for every category: redact, tag, suppress, keep, surrogate, "
@@ -242,7 +252,7 @@ def deidentify(
     Only the sanitized text, a replaced document id and `lang` are written: other metadata (CSV columns, JSONL
     meta) only when named by --keep-field, --deidentify-field, --pseudonymize-field, --date-field or [metadata]."""
     with _errors():
-        cfg = _build_config(config, lang, operator)
+        cfg = _build_config(config, lang, operator, profile=profile)
         has_surrogate = any(op.operator == "surrogate" for op in cfg.operators.values())
         if scope or insecure_random_key or ledger or (key_file and has_surrogate):
             from clinanon.transform.surrogate.cli_support import apply_surrogate_options
@@ -265,6 +275,7 @@ def detect(
     lang: LangOpt = None,
     config: ConfigOpt = None,
     scheme: Annotated[str | None, typer.Option("--scheme", help="Label scheme of the predicted spans.")] = None,
+    profile: ProfileOpt = None,
     resume: ResumeOpt = False,
     overwrite: OverwriteOpt = False,
     workers: WorkersOpt = 1,
@@ -273,7 +284,7 @@ def detect(
 ) -> None:
     """Detect PHI only: writes the documents with predicted spans (text unchanged)."""
     with _errors():
-        cfg = _build_config(config, lang, None, scheme)
+        cfg = _build_config(config, lang, None, scheme, profile)
         _run(input_path, out, in_format, out_format, cfg, deidentify=False, resume=resume, overwrite=overwrite,
              workers=workers, errors=errors, read_options=_reader_options(read_option))
 
@@ -293,6 +304,14 @@ def evaluate(
     labels: Annotated[
         LabelMode, typer.Option("--labels", help="native, canonical or type labels.")
     ] = LabelMode.native,
+    profile: Annotated[
+        str | None,
+        typer.Option("--profile", help="Score by this profile's convention (`clinanon profiles`): gold and "
+                                             "predictions keep only what it counts as PHI (hipaa: no ages up to "
+                                             "89, clock times, sex ...). With --config it is also the pipeline's "
+                                             "profile. Default: no filtering (with --config: the configuration's "
+                                             "profile for the pipeline).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON instead of a table.")] = False,
     save: Annotated[Path | None, typer.Option("--save", help="Also write the JSON report to this file.")] = None,
 ) -> None:
@@ -304,8 +323,12 @@ def evaluate(
     with _errors():
         if (pred is None) == (config is None):
             raise _fail("give exactly one of --pred (a prediction file) or --config (a pipeline to run)")
+        if profile is not None:
+            from clinanon.profiles import get_profile
+
+            profile = get_profile(profile).name  # an unknown profile fails before anything is read
         gold_docs = list(cio.read(gold, gold_format))
-        cfg = _build_config(config, lang, None, scheme) if config is not None else None
+        cfg = _build_config(config, lang, None, scheme, profile) if config is not None else None
         # the tokens the metrics count are the same in every language: a fixed one only where none is given
         language = (lang if lang and lang != "auto" else None) or (cfg.given_language if cfg else None) or "es"
         if pred is not None:
@@ -321,6 +344,8 @@ def evaluate(
                     pred_docs.append(d)
                     advance(i)
         scheme_name = scheme or (cfg.label_scheme if cfg else None)
+        if profile is not None:
+            gold_docs, pred_docs = _by_profile(gold_docs, pred_docs, profile, scheme_name)
         report = run_eval(gold_docs, pred_docs, lang=language, scheme=scheme_name, label_map=labels.value)
         data = report.to_dict()
         if save is not None:
@@ -331,6 +356,66 @@ def evaluate(
             sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         else:
             render_table(report, stdout)
+
+
+def _by_profile(gold: list[Any], pred: list[Any], profile: str, scheme: str | None) -> tuple[list[Any], list[Any]]:
+    """Gold and predictions with only the spans that ``profile`` counts as PHI (labels read in ``scheme``, canonical
+    without one). A gold label that maps to no canonical category would be kept whatever the profile says: that
+    is an error naming the labels (the scores would not follow the profile)."""
+    from clinanon.profiles import filter_documents
+    from clinanon.steps.scheme import SchemeLabels
+    from clinanon.taxonomy import CANONICAL_CATEGORIES, get_scheme
+
+    labels = SchemeLabels(get_scheme(scheme or "canonical"))
+    gold_labels = {s.label for d in gold for s in d.spans}
+    unknown = sorted(lab for lab in gold_labels if labels.category(lab) not in CANONICAL_CATEGORIES)
+    if unknown:
+        raise ClinanonError(f"--profile: gold labels with no canonical category in the scheme "
+                            f"{labels.scheme.name!r}: {', '.join(unknown)} (pass the corpus' scheme with --scheme; "
+                            "a scheme of your own goes in [[schemes]] of a configuration, see `clinanon labels`)")
+    return (filter_documents(gold, profile, labels.category), filter_documents(pred, profile, labels.category))
+
+
+@app.command("profiles")
+def profiles_cmd(
+    name: Annotated[str | None, typer.Argument(help="A profile; omit to list the profiles.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table.")] = False,
+) -> None:
+    """List the legal profiles (what counts as PHI: `profile` in the configuration, --profile), or show one
+    category by category with its legal reference (docs/profiles.md)."""
+    from clinanon.profiles import DEFAULT_PROFILE, PROFILES, get_profile
+    from clinanon.taxonomy import CANONICAL_CATEGORIES
+
+    with _errors():
+        if name is None:
+            if as_json:
+                sys.stdout.write(json.dumps([{"name": p.name, "description": p.description,
+                                              "default": p.name == DEFAULT_PROFILE} for p in PROFILES.values()],
+                                            indent=2) + "\n")
+                return
+            table = Table("profile", "default", "what is replaced", title="profiles (what counts as PHI)")
+            for p in PROFILES.values():
+                table.add_row(p.name, "yes" if p.name == DEFAULT_PROFILE else "", p.description)
+            stdout.print(table)
+            return
+        prof = get_profile(name)
+        rows = []
+        for cat in [c for c in CANONICAL_CATEGORIES if "." not in c] + ["LOCATION.STATE", "LOCATION.COUNTRY"]:
+            if cat == "AGE" and prof.min_age is not None:
+                what = f"replaced from {prof.min_age}, kept below" if prof.covers(cat) else "kept"
+            else:
+                what = "replaced" if prof.covers(cat) else "kept"
+            rows.append({"category": cat, "decision": what, "reference": prof.references.get(cat, "")})
+        rows.append({"category": "DATE (time of day alone)", "decision": "replaced" if prof.times else "kept",
+                     "reference": prof.references.get("DATE (time of day)", "")})
+        if as_json:
+            sys.stdout.write(json.dumps({"name": prof.name, "description": prof.description, "categories": rows},
+                                        indent=2) + "\n")
+            return
+        table = Table("category", "decision", "reference", title=f"{prof.name}: {prof.description}")
+        for r in rows:
+            table.add_row(r["category"], r["decision"], r["reference"])
+        stdout.print(table)
 
 
 @app.command("labels")
@@ -372,23 +457,88 @@ def init_config(
 
 @app.command()
 def train(
-    config: Annotated[Path, typer.Argument(help="Training config (TOML), e.g. configs/train_crf_meddocan.toml.",
-                                           exists=True, dir_okay=False)],
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Model directory (default: from the config).")]
-    = None,
+    config: Annotated[Path | None, typer.Argument(help="Training config (TOML), e.g. configs/train_crf_meddocan.toml; "
+                                                       "or give your annotated notes with --brat.",
+                                                  exists=True, dir_okay=False)] = None,
+    brat: Annotated[Path | None, typer.Option("--brat", "--data", help="Your annotated notes: a BRAT folder "
+                                                                       "(.txt + .ann) or any format clinanon reads "
+                                                                       "(see --format).", exists=True)] = None,
+    lang: Annotated[str | None, typer.Option("--lang", "-l", help="With --brat: the language of the notes (en, "
+                                                                  "es, nl, sv, de); its rules are the CRF's "
+                                                                  "features and run beside it.")] = None,
+    output: Annotated[Path | None, typer.Option("--out", "--output", "-o",
+                                                help="Model directory (default: from the config).")] = None,
+    data_format: Annotated[str | None, typer.Option("--format", "-f", help="With --brat: the data's format "
+                                                                           "(default brat).")] = None,
+    dev: Annotated[Path | None, typer.Option("--dev", help="With --brat: notes to score the model on (same "
+                                                           "format).", exists=True)] = None,
+    scheme: Annotated[str | None, typer.Option("--scheme", help="With --brat: the label scheme of your labels "
+                                                                "(default: told from the labels).")] = None,
+    label_map: Annotated[
+        list[str] | None, typer.Option("--label-map", help="With --brat: LABEL=CATEGORY, your label as a canonical "
+                                                           "category (`clinanon labels canonical`), '-' to leave it "
+                                                           "out; repeatable. Labels whose name says it (PTName, "
+                                                           "Date, LOCATION_CITY) need none.")
+    ] = None,
+    max_iterations: Annotated[int, typer.Option("--max-iterations", min=1, help="With --brat: CRF training "
+                                                                                "iterations.")] = 100,
     set_: Annotated[
         list[str] | None, typer.Option("--set", help="Override a config key: KEY=VALUE, e.g. crf.max_iterations=50.")
     ] = None,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show the progress bar.")] = True,
 ) -> None:
-    """Train a detector from a training config; writes a model directory with meta.json (scores on dev)."""
-    from clinanon.train import TrainConfig
+    """Train a detector; writes a model directory with meta.json (scores on dev).
+
+    From a training config, or from your own annotated notes in any language:
+    `clinanon train --brat notes/ --lang en --out models/my-crf` trains a CRF (the rules of that language as
+    features) that the default pipeline then runs with those rules: set `detectors.models.crf` to the model
+    directory, or use the `clinanon.toml` written into it."""
+    from clinanon.train import TrainConfig, brat_config, use_config
     from clinanon.train import train as run_train
 
     with _errors():
-        cfg = TrainConfig.load(config, _reader_options(set_))
+        if (config is None) == (brat is None):
+            raise ClinanonError("give a training config or --brat DIR (your annotated notes), not both")
+        if brat is not None:
+            if lang is None or lang == "auto":
+                raise ClinanonError("--brat needs --lang: the language of the notes (en, es, nl, sv, de)")
+            if output is None:
+                raise ClinanonError("--brat needs --out: the model directory to write")
+            mapping: dict[str, str] = {}
+            for pair in label_map or []:
+                key, sep, value = (part.strip() for part in pair.partition("="))
+                if not sep or not key or not value:
+                    raise ClinanonError("--label-map expects LABEL=CATEGORY, e.g. PTName=NAME.PATIENT")
+                mapping[key] = value
+            cfg = brat_config(brat, language=lang, output=output, data_format=data_format or (
+                "brat" if brat.is_dir() else None), dev=dev, scheme=scheme, label_map=mapping,
+                max_iterations=max_iterations)
+            if set_:
+                data = cfg.model_dump(mode="json")
+                for key, value in _reader_options(set_).items():
+                    node = data
+                    *parents, last = key.split(".")
+                    for part in parents:
+                        node = node.setdefault(part, {})
+                    node[last] = value
+                cfg = TrainConfig.from_dict(data, source="command line")
+            for native, cat in sorted(cfg.data.label_map.items()):
+                console.print(f"label {native} -> {cat}", highlight=False, markup=False)
+        else:
+            assert config is not None
+            if any(v is not None for v in (lang, data_format, dev, scheme)) or label_map:
+                raise ClinanonError("--lang, --format, --dev, --scheme and --label-map go with --brat; a training "
+                                    "config sets them itself (or use --set KEY=VALUE)")
+            cfg = TrainConfig.load(config, _reader_options(set_))
         result = run_train(cfg, output=output, progress=progress and console.is_terminal,
                            log=lambda line: console.print(line, highlight=False, markup=False))
+        if brat is not None:
+            from clinanon.io.base import atomic_write_text
+
+            atomic_write_text(result.model_dir / "clinanon.toml", use_config(result.model_dir, cfg.language))
+            console.print(f"to use it: clinanon deidentify NOTES --out OUT --config "
+                          f"{result.model_dir / 'clinanon.toml'}  (or set detectors.models.crf = "
+                          f"\"{result.model_dir}\" in your configuration)", highlight=False, markup=False)
         dev = result.meta.get("scores", {}).get("dev") or {}
         table = Table("measure", "P", "R", "F1", title=f"dev scores of {result.model_dir}")
         for name, m in dev.items():
@@ -650,6 +800,94 @@ def formats() -> None:
             default = "-" if opt.default is None else json.dumps(opt.default)
             options.add_row(name, opt.name, default, opt.help)
     stdout.print(options)
+
+
+def _service_import() -> Any:
+    """:mod:`clinanon.service` (the ``serve`` extra), or a clear error."""
+    try:
+        import fastapi  # noqa: F401
+        import uvicorn  # noqa: F401
+
+        import clinanon.service.app as service_app
+    except ImportError:
+        raise _fail('the service needs the serve extra: pip install "clinanon[serve]"') from None
+    return service_app
+
+
+@app.command()
+def serve(
+    config: ConfigOpt = None,
+    host: Annotated[str, typer.Option("--host", help="Address to bind (a loopback one unless you mean it).")]
+    = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", "-p", min=0, max=65535)] = 8000,
+    workers: WorkersOpt = 1,
+    token_file: Annotated[
+        Path | None, typer.Option("--token-file", help="Bearer token file (else $CLINANON_SERVICE_TOKEN).",
+                                  exists=True, dir_okay=False)
+    ] = None,
+    no_auth: Annotated[bool, typer.Option("--no-auth", help="No authentication (loopback addresses only).")]
+    = False,
+    key_file: Annotated[
+        Path | None, typer.Option("--key-file", help="Surrogate key file (else $CLINANON_SURROGATE_KEY); never "
+                                                     "taken from a request.", exists=True, dir_okay=False)
+    ] = None,
+    max_body_mb: Annotated[float, typer.Option("--max-body-mb", min=0.001, help="Larger bodies: 413.")] = 10.0,
+    max_documents: Annotated[int, typer.Option("--max-documents", min=1, help="Documents per request.")] = 100,
+    max_chars: Annotated[int, typer.Option("--max-chars", min=1, help="Characters per document.")] = 200_000,
+    log_level: Annotated[str, typer.Option("--log-level", help="info (the access log), warning, error.")] = "info",
+) -> None:
+    """Serve the pipeline over HTTP: POST /detect, /deidentify, /evaluate (docs/service.md)."""
+    service_app = _service_import()
+    from clinanon.service.server import is_loopback
+    from clinanon.service.server import serve as run_server
+
+    with _errors():
+        if no_auth and not is_loopback(host):
+            raise ClinanonError(f"--no-auth binds to a loopback address only, not {host!r}")
+        token = None if no_auth else service_app.token_from_env(token_file)
+        api = service_app.create_app(config, token=token, auth=not no_auth, key_file=key_file,
+                                     max_body_bytes=int(max_body_mb * 2**20), max_documents=max_documents,
+                                     max_chars=max_chars)
+        run_server(api, host=host, port=port, workers=workers, auth=not no_auth, log_level=log_level)
+
+
+@app.command()
+def review(
+    input_path: InputArg,
+    config: Annotated[Path | None, typer.Option("--config", "-c", help="clinanon.toml: the pipeline, and where "
+                                                                       "the allow- and deny-lists are written.",
+                                                dir_okay=False)] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output folder: BRAT/JSONL, review log, training "
+                                                                 "data (default: <input>.review).")] = None,
+    in_format: FormatOpt = None,
+    lang: LangOpt = None,
+    reviewer: Annotated[str, typer.Option("--reviewer", help="Your name or initials, for the review log.")]
+    = "reviewer",
+    port: Annotated[int, typer.Option("--port", "-p", min=0, max=65535)] = 8765,
+    open_browser: Annotated[bool, typer.Option("--open/--no-open", help="Open the page in a browser.")] = True,
+) -> None:
+    """Review a folder or JSONL file in the browser (127.0.0.1 only): accept, reject, relabel, adjust, add spans."""
+    import secrets
+
+    _service_import()
+    from clinanon.service.app import create_app
+    from clinanon.service.review import ReviewStore
+    from clinanon.service.server import serve as run_server
+
+    with _errors():
+        store = ReviewStore.from_path(input_path, out_dir=out, fmt=in_format, config_path=config,
+                                      reviewer=reviewer, lang=None if lang in (None, "auto") else lang)
+        token = secrets.token_urlsafe(24)
+        api = create_app(config if config is not None and config.exists() else None, token=token,
+                         pipeline=store.pipeline, review=store)
+        url = f"http://127.0.0.1:{port}/review/login?token={token}"
+        console.print(f"review {len(store.docs)} documents at {url}  (Ctrl+C to stop; output in {store.out_dir})",
+                      highlight=False, markup=False)
+        if open_browser:
+            import webbrowser
+
+            webbrowser.open(url)
+        run_server(api, host="127.0.0.1", port=port)
 
 
 def main() -> None:

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from clinanon.errors import ConfigError
 from clinanon.lang import Language
+from clinanon.profiles import DEFAULT_PROFILE, get_profile
 from clinanon.taxonomy import CANONICAL_CATEGORIES, LabelScheme, get_scheme, list_schemes, register_scheme
 
 __all__ = ["DEFAULT_CONFIG_TOML", "Config", "DetectorsConfig", "ListsConfig", "MetadataConfig", "OperatorConfig",
@@ -72,7 +73,9 @@ class OperatorConfig(BaseModel):
 
 class EnsembleConfig(_Strict):
     """Members (registered detector names, in priority order) combined per label (see clinanon.ensemble), and the
-    profile of both the ``ensemble`` detector and the ``default`` detector's Spanish ensemble (rules + CRF)."""
+    combination profile (``profile``: how the members' spans are combined) of both the ``ensemble`` detector and
+    the ``default`` detector's ensembles (rules + CRF). Not to be confused with the top-level ``profile``
+    (:attr:`Config.profile`), the legal profile that decides which categories are PHI."""
 
     members: list[str] = Field(default_factory=lambda: ["crf", "rules"])
     #: union | vote | intersection | <member name>, for labels without an entry in ``strategies``
@@ -82,6 +85,7 @@ class EnsembleConfig(_Strict):
     #: a strategy table written by Ensemble.choose (overrides the two keys above)
     strategies_file: Path | None = None
     tiebreak: str | None = None
+    #: how the members are combined (not the legal ``profile`` at the top level, which decides what is PHI):
     #: ``recall-first``: what the ``rules`` member found of the ``protect`` categories is never dropped, whatever
     #: the strategies say (the ``default`` detector: union everywhere); ``meddocan-f1``: the strategies alone
     #: decide (the ``default`` detector: the per-label table chosen for F1 on MEDDOCAN dev, shipped with the model)
@@ -194,6 +198,11 @@ class Config(_Strict):
     language: Language | Literal["auto"] = "auto"
     #: the native labels predictions carry (``canonical`` keeps clinanon's categories)
     label_scheme: str = "canonical"
+    #: the legal profile: which detected categories are PHI and replaced (:mod:`clinanon.profiles`;
+    #: ``clinanon profiles``): ``gdpr-strict`` (the default: everything detected), ``hipaa`` (Safe Harbor: ages up
+    #: to 89, clock times, sex, professions, states and countries are kept) or ``meddocan`` (that corpus's
+    #: convention). Not ``detectors.ensemble.profile``, which says how an ensemble combines its members.
+    profile: str = DEFAULT_PROFILE
     detectors: DetectorsConfig = Field(default_factory=DetectorsConfig)
     #: canonical category or type (``NAME``, ``NAME.PATIENT``) or ``*`` for the default -> operator settings
     operators: dict[str, OperatorConfig] = Field(
@@ -208,6 +217,14 @@ class Config(_Strict):
     metadata: MetadataConfig = Field(default_factory=MetadataConfig)
     #: the folder relative paths in this config are resolved against (set by ``load``)
     base_dir: Path | None = Field(default=None, exclude=True)
+
+    @field_validator("profile")
+    @classmethod
+    def _check_profile(cls, v: str) -> str:
+        try:
+            return get_profile(v).name
+        except ConfigError as e:
+            raise ValueError(str(e)) from None
 
     @field_validator("language", mode="before")
     @classmethod
@@ -313,7 +330,8 @@ class Config(_Strict):
             return cls.model_validate(data)
         except ValidationError as e:
             problems = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg']}" for err in e.errors()
+                f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: "
+                f"{str(err['msg']).removeprefix('Value error, ')}" for err in e.errors()
             )
             raise ConfigError(f"{source}: invalid configuration: {problems}") from None
 
@@ -341,6 +359,16 @@ language = "auto"
 # or one defined below under [[schemes]].
 label_scheme = "canonical"
 
+# What counts as PHI (`clinanon profiles` lists them; docs/profiles.md has the table with the legal references):
+#   gdpr-strict: everything detected is replaced: names, places, dates and clock times, ages, sex, professions,
+#                contacts, ids (GDPR Art. 4(1), Recital 26) -- the default
+#   hipaa:       HIPAA Safe Harbor, the 18 identifiers: ages up to 89, clock times ("4PM"), sex, professions,
+#                states and countries are kept
+#   meddocan:    the MEDDOCAN corpus convention (everything but clock times)
+# The same flag of `clinanon evaluate --profile` scores a corpus by its own convention.
+# (Not detectors.ensemble.profile below, which only says how an ensemble combines its members.)
+profile = "gdpr-strict"
+
 [detectors]
 # Detectors run in this order; their candidates are merged by the resolver.
 #   default:  per document (its language, see above): for Spanish the rules + the shipped CRF model
@@ -354,11 +382,13 @@ min_score = 0.5
 propagate_names = true
 # Extra gazetteers, one entry per line: first_name, surname, city, country, hospital.
 # gazetteers = { surname = "my_surnames.txt" }
-# Trained models (`clinanon train`), used when their detector is in `use`.
-# models = { crf = "models/crf-meddocan" }
+# Trained models (`clinanon train`, listed by `clinanon models`). A CRF here is also used by `default` for the
+# notes in its language, with that language's rules (it replaces the shipped model for Spanish):
+# models = { crf = "models/my-crf" }
 
 # [detectors.ensemble]
-# How the Spanish default (rules + CRF) and the `ensemble` detector combine their members:
+# How the default's ensembles (rules + CRF) and the `ensemble` detector combine their members (a combination
+# profile; what counts as PHI is the top-level `profile` above):
 #   recall-first: what the rules found of the `protect` categories is never dropped (where the CRF disagrees on
 #                 its extent, the union of both is replaced)
 #   meddocan-f1:  the per-label strategies chosen for F1 on MEDDOCAN dev; names need the CRF's vote (fewer false

@@ -17,7 +17,8 @@ An ensemble is a recipe: its members (detectors) and the steps that combine what
 3. :class:`~clinanon.steps.propagate.Propagate` finds the names again everywhere in the note (``propagate_names``);
 4. :class:`~clinanon.steps.repair.Repair` mends what is wrong in any corpus (a kinship word in "médico de
    familia" names no one, an institution's name running into an address ...) (``repair``);
-5. labels go to ``output_scheme`` when one is given (the members vote in a model's labels, the caller reads
+5. in a pipeline, its legal profile (:mod:`clinanon.profiles`: what counts as PHI) and its ``min_score``;
+6. labels go to ``output_scheme`` when one is given (the members vote in a model's labels, the caller reads
    another scheme).
 
 A :class:`~clinanon.pipeline.Pipeline` holding an ensemble runs these steps as its own (plus its score filter and
@@ -33,8 +34,10 @@ from clinanon.analysis import Analysis
 from clinanon.detect.base import BaseDetector, Detector, may_overlap, run_detector
 from clinanon.document import Document, Span
 from clinanon.errors import ConfigError
+from clinanon.profiles import Profile, get_profile
 from clinanon.steps.base import Step, run_steps
 from clinanon.steps.combine import BUILTIN_STRATEGIES, Protection, Select, StrategyTable
+from clinanon.steps.profile import ApplyProfile
 from clinanon.steps.propagate import Propagate
 from clinanon.steps.repair import Repair
 from clinanon.steps.scheme import MinScore, ToScheme
@@ -128,14 +131,19 @@ class Ensemble(BaseDetector):
         return self.selection.min_score
 
     # --- the recipe -----------------------------------------------------------------------------------------
-    def steps(self, scheme: LabelScheme | None = None, min_score: float | None = None) -> list[Step]:
-        """The steps after the members: select, propagate, repair, then (for a pipeline) its ``min_score`` filter,
-        then the labels in ``output_scheme`` and (for a pipeline) in its ``scheme``."""
+    def steps(self, scheme: LabelScheme | None = None, min_score: float | None = None,
+              profile: str | Profile | None = None) -> list[Step]:
+        """The steps after the members: select, propagate, repair, then (for a pipeline) its legal ``profile``
+        (:class:`~clinanon.steps.profile.ApplyProfile`, while the labels are still the members' scheme, so an age
+        is told from a date; left out when the profile keeps everything) and its ``min_score`` filter, then the
+        labels in ``output_scheme`` and (for a pipeline) in its ``scheme``."""
         out: list[Step] = [self.selection]
         if self.propagate_names:
             out.append(Propagate(self.selection.labels.is_name))
         if self.repair:
             out.append(Repair(self.scheme))
+        if profile is not None and not get_profile(profile).keeps_everything:
+            out.append(ApplyProfile(profile, self.selection.labels.category))
         if min_score is not None:
             out.append(MinScore(min_score))
         if self.output_scheme is not None:

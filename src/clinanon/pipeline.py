@@ -16,8 +16,11 @@ How one note goes through it (:meth:`Pipeline.detect_spans_many`, over a batch a
    (``pipe``), and leave their raw candidates in ``analysis.candidates`` (the CRF reads the rules' there);
 3. the **steps** run in order, each once per note (:mod:`clinanon.steps`): for detectors listed in
    ``detectors.use``, ``resolve`` (overlaps, priorities, name merging) → ``propagate`` (names found once are
-   found everywhere in the note) → ``to_scheme``; for an ensemble (the Spanish default: rules + the shipped CRF),
-   ``select`` (per label) → ``propagate`` → ``repair`` → ``min_score`` → ``to_scheme``;
+   found everywhere in the note) → ``profile`` → ``to_scheme``; for an ensemble (the Spanish default: rules + the
+   shipped CRF), ``select`` (per label) → ``propagate`` → ``repair`` → ``profile`` → ``min_score`` →
+   ``to_scheme``. ``profile`` (:class:`~clinanon.steps.profile.ApplyProfile`) keeps what the configuration's
+   legal profile counts as PHI (``hipaa`` drops ages up to 89, clock times, sex ...); the default,
+   ``gdpr-strict``, keeps everything, and its step is left out of the plan;
 4. the spans go back from the view to the original text (:meth:`Analysis.to_source
    <clinanon.analysis.Analysis.to_source>`): every span the pipeline returns is on the original text;
 5. the operators replace what was found (:class:`~clinanon.transform.engine.Anonymizer`), with the note's
@@ -51,13 +54,16 @@ from clinanon.detect.dispatch import LanguageDispatch
 from clinanon.document import Document, SanitizedDocument, Span
 from clinanon.ensemble import Ensemble
 from clinanon.errors import ConfigError
+from clinanon.profiles import Profile, get_profile
 from clinanon.registry import get_detector_factory, list_detectors, register_detector
 from clinanon.steps.base import Step, run_steps
+from clinanon.steps.profile import ApplyProfile
 from clinanon.steps.propagate import Propagate
 from clinanon.steps.resolve import Resolve, Resolver
 from clinanon.steps.scheme import SchemeLabels, ToScheme
 from clinanon.taxonomy import LabelScheme, get_scheme
 from clinanon.transform.engine import Anonymizer
+from clinanon.windows import LONG_NOTE_CHARS, WINDOW_CHARS, detect_windowed, long_note_analysis
 
 __all__ = ["LanguageDispatch", "ModelLanguageWarning", "Pipeline", "Plan", "get_detector_factory", "list_detectors",
            "model_languages", "register_detector"]
@@ -106,10 +112,17 @@ class Pipeline:
     ``deidentify`` returns a :class:`~clinanon.document.SanitizedDocument` with the replacement log.
     """
 
+    #: notes longer than this (characters) are detected in windows of ``window_chars`` (:mod:`clinanon.windows`:
+    #: bounded memory, linear time); ``None``: every note in one piece
+    long_note_chars: int | None = LONG_NOTE_CHARS
+    window_chars: int = WINDOW_CHARS
+
     def __init__(self, config: Config | None = None, *, detectors: Sequence[Detector] | None = None) -> None:
         # the configuration's own label schemes are registered (process-wide) where a pipeline is built
         self.config = (config or Config()).register_schemes()
         self.scheme: LabelScheme = get_scheme(self.config.label_scheme)
+        #: the legal profile: what counts as PHI (``profile`` step; ``gdpr-strict``, the default, keeps all)
+        self.profile: Profile = get_profile(self.config.profile)
         if detectors is None:
             detectors = [get_detector_factory(name)(self.config) for name in self.config.detectors.use]
         self.detectors: list[Detector] = list(detectors)
@@ -161,7 +174,7 @@ class Pipeline:
             members = [(m, only.detectors[m]) for m in only.run_order]
             foreign = _foreign_models(members, lang)
             if not foreign:
-                return Plan(tuple(members), tuple(only.steps(self.scheme, cfg.min_score)),
+                return Plan(tuple(members), tuple(only.steps(self.scheme, cfg.min_score, self.profile)),
                             tuple(sorted(not_run.items())))
             not_run.update(foreign)
             dets = [d for m, d in members if m not in foreign]
@@ -179,8 +192,11 @@ class Pipeline:
             name = str(getattr(d, "name", type(d).__name__))
             names.append(name if name not in names else f"{name}#{len(names)}")
         steps: list[Step] = [Resolve(self.resolver)]
+        labels = SchemeLabels(self.scheme)
         if cfg.propagate_names:
-            steps.append(Propagate(SchemeLabels(self.scheme).is_name))
+            steps.append(Propagate(labels.is_name))
+        if not self.profile.keeps_everything:
+            steps.append(ApplyProfile(self.profile, labels.category))
         steps.append(ToScheme(self.scheme))
         return Plan(tuple(zip(names, dets, strict=True)), tuple(steps), tuple(sorted(not_run.items())))
 
@@ -214,12 +230,19 @@ class Pipeline:
         return self._detect(docs)[1]
 
     def _detect(self, docs: Sequence[Document]) -> tuple[list[Analysis], list[list[Span]]]:
-        """The analyses of ``docs`` and their spans on the original texts."""
-        analyses = [self.analysis(d) for d in docs]
+        """The analyses of ``docs`` and their spans on the original texts (a note longer than
+        :attr:`long_note_chars`: in windows, :mod:`clinanon.windows`)."""
+        long = self.long_note_chars
+        analyses = [self.analysis(d) if long is None or len(d.text) <= long
+                    else long_note_analysis(d, self.config.language) for d in docs]
         groups: dict[str, list[int]] = {}
-        for i, a in enumerate(analyses):
-            groups.setdefault(a.lang, []).append(i)
         out: list[list[Span]] = [[] for _ in docs]
+        for i, a in enumerate(analyses):
+            if long is not None and len(a.source.text) > long:
+                out[i] = detect_windowed(self.plan(a.lang), a, size=self.window_chars)
+                self._count(self.plan(a.lang), a.lang, 1)
+            else:
+                groups.setdefault(a.lang, []).append(i)
         for lang, idx in groups.items():
             plan = self.plan(lang)
             group = [analyses[i] for i in idx]

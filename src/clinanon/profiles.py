@@ -30,6 +30,7 @@ from clinanon.errors import ConfigError
 from clinanon.taxonomy import CANONICAL_CATEGORIES, category_matches
 
 __all__ = [
+    "DEFAULT_PROFILE",
     "PROFILES",
     "Profile",
     "age_value",
@@ -64,6 +65,13 @@ class Profile:
             if cat not in CANONICAL_CATEGORIES:
                 raise ConfigError(f"profile {self.name!r}: unknown canonical category {cat!r}")
         object.__setattr__(self, "references", MappingProxyType(dict(self.references)))
+
+    @property
+    def keeps_everything(self) -> bool:
+        """Whether every detected span is PHI under this profile (``gdpr-strict``): its step changes nothing, so a
+        pipeline leaves it out of its plan."""
+        return (self.min_age is None and self.times and not self.not_phi
+                and all(self.covers(c) for c in CANONICAL_CATEGORIES))
 
     def covers(self, category: str) -> bool:
         """Whether spans of ``category`` (a canonical category) can be PHI under this profile; a category outside
@@ -141,7 +149,10 @@ def age_value(text: str) -> int | None:
 
 _TIME = re.compile(
     r"(?ix)\A\s*(?:at\s+|around\s+|@\s*)?"
-    r"(?:(?:[01]?\d|2[0-3])(?:[:.h][0-5]\d){1,2}\s*(?:h|hrs?|hours?|uhr|u|uur)?\.?"  # 13:45, 13.45 h, 14h30
+    r"(?:(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?\s*(?:h|hrs?|hours?|uhr|u|uur)?\.?"  # 13:45, 13:45:10, 13:45 h
+    # with a dot, only with its unit: "21.07.22" and "05.11" are dates in German and Dutch notes
+    r"|(?:[01]?\d|2[0-3])\.[0-5]\d\s*(?:h|hrs?|hours?|uhr|u|uur)\.?"  # 13.45 h, 13.45 Uhr
+    r"|(?:[01]?\d|2[0-3])h[0-5]\d"  # 14h30
     r"|(?:0?\d|1[0-2])(?:[:.][0-5]\d)?\s*(?:a\.?\s?m\.?|p\.?\s?m\.?|am|pm)"  # 4PM, 1:45pm, 10 a.m.
     r"|(?:[01]?\d|2[0-3])\s*(?:uhr|h|u|uur)"  # 14 Uhr, 14h
     r"|(?:[01]\d|2[0-3])[0-5]\d\s*(?:h|hrs?|hours)"  # 0930 h, 2200 hrs
@@ -191,6 +202,11 @@ PROFILES: Mapping[str, Profile] = MappingProxyType({p.name: p for p in (
         references={**{c: _MEDDOCAN for c in CANONICAL_CATEGORIES if "." not in c},
                     "DATE (time of day)": f"{_MEDDOCAN}: clock times are not annotated"}),
 )})
+
+
+#: the profile of a pipeline whose configuration names none: replace everything detected (a privacy tool's
+#: default; a narrower legal reading such as ``hipaa`` is a choice the user makes)
+DEFAULT_PROFILE = "gdpr-strict"
 
 
 def get_profile(name: str | Profile) -> Profile:

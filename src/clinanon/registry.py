@@ -24,7 +24,8 @@ The built-in detectors and their parameters:
 * ``ensemble`` (:class:`EnsembleParams`): the members (built by their own factories from the same configuration,
   like spaCy resolves nested blocks) and the per-label strategies of ``detectors.ensemble``.
 * ``default`` (:class:`DefaultParams`): per document language, the rules and the shipped CRF for Spanish, the
-  rules elsewhere (:func:`clinanon.models.default_detector`).
+  rules elsewhere (:func:`clinanon.models.default_detector`); a CRF in ``detectors.models.crf`` (a user's,
+  ``clinanon train --brat``) is combined with the rules of its own language instead.
 * ``gold`` (no parameters): the documents' own spans.
 """
 
@@ -310,12 +311,30 @@ class DefaultParams(DetectorParams):
     profile: str = "recall-first"
     protect: tuple[str, ...] = ("NAME", "ID", "CONTACT", "DATE")
     protect_min_score: float = 0.5
+    #: the user's CRF (``detectors.models.crf``, e.g. from ``clinanon train --brat``) and its language: used with
+    #: the rules of that language for its notes, in place of the shipped model (``None``: the shipped models)
+    crf: Path | None = None
+    crf_language: str | None = None
 
     @classmethod
     def from_config(cls, config: Config) -> Self:
         e = config.detectors.ensemble
+        crf = crf_language = None
+        if "crf" in config.detectors.models:
+            from clinanon.models import find_model
+
+            crf = _model_path(config, "crf")
+            if not (crf / "meta.json").is_file():
+                raise ConfigError(f"detectors.models.crf: no model directory at {crf} (no meta.json; see "
+                                  "`clinanon train`)")
+            info = find_model(str(crf))  # a model directory: its meta.json names the language
+            if info.detector != "crf" or info.language is None:
+                raise ConfigError(f"detectors.models.crf: {crf} is not a CRF model with a language "
+                                  "(see `clinanon train`)")
+            crf_language = info.language
         return cls(rules=RulesParams.from_config(config), label_scheme=config.label_scheme, profile=e.profile,
-                   protect=tuple(e.protect), protect_min_score=e.protect_min_score)
+                   protect=tuple(e.protect), protect_min_score=e.protect_min_score, crf=crf,
+                   crf_language=crf_language)
 
 
 def _language_default(params: DefaultParams, lang: str) -> Detector:
@@ -325,7 +344,8 @@ def _language_default(params: DefaultParams, lang: str) -> Detector:
 
     rules = params.rules if lang == params.rules.language else params.rules.model_copy(update={"language": lang})
     return default_detector(lang, label_scheme=params.label_scheme, rules=_rules(rules), profile=params.profile,
-                            protect=Protection(categories=params.protect, min_score=params.protect_min_score))
+                            protect=Protection(categories=params.protect, min_score=params.protect_min_score),
+                            model=params.crf if params.crf_language == lang else None)
 
 
 def _default(params: DefaultParams) -> Detector:

@@ -139,9 +139,11 @@ class BatchJob:
         return count_inputs(self.input_path, self.in_format)
 
     def run(self, *, resume: bool = False, overwrite: bool = False, workers: int = 1,
-            errors_path: str | Path | None = None, progress: Callable[[int], None] | None = None) -> BatchResult:
+            errors_path: str | Path | None = None, progress: Callable[[int], None] | None = None,
+            **batch_options: Any) -> BatchResult:
         """Read, process and write every document (:func:`clinanon.batch.run_batch`); ``progress`` is called with
-        the number of records handled so far."""
+        the number of records handled so far; ``batch_options`` go to :func:`~clinanon.batch.run_batch`
+        (``chunk_size``, ``max_pending``)."""
         from clinanon import io as cio
 
         stats = cio.ReadStats()
@@ -150,7 +152,7 @@ class BatchJob:
         result = run_batch(records, self.factory, self.out, self.out_format, resume=resume, overwrite=overwrite,
                            errors_path=errors_path, workers=workers, progress=progress,
                            output_id=policy.output_id if policy is not None and policy.hides_ids else None,
-                           locate=lambda: (stats.last_path, stats.last_line))
+                           locate=lambda: (stats.last_path, stats.last_line), **batch_options)
         return dataclasses.replace(result, read_stats=stats)
 
 

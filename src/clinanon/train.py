@@ -63,8 +63,8 @@ from clinanon.document import Document
 from clinanon.errors import ConfigError, InputError
 from clinanon.lang import Language
 
-__all__ = ["CRFSection", "DataSection", "SpacySection", "TrainConfig", "TrainResult", "data_digest", "dev_scores",
-           "train"]
+__all__ = ["CRFSection", "DataSection", "SpacySection", "TrainConfig", "TrainResult", "brat_config", "choose_labels",
+           "data_digest", "dev_scores", "guess_category", "make_crf", "relabel", "train", "use_config"]
 
 
 class _Strict(BaseModel):
@@ -85,6 +85,10 @@ class DataSection(_Strict):
     license: Path | None = None
     #: one line written to ATTRIBUTION.txt in the model directory
     attribution: str | None = None
+    #: gold labels renamed before training and scoring: the corpus' own label -> a label of ``label_scheme``
+    #: (with ``label_scheme = "canonical"``: a canonical category such as ``NAME.DOCTOR``); ``"-"`` drops the
+    #: label's spans (an annotation that is not PHI). Labels not listed stay as they are.
+    label_map: dict[str, str] = Field(default_factory=dict)
 
 
 class CRFSection(_Strict):
@@ -227,6 +231,147 @@ def _read(path: Path, fmt: str | None, limit: int | None = None) -> list[Documen
     return docs[:limit] if limit is not None else docs
 
 
+def relabel(docs: Iterable[Document], label_map: Mapping[str, str]) -> list[Document]:
+    """``docs`` with their gold labels renamed by ``label_map`` (``"-"``: the span is dropped)."""
+    out = []
+    for d in docs:
+        if label_map and any(s.label in label_map for s in d.spans):
+            spans = [s if s.label not in label_map else s.with_label(label_map[s.label])
+                     for s in d.spans if label_map.get(s.label) != DROP]
+            d = d.with_spans(spans)
+        out.append(d)
+    return out
+
+
+DROP = "-"
+
+# Words of a corpus' own label (split at case changes, underscores, hyphens) -> a canonical category; the first
+# rule whose words all occur wins, so the specific ones come first. Only what a label's name says plainly.
+_GUESS_RULES: tuple[tuple[frozenset[str], str], ...] = tuple((frozenset(words.split()), cat) for words, cat in (
+    ("hcp name", "NAME.DOCTOR"), ("doctor", "NAME.DOCTOR"), ("physician", "NAME.DOCTOR"), ("staff name", "NAME.DOCTOR"),
+    ("clinician", "NAME.DOCTOR"), ("relative", "NAME.RELATIVE"), ("family", "NAME.RELATIVE"),
+    ("proxy name", "NAME.RELATIVE"), ("username", "NAME.USERNAME"), ("user name", "NAME.USERNAME"),
+    ("pt name", "NAME.PATIENT"), ("patient name", "NAME.PATIENT"), ("name", "NAME"), ("person", "NAME"),
+    ("per", "NAME"), ("date", "DATE"), ("year", "DATE"), ("age", "AGE"), ("fax", "CONTACT.FAX"),
+    ("phone", "CONTACT.PHONE"), ("telephone", "CONTACT.PHONE"), ("pager", "CONTACT.PHONE"),
+    ("email", "CONTACT.EMAIL"), ("e mail", "CONTACT.EMAIL"), ("url", "CONTACT.URL"), ("ip", "CONTACT.IPADDR"),
+    ("contact", "CONTACT"), ("street", "LOCATION.STREET"), ("city", "LOCATION.CITY"), ("town", "LOCATION.CITY"),
+    ("zip", "LOCATION.ZIP"), ("postcode", "LOCATION.ZIP"), ("postal", "LOCATION.ZIP"), ("state", "LOCATION.STATE"),
+    ("country", "LOCATION.COUNTRY"), ("hospital", "LOCATION.HOSPITAL"), ("department", "LOCATION.DEPARTMENT"),
+    ("ward", "LOCATION.DEPARTMENT"), ("room", "LOCATION.ROOM"), ("organization", "LOCATION.ORGANIZATION"),
+    ("organisation", "LOCATION.ORGANIZATION"), ("institution", "LOCATION.ORGANIZATION"), ("location", "LOCATION"),
+    ("loc", "LOCATION"), ("address", "LOCATION.STREET"), ("ssn", "ID.SSN"), ("mrn", "ID.MEDICALRECORD"),
+    ("medical record", "ID.MEDICALRECORD"), ("id", "ID"), ("identifier", "ID"), ("profession", "PROFESSION"),
+    ("occupation", "PROFESSION"), ("sex", "SEX"), ("gender", "SEX"), ("other", "OTHER"),
+))
+
+
+#: words that make a label's category unclear (an academic title is a name's neighbour, not PHI in most laws)
+_UNCLEAR = frozenset({"title", "titel"})
+
+
+def _label_words(label: str) -> frozenset[str]:
+    import re
+
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", " ", label)
+    return frozenset(w for w in re.split(r"[\W_]+", spaced.casefold()) if w)
+
+
+def guess_category(label: str) -> str | None:
+    """The canonical category a corpus' own label plainly names (``HCPName`` -> ``NAME.DOCTOR``, ``DateYear`` ->
+    ``DATE``, ``LOCATION_CITY`` -> ``LOCATION.CITY``), ``None`` when its name says nothing clear. A canonical
+    category is itself."""
+    from clinanon.taxonomy import CANONICAL_CATEGORIES
+
+    if label in CANONICAL_CATEGORIES:
+        return label
+    words = _label_words(label)
+    if words & _UNCLEAR:
+        return None
+    if "pt" in words or "patient" in words:
+        words = words | {"pt"}
+    for need, cat in _GUESS_RULES:
+        if need <= words:
+            return cat
+    return None
+
+
+def choose_labels(labels: Iterable[str], *, scheme: str | None = None,
+                  label_map: Mapping[str, str] | None = None) -> tuple[str, dict[str, str]]:
+    """The label scheme a model of a corpus with gold ``labels`` is trained in, and the renaming of its labels.
+
+    ``scheme`` given: that scheme, labels renamed by ``label_map`` only. Otherwise: ``canonical`` when every label
+    is a canonical category; else a registered scheme holding every label (``meddocan`` for MEDDOCAN's BRAT files);
+    else ``canonical``, each label renamed to the category ``label_map`` gives, or else the one its name plainly
+    says (:func:`guess_category`). A label none of this maps raises :class:`ConfigError` naming it and the option
+    that maps it."""
+    from clinanon.taxonomy import CANONICAL_CATEGORIES, get_scheme, list_schemes
+
+    given = dict(label_map or {})
+    labels = sorted(set(labels) - set(given))
+    if scheme is not None:
+        get_scheme(scheme)
+        return scheme, given
+    if given and any(v != DROP and v not in CANONICAL_CATEGORIES for v in given.values()):
+        bad = sorted(v for v in given.values() if v != DROP and v not in CANONICAL_CATEGORIES)
+        raise ConfigError(f"label map: not canonical categories: {', '.join(bad)} (use one of "
+                          f"{', '.join(CANONICAL_CATEGORIES)}, or '-' to drop a label; or give the scheme)")
+    if not given:
+        if all(lab in CANONICAL_CATEGORIES for lab in labels):
+            return "canonical", {}
+        for name in list_schemes():
+            if all(lab in get_scheme(name) for lab in labels):
+                return get_scheme(name).name, {}
+    mapping = dict(given)
+    unknown = []
+    for lab in labels:
+        cat = guess_category(lab)
+        if cat is None:
+            unknown.append(lab)
+        else:
+            mapping[lab] = cat
+    if unknown:
+        raise ConfigError(f"cannot tell the category of the label(s) {', '.join(unknown)}: map each with "
+                          "--label-map LABEL=CATEGORY (a canonical category, see `clinanon labels canonical`; "
+                          "'-' drops it), or name the corpus' label scheme with --scheme")
+    return "canonical", mapping
+
+
+def brat_config(data: str | Path, *, language: str, output: str | Path, data_format: str | None = None,
+                dev: str | Path | None = None, scheme: str | None = None,
+                label_map: Mapping[str, str] | None = None, max_iterations: int = 100, seed: int = 0,
+                attribution: str | None = None, labels: Iterable[str] | None = None) -> TrainConfig:
+    """The training configuration of ``clinanon train --brat DIR --lang LANG --out DIR``: a CRF over a user's
+    annotated notes (BRAT or any format clinanon reads), in any supported language, with the rules of that
+    language as features; the labels' scheme and renaming from :func:`choose_labels` (the corpus is read once
+    here for its labels, unless the caller gives them as ``labels``). Every other setting is
+    :class:`CRFSection`'s default (no dev scoring per iteration)."""
+    path = Path(data)
+    labels = set(labels) if labels is not None else {s.label for d in _read(path, data_format) for s in d.spans}
+    if not labels:
+        raise InputError("no annotated spans in the training data (a model needs examples)", path=path)
+    label_scheme, mapping = choose_labels(labels, scheme=scheme, label_map=label_map)
+    return TrainConfig.from_dict({
+        "detector": "crf", "language": language, "label_scheme": label_scheme, "seed": seed,
+        "output": str(output),
+        "data": {"train": str(path), "train_format": data_format, "dev": None if dev is None else str(dev),
+                 "dev_format": data_format, "label_map": mapping, "attribution": attribution},
+        "crf": {"max_iterations": max_iterations, "dev_each_iteration": False},
+    }, source="command line")
+
+
+def use_config(model_dir: Path, language: str) -> str:
+    """A configuration (TOML) that runs the ``default`` pipeline with the CRF of ``model_dir`` for notes in
+    ``language`` (written as ``clinanon.toml`` into the model directory by ``clinanon train --brat``)."""
+    return ("# clinanon configuration that uses this model: the rules of its language + this CRF (recall-first)\n"
+            "# clinanon deidentify NOTES --out OUT --config THIS_FILE  (relative paths: to this file's folder)\n"
+            f'language = "{language}"\n'
+            'profile = "gdpr-strict"          # or "hipaa": see `clinanon profiles`\n'
+            "[detectors]\n"
+            'use = ["default"]\n'
+            'models = { crf = "." }\n')
+
+
 def _find_license(path: Path) -> Path | None:
     p = path if path.is_dir() else path.parent
     for _ in range(4):
@@ -281,15 +426,21 @@ def _progress(enabled: bool, total: int) -> Any:
                     TimeElapsedColumn(), console=Console(stderr=True), disable=not enabled, transient=False)
 
 
-def _fit_crf(config: TrainConfig, train_docs: list[Document], dev_docs: list[Document], bar: Any
-             ) -> tuple[Any, dict[str, Any]]:
+def make_crf(config: TrainConfig) -> Any:
+    """The unfitted :class:`~clinanon.detect.crf.CRFDetector` that ``config`` trains."""
     from clinanon.detect.crf import CRFDetector
 
     c = config.crf
-    det = CRFDetector(config.language, c1=c.c1, c2=c.c2, max_iterations=c.max_iterations, min_freq=c.min_freq,
-                      tagging=config.tagging, seed=config.seed, rules=c.rules, score=c.score,
-                      label_scheme=config.label_scheme, clusters=c.clusters, triggers=c.triggers,
-                      structure=c.structure, case_augment=c.case_augment)
+    return CRFDetector(config.language, c1=c.c1, c2=c.c2, max_iterations=c.max_iterations, min_freq=c.min_freq,
+                       tagging=config.tagging, seed=config.seed, rules=c.rules, score=c.score,
+                       label_scheme=config.label_scheme, clusters=c.clusters, triggers=c.triggers,
+                       structure=c.structure, case_augment=c.case_augment)
+
+
+def _fit_crf(config: TrainConfig, train_docs: list[Document], dev_docs: list[Document], bar: Any
+             ) -> tuple[Any, dict[str, Any]]:
+    c = config.crf
+    det = make_crf(config)
     task = bar.add_task("features", total=c.max_iterations, loss="-", dev="-")
 
     def on_iteration(it: Any) -> None:
@@ -341,13 +492,13 @@ def train(config: TrainConfig, *, output: str | Path | None = None, progress: bo
     out = Path(output) if output is not None else config.resolve(config.output)
     train_path = config.resolve(config.data.train)
     t_start = time.perf_counter()
-    train_docs = _read(train_path, config.data.train_format, config.data.limit)
+    train_docs = relabel(_read(train_path, config.data.train_format, config.data.limit), config.data.label_map)
     if not train_docs:
         raise InputError("no training documents", path=train_path)
     dev_docs: list[Document] = []
     dev_path = config.resolve(config.data.dev) if config.data.dev is not None else None
     if dev_path is not None:
-        dev_docs = _read(dev_path, config.data.dev_format)
+        dev_docs = relabel(_read(dev_path, config.data.dev_format), config.data.label_map)
     say(f"read {len(train_docs)} training and {len(dev_docs)} dev documents")
     lic = config.resolve(config.data.license) if config.data.license is not None else _find_license(train_path)
     if lic is not None and not lic.is_file():

@@ -34,7 +34,7 @@ from clinanon.lang.lexicon import COMMON_COLLISIONS, FIELD_LABELS, common_lexico
 from clinanon.lang.phrases import PhraseIndex, as_table
 from clinanon.text import Token, TokenTable, stop_words, tokenize
 
-__all__ = ["EPONYMS", "WEAK_EPONYMS", "AllowList", "allowlist_for"]
+__all__ = ["EPONYMS", "WEAK_EPONYMS", "AllowList", "allowlist_for", "is_latin_anatomy"]
 
 #: eponyms that are (almost) never a person in clinical text — shared by all languages
 EPONYMS: tuple[str, ...] = (
@@ -79,6 +79,59 @@ WEAK_EPONYMS: frozenset[str] = frozenset({
     "roux", "nissen", "basedow", "lown", "dukes", "bethesda", "ranson", "silverman", "ballard", "homans",
     "lichtenstein", "quincke", "darier", "patau", "noonan", "kegel", "wickham",
 })
+
+#: eponyms of Dutch and Swedish clinical writing that the shared list lacks (strong: never a person there)
+_EPONYMS_LANG: dict[str, tuple[str, ...]] = {
+    "nl": ("Pierre-Robin", "Pierre Robin", "Bechterew", "Kahler", "de Quervain", "Quervain", "Lyell", "Sudeck",
+           "Scheuermann", "Perthes", "Legg-Calvé-Perthes", "Osgood-Schlatter", "Kienböck", "Madelung",
+           "Volkmann", "Buerger", "Bourneville", "Kawasaki", "Henoch-Schönlein", "Schönlein", "Stein-Leventhal",
+           "Meniere", "Tietze", "Baastrup", "Bankart", "Weber A", "Weber B", "Weber C", "Salter-Harris", "Colles",
+           "Monteggia", "Galeazzi", "Maisonneuve", "Lisfranc", "Segond", "Wilms", "Roux-en-Y", "Bricker",
+           "Mantoux", "Lugol"),
+    "sv": ("Pierre-Robin", "Pierre Robin", "Bechterew", "Bechterews", "Kahler", "de Quervain", "Quervain",
+           "Sudeck", "Scheuermann", "Perthes", "Osgood-Schlatter", "Kienböck", "Henoch-Schönlein", "Schönlein",
+           "Tietze", "Bankart", "Salter-Harris", "Colles", "Monteggia", "Galeazzi", "Maisonneuve", "Lisfranc",
+           "Roux-en-Y", "Mantoux", "Lugol"),
+}
+
+#: Latin anatomy after a one- or two-letter abbreviation: "V. Cava", "N. Suralis", "M. Auricularis", "A. Axillaris",
+#: "Lig. Collaterale" (artery, vein, nerve, muscle, ligament, ramus); plural abbreviations "Aa.", "Vv.", "Nn.", "Mm."
+_LATIN_ABBREV = re.compile(r"(?:A|V|N|M|R|Aa|Vv|Nn|Mm|Rr|Lig|Ligg|Art|Lnn|Ln|Gl|Proc|Tr)\.?[ \t]{0,2}"
+                           r"([A-Za-z]{3,30})(?:[ \t]{1,2}[a-z]{3,30}){0,3}\Z")
+#: Latin words of vessels, nerves and muscles (lower case); with the adjectival endings below
+_LATIN_ANATOMY_WORDS = (
+    "cava porta aorta carotis jugularis subclavia femoralis saphena magna parva radialis ulnaris medianus "
+    "ischiadicus suralis peroneus fibularis tibialis facialis vagus trigeminus phrenicus recurrens axillaris "
+    "brachialis brachiocephalica iliaca iliacus renalis mesenterica hepatica lienalis splenica pulmonalis "
+    "coronaria vertebralis basilaris cerebri ophthalmica temporalis biceps triceps deltoideus quadriceps "
+    "gastrocnemius soleus rectus obliquus psoas iliopsoas gluteus trapezius pectoralis latissimus "
+    "sternocleidomastoideus auricularis masseter orbicularis supraspinatus infraspinatus subscapularis teres "
+    "levator sartorius semitendinosus semimembranosus gracilis piriformis popliteus popliteal plantaris extensor "
+    "flexor abductor adductor opponens interosseus lumbricalis cutaneus digitalis digitales intercostalis "
+    "thoracica thoracodorsalis musculocutaneus obturatorius pudendus genitofemoralis ilioinguinalis "
+    "iliohypogastricus cephalica basilica cubiti profunda circumflexa epigastrica gastroepiploica "
+    "gastroduodenalis cystica umbilicalis uterina ovarica testicularis spermatica dorsalis pedis "
+    "hypoglossus glossopharyngeus accessorius abducens oculomotorius trochlearis opticus olfactorius "
+    "vestibulocochlearis statoacusticus laryngeus lingualis alveolaris infraorbitalis supraorbitalis mentalis "
+    "occipitalis frontalis parietalis maxillaris mandibularis buccinator zygomaticus platysma scalenus "
+    "serratus rhomboideus diaphragma transversus multifidus erector spinae vastus lateralis medialis "
+    "intermedius collaterale collaterales cruciatum cruciata patellae deltoideum talofibulare calcaneofibulare "
+    "anterior posterior inferior superior externa interna communis"
+)
+_LATIN_ANATOMY = frozenset(_LATIN_ANATOMY_WORDS.split())
+_LATIN_SUFFIX = re.compile(r"(?:alis|aris|ilis|icus|ica|eus|osus|iacus|iaca|ialis|orum|ium|acae|ales|ares|iae)\Z")
+
+
+def is_latin_anatomy(surface: str) -> bool:
+    """``surface`` is an abbreviated Latin anatomical name ("V. Cava", "N. Suralis", "M. Auricularis", "Aa.
+    Iliacae"), not an initial and a surname: the abbreviation of a vessel, nerve, muscle or ligament and a Latin
+    word of anatomy (from a list, or with an adjectival ending such as ``-alis``, ``-aris``, ``-icus``)."""
+    m = _LATIN_ABBREV.match(surface.strip())
+    if m is None:
+        return False
+    w = m.group(1).lower()
+    return w in _LATIN_ANATOMY or (len(w) >= 6 and _LATIN_SUFFIX.search(w) is not None)
+
 
 # Words before an eponym ("enfermedad de X"), folded, as token tuples; and words after it ("X disease").
 _CONTEXT_BEFORE: dict[str, tuple[str, ...]] = {
@@ -182,7 +235,7 @@ class AllowList:
         deny_map: dict[str, str] = (dict(deny) if isinstance(deny, Mapping)
                                     else {d: deny_label for d in ([deny] if isinstance(deny, str) else deny)})
         self._deny = {_fold(k): v for k, v in deny_map.items() if k.strip()}
-        terms = [*EPONYMS, *FIELD_LABELS.get(lang, ()), *extra]
+        terms = [*EPONYMS, *_EPONYMS_LANG.get(lang, ()), *FIELD_LABELS.get(lang, ()), *extra]
         if common_words:
             terms += list(COMMON_COLLISIONS.get(lang, ()))
         strong = {_fold(t) for t in terms if t.strip()} - WEAK_EPONYMS

@@ -77,6 +77,9 @@ _TITLES = _set(
     "mr mrs ms miss mx mister madam sir lady dhr mevr mw mevrouw meneer mej herr herrn frau hr fr fru froken frk "
     "lic med"
 )
+#: titles of other languages that are common abbreviations of English clinical notes (heart rate, French
+#: gauge, DNA, medication, senior)
+_NOT_TITLES_EN = _set("hr fr fru frk dna don dona dhr mw med lic sr sra dra")
 #: field labels whose value is a person's name (folded)
 _NAME_LABELS = _set(
     "nombre nombres apellido apellidos paciente name names patient surname firstname lastname naam achternaam "
@@ -107,6 +110,8 @@ def _context_before(text: str, start: int, lang: str) -> bool:
     if m is None:
         return False
     w = _fold(m.group(1))
+    if lang == "en" and w in _NOT_TITLES_EN:
+        return False  # "HR CLEAR" (heart rate), "FR" (French gauge), "DNA", "MED": not titles in English notes
     return (w in _NAME_LABELS and m.group(2) == ":") or (w in _TITLES and not m.group(2))
 
 
@@ -274,8 +279,8 @@ _STREET_TYPES = _set(
 def _keep(text: str, lang: str, span: Span, lex: dict[str, bool], original: bool) -> bool:
     """Whether a guarded candidate inside a caseless region has evidence beyond capitals (module docstring)."""
     words = [_fold(w) for w in _WORD_RX.findall(text, span.start, span.end) if len(w) > 1]
-    if not words:
-        return True
+    if not words or span.source.endswith((":acronym", ":university")):
+        return True  # an acronym after a movement cue ("TRANSFERRED TO GH"), "UNIVERSITY OF ...": context
     if (original and span.label == "LOCATION.STREET" and _DIGIT.search(text, span.start, span.end)
             and not span.source.endswith("num_name_num")):
         return True  # "CALLE MAYOR 5": a street type and a number, not capitals
@@ -320,10 +325,38 @@ def guard(text: str, lang: str, regions: Sequence[tuple[int, int]], spans: Itera
     lex = common_lexicon(lang)
     out = []
     for s in spans:
-        if _guarded(s) and _inside(regions, s.start, s.end) and not _keep(text, lang, s, lex, original):
-            continue
+        if _guarded(s) and _inside(regions, s.start, s.end):
+            trimmed = _name_tail(text, lang, s, lex) if s.label.startswith("NAME") else s
+            if trimmed is None or not _keep(text, lang, trimmed, lex, original):
+                continue
+            s = trimmed
         out.append(s)
     return out
+
+
+_LAST_WORD_RX = re.compile(r"[ \t]+([^\W\d_]+)\Z")
+
+
+def _name_tail(text: str, lang: str, span: Span, lex: dict[str, bool]) -> Span | None:
+    """``span`` (a name in capitals) without the common words at its end, which a pattern that reads capitals as
+    name words took along: "DR SULLIVAN MADE AWARE", "DR. GERTRUDE INTO SEE" (a stop word or a common word that
+    no name list holds ends no name)."""
+    _, every = name_words(lang)
+    stop = _stop_words(lang)
+    end = span.end
+    while True:
+        m = _LAST_WORD_RX.search(text, span.start, end)
+        if m is None:
+            break
+        w = _fold(m.group(1))
+        if not (w in stop or (w in lex and w not in every)):
+            break
+        end = m.start()
+    if end == span.end:
+        return span
+    if not any(len(w) > 1 for w in _WORD_RX.findall(text, span.start, end)):
+        return None  # "S. REMAINS INTUBATED": an initial is all that is left
+    return Span(span.start, end, span.label, span.source, span.score)
 
 
 def merge(text: str, lang: str, regions: Sequence[tuple[int, int]], original: Iterable[Span],

@@ -37,6 +37,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from clinanon.caches import memo
 from clinanon.detect.base import Pattern
 from clinanon.detect.regex_tree import (
     MAX_CLASS,
@@ -61,6 +62,7 @@ __all__ = [
     "RulePattern",
     "RuleRecognizer",
     "analyze_many",
+    "compile_counts",
     "cue_words",
     "finditer_first_char",
     "finditer_guarded",
@@ -562,6 +564,7 @@ class RuleRecognizer:
         #: first group (1 = the first group of the key's alternation)
         self._bucket_groups: dict[str, list[tuple[int, Pattern, int]]] = {}
         index = 1
+        solo_src: dict[str, tuple[str, int]] = {}
         alts: dict[str, str] = {}
         bucket_guard: dict[str, str | None] = {}
         for key, pats in buckets.items():
@@ -581,6 +584,8 @@ class RuleRecognizer:
                     union |= prefixes
                 guard = None if prefixes is None or len(pats) == 1 or _weak(prefixes) else _guard_source(prefixes)
                 parts.append(_scoped(p, guard))
+                if getattr(p, "trigger", None):  # tried alone where its trigger holds (see _solos)
+                    solo_src[p.name] = (_DISPATCH[key] + _scoped(p, guard), p.group)
                 self._by_group[index] = (p, index + p.group)
                 self._bucket_groups.setdefault(key, []).append((index - first_index + 1, p,
                                                                 index - first_index + 1 + p.group))
@@ -605,7 +610,15 @@ class RuleRecognizer:
             (p.name, tuple(re.compile(t, p.flags) for t in ((p.trigger,) if isinstance(p.trigger, str)
                                                             else p.trigger)))
             for p in self.patterns if getattr(p, "trigger", None))
+        #: the place of each pattern in the list (the first that matches at a position wins)
+        self._index = {p.name: i for i, p in enumerate(self.patterns)}
+        #: per triggered pattern: its branch of the alternation, as it is tried there, and its PHI group
+        self._solo_src = {n: ((_WORD_START if word_start else "") + src, g) for n, (src, g) in solo_src.items()}
+        self._split: tuple[RuleRecognizer | None, dict[str, _Solo] | None] | None = None  # built on first use
+        #: exact subsets, only for triggered patterns that may match the empty string (none in the shipped
+        #: families): at most _MAX_SUBSETS, oldest first out
         self._subsets: dict[frozenset[str], RuleRecognizer | None] = {}
+        _COMPILED["recognizers"] += 1
 
     def __repr__(self) -> str:
         return f"RuleRecognizer(name={self.name!r}, label={self.label!r}, patterns={len(self.patterns)})"
@@ -636,16 +649,83 @@ class RuleRecognizer:
         return _NONE if dropped is None else frozenset(dropped)
 
     def _without(self, dropped: frozenset[str]) -> RuleRecognizer | None:
-        """This recognizer without the ``dropped`` patterns (``None`` when none is left), built once: same name,
-        label and threshold, so it emits the same spans on a text where the dropped patterns cannot match."""
+        """This recognizer without the ``dropped`` patterns (``None`` when none is left): same name, label and
+        threshold, so it emits the same spans on a text where the dropped patterns cannot match. Built anew for
+        each set of patterns (a compile); kept for the last ``_MAX_SUBSETS`` sets only. The scans use
+        :meth:`_parts` instead (built once)."""
         if not dropped:
             return self
-        if dropped not in self._subsets:
+        sub = self._subsets.pop(dropped, _MISSING)
+        if sub is _MISSING:
             keep = [p for p in self.patterns if p.name not in dropped]
-            self._subsets[dropped] = (RuleRecognizer(self.name, self.label, keep, min_score=self.min_score,
-                                                     postprocess=self.postprocess, word_start=self.word_start,
-                                                     guards=self.guards) if keep else None)
-        return self._subsets[dropped]
+            sub = (RuleRecognizer(self.name, self.label, keep, min_score=self.min_score, postprocess=self.postprocess,
+                                  word_start=self.word_start, guards=self.guards) if keep else None)
+            while len(self._subsets) >= _MAX_SUBSETS:
+                del self._subsets[next(iter(self._subsets))]
+        self._subsets[dropped] = sub  # (most recent last)
+        return sub  # type: ignore[return-value]
+
+    def _parts(self) -> tuple[RuleRecognizer | None, dict[str, _Solo] | None]:
+        """The recognizer without its triggered patterns (``None`` when none is left; ``self`` when it has none)
+        and each triggered pattern alone (:class:`_Solo`; ``None`` when one of them or the rest may match the
+        empty string, which :class:`_Merge` does not handle), built once."""
+        if self._split is None:
+            if not self._triggers:
+                self._split = (self, {})
+            else:
+                keep = [p for p in self.patterns if not getattr(p, "trigger", None)]
+                base = (RuleRecognizer(self.name, self.label, keep, min_score=self.min_score,
+                                       postprocess=self.postprocess, word_start=self.word_start, guards=self.guards)
+                        if keep else None)
+                solos: dict[str, _Solo] | None = {}
+                if base is not None and widths(parse(base._regex.pattern, base._regex.flags))[0] <= 0:
+                    solos = None  # (the merged scan steps from match end to match end)
+                for name, (src, group) in (self._solo_src if solos is not None else {}).items():
+                    rx = re.compile(src)
+                    if widths(parse(rx.pattern, rx.flags))[0] <= 0:
+                        solos = None
+                        break
+                    solos[name] = _Solo(self._index[name], self.pattern(name), rx, 1 + group)
+                self._split = (base, solos)
+        return self._split
+
+    def _present(self, dropped: frozenset[str]) -> list[_Solo] | None:
+        """The triggered patterns not ``dropped``, alone, in list order (``None`` when they cannot be merged)."""
+        solos = self._parts()[1]
+        if solos is None:
+            return None
+        return [solos[n] for n, _ in self._triggers if n not in dropped]
+
+    def _scan_without(self, text: str, dropped: frozenset[str]) -> list[Span]:
+        """``self._without(dropped)._scan(text)`` (the spans of one scan without the ``dropped`` patterns), with
+        no compile per set of patterns: the scan without any triggered pattern, merged with the matches of the
+        triggered patterns that are not dropped (:class:`_Merge`)."""
+        if not dropped:
+            return self._scan(text)
+        base, solos = self._parts()
+        if solos is None:  # (a triggered pattern may match the empty string)
+            sub = self._without(dropped)
+            return sub._scan(text) if sub is not None else []
+        present = [solos[n] for n, _ in self._triggers if n not in dropped]
+        if not present:
+            return base._scan(text) if base is not None else []
+        out: list[Span] = []
+        merge = _Merge(text, present, self._emit_span, out)
+        if base is not None:
+            search = base._regex.search
+            by_group = base._by_group
+            index = self._index
+            while True:
+                m = search(text, merge.resume)
+                if m is None:
+                    break
+                q = m.start()
+                merge.flush(q)
+                if q >= merge.resume:
+                    p, g = by_group[m.lastindex or 0]
+                    merge.at(q, index[p.name], p, *m.span(g), m.end())
+        merge.flush(len(text) + 1)
+        return out
 
     def _emit(self, text: str, m: re.Match[str], out: list[Span]) -> None:
         """Append the span of one match of the alternation (if it passes the validator and the threshold)."""
@@ -676,8 +756,7 @@ class RuleRecognizer:
         return out
 
     def analyze(self, text: str) -> list[Span]:
-        sub = self._without(self._dropped(text))
-        out = sub._scan(text) if sub is not None else []
+        out = self._scan_without(text, self._dropped(text)) if self._triggers else self._scan(text)
         if self.postprocess is not None:
             out = self.postprocess(text, out)
         return out
@@ -702,6 +781,7 @@ class _Union:
     """
 
     def __init__(self, recognizers: Sequence[RuleRecognizer]) -> None:
+        _COMPILED["unions"] += 1
         self.recognizers = tuple(recognizers)
         #: (recognizer index, marker group, [(outer group, pattern, PHI group)]) for each look-ahead
         pieces: list[tuple[int, int, tuple[tuple[int, Pattern, int], ...]]] = []
@@ -736,12 +816,101 @@ class _Union:
 
 
 _WORD_START = r"\b(?=\w)"
+#: per dispatch key of a recognizer's alternation: the look-ahead its branch starts with
+_DISPATCH = {"digit": r"(?=\d)", "letter": r"(?=[^\W\d_])", "": ""}
 _NONE: frozenset[str] = frozenset()
-#: per (recognizers, dropped patterns of each): the recognizers left, the indices of those in the union, the union
-_Plan = tuple[tuple["RuleRecognizer | None", ...], tuple[int, ...], "_Union | None"]
-_UNIONS: dict[tuple[tuple[RuleRecognizer, ...], tuple[frozenset[str], ...]], _Plan] = {}
-#: per tuple of recognizers: those that have patterns with triggers
-_TRIGGERED: dict[tuple[RuleRecognizer, ...], tuple[RuleRecognizer, ...]] = {}
+_MISSING = object()
+#: the exact subsets a recognizer keeps (see RuleRecognizer._without)
+_MAX_SUBSETS = 4
+#: what this process has compiled: recognizers (each one alternation) and shared scans (see compile_counts)
+_COMPILED = {"recognizers": 0, "unions": 0}
+
+
+def compile_counts() -> dict[str, int]:
+    """How many :class:`RuleRecognizer` s (one alternation each) and shared scans (:func:`analyze_many`) this
+    process has compiled so far: both are bounded by the recognizers in use, not by the texts analysed."""
+    return dict(_COMPILED)
+
+
+@dataclass(frozen=True, slots=True)
+class _Solo:
+    """A triggered pattern alone: ``regex`` is its branch of the recognizer's alternation with the word-start and
+    dispatch look-aheads before it, so it matches at a position iff the branch would (the branch's match);
+    ``index`` is the pattern's place in the recognizer's list, ``group`` its PHI group in ``regex``."""
+
+    index: int
+    pattern: Pattern
+    regex: re.Pattern[str]
+    group: int
+
+
+class _Merge:
+    """One recognizer's scan, left to right without overlaps (as ``finditer`` on its alternation), from the
+    matches of its alternation without the triggered patterns (given position by position, increasing, through
+    :meth:`at`) and the matches of the triggered patterns ``solos`` that a text has the triggers of, each searched
+    alone (never compiled together).
+
+    At a position, the alternation's match is that of the first pattern in list order that matches there: the
+    one of the smaller ``index`` among the match without triggered patterns and the triggered ones that match
+    there. ``resume``: where the scan goes on (the end of the last match).
+    """
+
+    __slots__ = ("emit", "next", "out", "resume", "solos", "text")
+
+    def __init__(self, text: str, solos: Sequence[_Solo], emit: Callable[[str, Pattern, int, int, list[Span]], None],
+                 out: list[Span]) -> None:
+        self.text = text
+        self.solos = solos
+        self.emit = emit
+        self.out = out
+        self.resume = 0
+        #: per solo: its first match at or after ``resume`` (``None``: none left)
+        self.next: list[re.Match[str] | None] = [s.regex.search(text) for s in solos]
+
+    def _advance(self) -> None:
+        resume = self.resume
+        nxt = self.next
+        for j, m in enumerate(nxt):
+            if m is not None and m.start() < resume:
+                nxt[j] = self.solos[j].regex.search(self.text, resume)
+
+    def flush(self, limit: int) -> None:
+        """Take the triggered patterns' matches that start before ``limit``, where the alternation without them
+        has no match (every such position below ``limit`` has been given to :meth:`at`)."""
+        while True:
+            self._advance()
+            best = -1
+            start = limit
+            for j, m in enumerate(self.next):
+                if m is not None and m.start() < start:  # (ties: the first in list order, solos are in order)
+                    best, start = j, m.start()
+            if best < 0:
+                return
+            solo = self.solos[best]
+            m = self.next[best]
+            assert m is not None
+            self.emit(self.text, solo.pattern, *m.span(solo.group), self.out)
+            self.resume = m.end()
+
+    def at(self, pos: int, index: int, p: Pattern, start: int, end: int, resume: int) -> None:
+        """The alternation without triggered patterns matches at ``pos`` with its pattern ``p`` (place ``index``),
+        the PHI at ``[start, end)``, the match ending at ``resume``; call :meth:`flush` up to ``pos`` first."""
+        if pos < self.resume:
+            return
+        self._advance()
+        for j, m in enumerate(self.next):
+            if m is not None and m.start() == pos and self.solos[j].index < index:
+                solo = self.solos[j]
+                self.emit(self.text, solo.pattern, *m.span(solo.group), self.out)
+                self.resume = m.end()
+                return
+        self.emit(self.text, p, start, end, self.out)
+        self.resume = resume
+
+
+#: per tuple of recognizers: each one's scan without triggered patterns, the indices of those in the shared scan,
+#: the shared scan, and the indices of the recognizers with triggered patterns
+_Plan = tuple[tuple["RuleRecognizer | None", ...], tuple[int, ...], "_Union | None", tuple[int, ...]]
 
 
 def _can_unite(r: RuleRecognizer) -> bool:
@@ -756,37 +925,58 @@ def _can_unite(r: RuleRecognizer) -> bool:
         return False
 
 
+@memo(maxsize=16)
+def _plan(key: tuple[RuleRecognizer, ...]) -> _Plan:
+    """The shared scan of ``key``, compiled once (one per tuple of recognizers, i.e. per language and families
+    in use; a bounded memo that :func:`clinanon.caches.clear` empties): the recognizers without their triggered
+    patterns, whose matches are merged in per text (:class:`_Merge`)."""
+    bases = tuple(r._parts()[0] for r in key)
+    triggered = tuple(i for i, r in enumerate(key) if r._triggers)
+    shared = tuple(i for i, (r, b) in enumerate(zip(key, bases, strict=True))
+                   if b is not None and _can_unite(b) and r._parts()[1] is not None)
+    union = _Union([bases[i] for i in shared]) if len(shared) > 1 else None  # type: ignore[misc]
+    return bases, shared if union is not None else (), union, triggered
+
+
 def analyze_many(recognizers: Sequence[RuleRecognizer], text: str) -> list[list[Span]]:
     """``[r.analyze(text) for r in recognizers]``, computed with one scan of ``text`` for the recognizers that
     can share it (word-start alternations: see :class:`RuleRecognizer`); the same spans in the same order.
 
     Each recognizer keeps its own left-to-right, non-overlapping semantics: at a position where the shared scan
-    stops, a recognizer whose previous match ended at or before it runs its own alternation there. Patterns
-    whose trigger the text lacks are left out of the scan (they cannot match in it).
+    stops, a recognizer whose previous match ended at or before it runs its own alternation there. The shared
+    scan leaves out the patterns with a trigger (compiled once, whatever the texts); those whose trigger a text
+    has are searched alone in it and their matches merged in (:class:`_Merge`), the others cannot match in it.
     """
     key = tuple(recognizers)
-    triggered = _TRIGGERED.get(key)
-    if triggered is None:
-        triggered = _TRIGGERED[key] = tuple(r for r in key if r._triggers)
-    drops = tuple([r._dropped(text) for r in triggered])  # only recognizers with triggers drop patterns
-    plan = _UNIONS.get((key, drops))
-    if plan is None:
-        dropped = dict(zip(triggered, drops, strict=True))
-        subs = tuple(r._without(dropped.get(r, _NONE)) for r in key)
-        shared = tuple(i for i, s in enumerate(subs) if s is not None and _can_unite(s))
-        union = _Union([subs[i] for i in shared]) if len(shared) > 1 else None  # type: ignore[misc]
-        plan = _UNIONS[(key, drops)] = (subs, shared if union is not None else (), union)
-    subs, shared, union = plan
+    bases, shared, union, triggered = _plan(key)
+    dropped: dict[int, frozenset[str]] = {}
+    merging: dict[int, list[_Solo]] = {}  # recognizers of the shared scan with triggered patterns in this text
+    for i in triggered:
+        r = key[i]
+        d = dropped[i] = r._dropped(text)
+        if len(d) < len(r._triggers):
+            merging[i] = r._present(d)  # type: ignore[assignment]
     found: dict[int, list[Span]] = {}
     if union is not None:
         resume = [0] * len(shared)  # where each recognizer's own scan would resume (its last match's end)
         outs = [found.setdefault(i, []) for i in shared]
         emits = [r._emit_span for r in union.recognizers]
         pieces = union.pieces
+        merges: list[tuple[_Merge, tuple[tuple[int, tuple[tuple[int, Pattern, int], ...]], ...], dict[str, int]]] = []
+        if merging and any(i in merging for i in shared):
+            plain = []
+            for k, i in enumerate(shared):
+                if i in merging:
+                    own = tuple((marker, groups) for kk, marker, groups in pieces if kk == k)
+                    merges.append((_Merge(text, merging[i], emits[k], outs[k]), own, key[i]._index))
+            ks = {k for k, i in enumerate(shared) if i in merging}
+            plain = [pc for pc in pieces if pc[0] not in ks]
+        else:
+            plain = list(pieces)
         first = union.regex.match(text)  # a word start at position 0 (zero-width), then the others
         for m in itertools.chain((first,) if first is not None else (), union.scan.finditer(text)):
             pos = m.end()
-            for k, marker, groups in pieces:
+            for k, marker, groups in plain:
                 if m.start(marker) < 0 or pos < resume[k]:
                     continue
                 for outer, p, g in groups:  # the pattern that matched: the first whose group is set
@@ -794,12 +984,29 @@ def analyze_many(recognizers: Sequence[RuleRecognizer], text: str) -> list[list[
                         resume[k] = m.end(outer)
                         emits[k](text, p, *m.span(g), outs[k])
                         break
+            for merge, own, index in merges:
+                merge.flush(pos)
+                if pos < merge.resume:
+                    continue
+                for marker, groups in own:
+                    if m.start(marker) >= 0:
+                        for outer, p, g in groups:
+                            if m.start(outer) >= 0:
+                                merge.at(pos, index[p.name], p, *m.span(g), m.end(outer))
+                                break
+                        break
+        for merge, _own, _index in merges:
+            merge.flush(len(text) + 1)
     result = []
     for i, r in enumerate(key):
         spans = found.get(i)
         if spans is None:
-            sub = subs[i]
-            spans = sub._scan(text) if sub is not None else []
+            d = dropped.get(i)
+            if d is None:  # (no triggered pattern)
+                sub = bases[i]
+                spans = sub._scan(text) if sub is not None else []
+            else:
+                spans = r._scan_without(text, d)
         if r.postprocess is not None:
             spans = r.postprocess(text, spans)
         result.append(spans)

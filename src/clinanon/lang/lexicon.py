@@ -32,6 +32,7 @@ from clinanon.lang.wordlists import load_rows
 from clinanon.text import stop_words
 
 __all__ = [
+    "ANATOMY_DE",
     "CLINICAL_ABBREVIATIONS",
     "COMMON_COLLISIONS",
     "FIELD_LABELS",
@@ -146,6 +147,21 @@ COMMON_COLLISIONS: dict[str, tuple[str, ...]] = {
            "Herbst", "Berg", "Bach", "Wolf", "Stein", "Busch", "Kaiser", "König", "Koch", "Bauer", "Meister",
            "Lehmann", "Jung", "Alt", "Morgen", "Abend", "Nacht", "Tag"),
 }
+
+#: German organs, anatomy and body regions, capitalised like every German noun; some are also surnames or towns
+#: of the gazetteers ("Leber", "Milz", "Herz", "Lunge"). A one-word list hit among them is no name or place
+#: without a name beside it (:func:`clinanon.detect.rules.detector.german_noun_guard`)
+ANATOMY_DE: frozenset[str] = frozenset(_split(
+    "leber milz niere nieren lunge lungen herz magen darm dünndarm dickdarm enddarm mastdarm blinddarm galle "
+    "gallenblase blase harnblase harnleiter harnröhre pankreas bauchspeicheldrüse schilddrüse nebenniere "
+    "nebennieren prostata hoden eierstock eierstöcke gebärmutter uterus scheide brust brüste mamma achsel leiste "
+    "leisten hals kopf schädel gehirn hirn kleinhirn stammhirn rückenmark nerv nerven auge augen ohr ohren nase "
+    "mund zunge zahn zähne kiefer lippe lippen rachen kehlkopf luftröhre speiseröhre bronchus bronchien rippe "
+    "rippen brustbein wirbel wirbelsäule becken hüfte hüften knie schulter schultern arm arme hand hände finger "
+    "daumen bein beine fuß füße zehe zehen ferse sprunggelenk ellenbogen handgelenk gelenk gelenke knochen "
+    "muskel muskeln sehne sehnen haut bauch rücken gesäß steiß nabel aorta vene venen arterie arterien "
+    "lymphknoten thorax abdomen herzbeutel pleura bauchfell zwerchfell duodenum ileum jejunum kolon colon "
+    "rektum sigma zökum appendix ösophagus trachea leberlappen milzpol nierenbecken"))
 
 #: field labels of clinical forms (never PHI themselves)
 FIELD_LABELS: dict[str, tuple[str, ...]] = {

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import accumulate
 from operator import attrgetter
 
 from clinanon.analysis import Analysis
@@ -202,6 +203,17 @@ class Resolver:
                     end, length, link = e2, l2 + 1, nxt
             best[ext] = (end, length, link)
         has_pred = {nxt for ext in parts for nxt in successors(ext)}
+        # "does a non-name extent cover [start, end)?" in O(log n): the other extents sorted by start, with the
+        # furthest end among those starting at or before each position (a scan of all of them per chain made a
+        # long note quadratic: every name chain against every place)
+        cover_starts = sorted(others)
+        cover_ends = list(accumulate((b for _, b in cover_starts), max))
+        cover_starts_only = [a for a, _ in cover_starts]
+
+        def covered(start: int, end: int) -> bool:
+            k = bisect.bisect_right(cover_starts_only, start)
+            return k > 0 and cover_ends[k - 1] >= end
+
         merged: list[Span] = []
         for ext in sorted(parts):
             if ext in has_pred:
@@ -215,7 +227,7 @@ class Resolver:
                 link = best[link][2]
             if all(contested(e) for e in chain):
                 continue
-            if any(a <= ext[0] and end <= b for a, b in others):
+            if covered(ext[0], end):
                 continue  # a place or hospital covers the whole chain: "Talavera de la Reina"
             members = [s for e in chain for s in parts[e]]
             score = min(1.0, max(s.score for s in members) + self.merge_bonus)

@@ -268,6 +268,16 @@ def _rstrip(text: str, start: int, end: int) -> int:
     return end
 
 
+#: a letter, a slash and one more letter ("C/O", "c/o", "C/V", "s/p"): an English clinical abbreviation
+_SLASH_ABBR = re.compile(r"[A-Za-z][/\\][A-Za-z](?![\w'’])")
+
+
+def _slash_abbreviation(text: str, start: int, end: int) -> bool:
+    """The street type at ``start:end`` ("C/", "c/") begins an abbreviation such as "C/O PAIN" (complains of) or
+    "c/o" (care of), not a Spanish "C/ Mayor 5"."""
+    return end - start <= 3 and _SLASH_ABBR.match(text, start) is not None
+
+
 def _glued(text: str, start: int) -> bool:
     return start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_/\\-")
 
@@ -364,7 +374,7 @@ class StreetRecognizer:
     def _typed(self, text: str) -> list[Span]:
         out: list[Span] = []
         for m in _PREFIX_STREET.finditer(text):
-            if _glued(text, m.start()):
+            if _glued(text, m.start()) or (self.lang == "en" and _slash_abbreviation(text, m.start(1), m.end(1))):
                 continue
             typ, name = m.group(1), m.group("name")
             strong = typ in _STRONG_SET
@@ -375,7 +385,7 @@ class StreetRecognizer:
                             f"{self.name}:prefix", 0.8 if strong else 0.7))
         lower_hits = _LOWER_PREFIX_STREET.finditer(text) if any(t in text for t in _LOWER_TYPES) else ()
         for m in lower_hits:
-            if _glued(text, m.start()):
+            if _glued(text, m.start()) or (self.lang == "en" and _slash_abbreviation(text, m.start(1), m.end(1))):
                 continue
             name = m.group("name")
             if not (_has_cap_word(name) or (m.group("comma") and len(name.split()) <= 4)):
@@ -501,6 +511,12 @@ def _has_noncon_word(s: str) -> bool:
 _ADDRESS_TOKEN = re.compile(r"(?i:s/n\.?|sn|[a-z])")
 
 
+#: two capitals after four digits that are units, not the letters of a Dutch postcode ("1000 IE", "5000 EH")
+_NL_PC_NOT = frozenset({"IE", "EH", "MG", "ML", "KG", "CC", "MM", "CM", "HZ", "KB", "MB", "GB", "UR", "PM", "AM",
+                        "HB", "MS", "KM", "NO", "JR", "EU", "CT", "MR", "IC", "OK", "PA", "HD", "DM", "AF", "VT",
+                        "VF", "TI", "RX", "US", "BP", "HR"})
+
+
 def _prev_token_ok(text: str, start: int) -> bool:
     """The token before a ``postcode City`` candidate belongs to an address line."""
     j = start
@@ -559,6 +575,11 @@ class PostcodeRecognizer:
                 if self.lang == "nl" and not text[e - 1].isalpha():
                     score = 0.4  # a bare 4-digit number before a capitalised word is often a year
                 add(s, e, "city", score)
+        if self.lang == "nl":  # "1234 AB" is the shape of a Dutch postcode wherever it stands (not "1000 IE")
+            for s, e in pcs:
+                if (s, e) not in found and text[e - 1].isalpha() and text[e - 2:e] not in _NL_PC_NOT \
+                        and text[s].isdigit() and not _glued(text, s):
+                    add(s, e, "shape", 0.6)
         if self.lang == "en":
             for m in _US_STATE_ZIP.finditer(text):
                 if m.group()[:2] in _US_STATES and not _glued(text, m.start()):

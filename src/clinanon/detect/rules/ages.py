@@ -145,6 +145,7 @@ _LANG: dict[str, _AgeLang] = {
         duration_after=r"\s{1,2}(?:geleden|later|eerder|lang|daarna|daarvoor|nadien|sinds)\b",
         relatives=(r"\b(?:vader|moeder|broer|zus|zuster|oom|tante|opa|oma|grootvader|grootmoeder|neef|nicht|zoon|"
                    r"dochter|echtgenoot|echtgenote|partner|familie)\b"),
+        include_unit=False,  # "[45]-jarige", "[6,5] jaar": the number, as Dutch de-identification suites mark it
     ),
     "sv": _AgeLang(
         number_words=trie_regex(_sv_numbers()), years=r"år|års", other_units=r"månader|månad|mån|veckor|vecka|"
@@ -158,6 +159,7 @@ _LANG: dict[str, _AgeLang] = {
         duration_after=r"\s{1,2}(?:sedan|senare|tidigare|tillbaka|framåt)\b",
         relatives=(r"\b(?:far|mor|pappa|mamma|bror|syster|morbror|farbror|moster|faster|morfar|farfar|mormor|"
                    r"farmor|kusin|son|dotter|make|maka|sambo|partner)\b"),
+        include_unit=False,
     ),
     "de": _AgeLang(
         number_words=trie_regex(_de_numbers()), years=r"jahren|jahre|jahr|j\.|lj\.", other_units=r"monaten|monate|"
@@ -290,6 +292,10 @@ def age_patterns(lang: str) -> tuple[RulePattern, ...]:
     ctx = Context.of(neg_before=spec.duration_before, before_rx=spec.person_before, after_rx=spec.age_after,
                      neg_after_rx=spec.duration_after, n_before=2, boost=0.45, penalty=0.45)
     rel = _relative_adjust(lang)
+    if lang in ("nl", "sv"):  # "een 6,5 jaar oud meisje", "2,5 år gammal": a decimal age (not a decimal duration)
+        out.append(RulePattern("age_unit_decimal", first="digit",
+                               regex=expr(r"(?<![\w.,])\d{1,2}[.,]\d(?![.,]?\d)", spec.years), score=0.3, flags=IC,
+                               validator=_validator, context=ctx, adjust=rel))
     out += [RulePattern("age_unit", first="digit", regex=expr(digits), score=0.3, flags=IC, validator=_validator,
                         context=ctx, adjust=rel),
             RulePattern("age_unit_spelled", first="letter", regex=expr(spelled), score=0.3, flags=IC, context=ctx,
@@ -305,8 +311,10 @@ _PERSON_LINE: dict[str, re.Pattern[str]] = {
                      rf"(?:[ \t]{{1,2}}[A-ZÄÖÜÅ][\w'’-]{{1,30}}){{1,3}},", re.MULTILINE)
     for lang, words in {
         "de": r"Herrn?|Frau|Hr\.|Fr\.|Pat\.|Patientin|Patient|Patienten|Name|Patient:",
-        "nl": r"[Dd]hr\.?|[Mm]evr\.?|[Mm]evrouw|[Mm]eneer|[Dd]e[ \t]heer|[Pp]ati[ëe]nte?|[Pp]t\.|[Pp]at\.|Naam",
-        "sv": r"[Pp]at\.|[Pp]atient(?:en)?|[Hh]err|[Ff]ru|Namn",
+        "nl": r"[Dd]hr\.?|[Mm]evr\.?|[Mm]w\.?|[Mm]evrouw|[Mm]eneer|[Dd]e[ \t]heer|[Pp]ati[ëe]nte?|[Pp]t\.?|[Pp]at\.?"
+              r"|Naam|[Ee]chtgeno(?:o|t)te?|[Zz]oon|[Dd]ochter|[Kk]ind|[Bb]aby|[Vv]ader|[Mm]oeder|[Pp]artner",
+        "sv": r"[Pp]at\.?|[Pp]atient(?:en)?|[Hh]err|[Ff]ru|Namn|[Bb]arnet|[Hh]ustrun|[Mm]aken|[Mm]akan|[Ss]onen"
+              r"|[Dd]ottern|[Mm]annen|[Kk]vinnan|[Ss]ambon",
     }.items()
 }
 _AGE_UNIT: dict[str, str] = {"de": r"Jahre|Jahren|J\.|J(?![\w.])|Lj\.", "nl": r"jaar|jr\.?", "sv": r"år|år\.|å\."}
@@ -351,7 +359,7 @@ def _apposition_patterns(lang: str) -> list[RulePattern]:
 
 def _number_only(lang: str):  # type: ignore[no-untyped-def]
     spec = _LANG[lang]
-    rx = re.compile(rf"\d{{1,3}}|(?:{spec.number_words})(?!\w)", re.IGNORECASE)
+    rx = re.compile(rf"\d{{1,3}}(?:[.,]\d(?!\d))?|(?:{spec.number_words})(?!\w)", re.IGNORECASE)
 
     def trim(text: str, spans: list[Span]) -> list[Span]:
         out = []

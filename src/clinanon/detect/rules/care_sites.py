@@ -64,6 +64,21 @@ _GENERIC = frozenset((
     "sr", "nsr", "af", "afib", "st", "sb", "vt", "vf", "svt", "pea", "baseline", "sleep", "bed", "lab", "labs",
     "abg", "cxr", "ekg", "ecg", "echo", "tee", "eeg", "emg", "pft", "gi", "gu", "id", "pm", "am", "pmd", "pcp",
 ))
+#: short words in capitals after a movement cue that are no care site: ventilator modes, rhythms, bedside things
+_NOT_ACRONYMS = frozenset((
+    "ac", "cmv", "imv", "simv", "psv", "ps", "prvc", "aprv", "hfov", "bsc", "ccl", "cvl", "sinus", "bed", "sat",
+    "sats", "dnr", "dni", "cmo", "full", "code", "npo", "prn", "ra", "nc", "fm", "nrb", "hfnc", "kvo", "tpn",
+    "ngt", "ogt", "iv", "po", "pr", "sq", "sc", "im", "vs", "bp", "rr", "sbp", "map", "cvp", "ci", "co", "svr",
+    "it", "us", "all", "any", "one", "two", "off", "on", "out", "up", "see", "be", "do", "get",
+))
+#: "University of Maryland", "U OF MD MED CENTER", "university of maryland hospital": a university hospital named
+#: by its state or town, in any case
+_UNI_HEAD = (r"[ \t]{1,2}(?i:medical[ \t]{1,2}center|medical[ \t]{1,2}ctr|med[ \t]{1,2}center|med[ \t]{1,2}ctr|"
+             r"med[ \t]{1,2}c(?:en)?te?r|hospital|hosp|medical[ \t]{1,2}system|health[ \t]{1,2}system)")
+_UNI_START = r"(?<![\w\-'’])(?i:university|univ\.?|u)[ \t]{1,2}(?i:of)[ \t]{1,2}"
+_UNIVERSITY = re.compile(rf"{_UNI_START}([^\W\d_]{{2,20}}(?:[ \t]{{1,2}}[^\W\d_]{{2,20}})?)(?![\w\-])")
+#: the same with a head after the name, the name as short as it can be ("U OF MD MED CENTER")
+_UNIVERSITY_HEAD = re.compile(rf"{_UNI_START}([^\W\d_]{{2,20}}(?:[ \t]{{1,2}}[^\W\d_]{{2,20}})??){_UNI_HEAD}(?![\w\-])")
 #: heads of a hospital's name after the name ("Union Memorial", "Harbor Hosp"); these stay in the span
 _HEADS_KEPT = ("memorial", "general", "health")
 _HEADS = ("hospital", "hosp", "hospitals", "medical center", "med center", "medical ctr", "med ctr", "campus",
@@ -74,10 +89,25 @@ _HOME = ("lives in", "lives alone in", "living in", "lives with", "resides in", 
          "relocated from", "grew up in", "raised in", "born in")
 _UNIT = re.compile(r"[a-z]{0,4}(?:icu|cu|ru|du)\Z")
 _WORD = re.compile(r"[^\W\d_](?:['’&]?[^\W\d_]){0,30}")
-#: a ward number (1 to 20, a capital letter may follow) that nothing numeric continues ("6", "12B"; not "88",
-#: "90s", "5=", "95-97%")
-_WARD_NO = re.compile(r"[ \t]{1,2}((?:1\d|20|[1-9])[A-Z]?)(?=[ \t]{0,2}(?:[.,;:)\n]|\Z)|[ \t]{1,2}[^\W\d_])")
+#: a ward number (1 to 20, a capital letter may follow) that nothing numeric continues ("6", "12B", glued to
+#: the ward's name "QUARTERMAIN3"; not "88", "90s", "5=", "95-97%")
+_WARD_NO = re.compile(r"[ \t]{0,2}((?:1\d|20|[1-9])[A-Z]?)(?=[ \t]{0,2}(?:[.,;:)\n]|\Z)|[ \t]{1,2}[^\W\d_])")
 _ON_TO = re.compile(r"(?<![\w])(?i:on|to)[ \t]{1,2}")
+#: a hospital's acronym after a preposition: two to five capitals ending in H or MC ("at GH", "to JHH", "from
+#: BMC"), with no word character glued to it
+_SITE_ACRONYM = re.compile(r"(?<![\w])(?i:at|in|to|from|@)[ \t]{1,2}([A-Z]{1,3}(?:H|MC))(?![\w\-/'’])")
+#: acronyms of that shape that are no hospital: bleeds, hormones, enlargements, homes
+_NOT_SITE_ACRONYMS = frozenset((
+    "ich", "sah", "ivh", "sdh", "edh", "bph", "lvh", "rvh", "pph", "nh", "ph", "uh", "ah", "oh", "ch", "sh", "th",
+    "dh", "fh", "hh", "pth", "tsh", "acth", "adh", "ldh", "dvh", "ugh", "ash", "vh", "pmh", "fsh", "lh", "hph",
+    "pcmh", "mch", "fhh", "usoh", "soh", "doh", "hoh", "loh", "toh"))
+#: first words of hospital names made of common words ("Holy Cross", "St. Agnes", "Mount Sinai", "Good
+#: Samaritan", "Sacred Heart", "Our Lady of ..."): after a movement cue, the next one or two words are the name
+_SAINTLY = frozenset(("holy", "st", "st.", "saint", "ste", "mt", "mt.", "mount", "sacred", "good", "our", "new",
+                      "north", "south", "east", "west", "upper", "lower", "greater"))
+#: heads of a hospital's name that make the words before them a name even when they are common words
+_STRONG_HEADS = re.compile(r"(?i:hospital|hosp\.?|medical[ \t]{1,2}cent(?:er|re)|med[ \t]{1,2}ctr|medical[ \t]{1,2}ctr|"
+                           r"med[ \t]{1,2}center|memorial|infirmary)(?![\w\-])")
 _GAP = re.compile(r"[ \t]{1,3}")
 
 
@@ -172,6 +202,11 @@ class CareSiteRecognizer:
         if any(h in lower for h in ("hosp", "memorial", "campus", "general", "medical", "health", "clinic",
                                     "infirmary", "rehab", "nursing home", "med ")):
             out += self._heads(text)
+        if "of" in lower:
+            out += self._universities(text)
+        for m in _SITE_ACRONYM.finditer(text):  # "at GH", "to JHH", "from BMC"
+            if m.group(1).casefold() not in _NOT_SITE_ACRONYMS and m.group(1).casefold() not in self.common:
+                out.append(Span(m.start(1), m.end(1), "LOCATION.HOSPITAL", f"{self.name}:acronym", 0.65))
         for m in _home_regex().finditer(text):
             words = self._words(text, m.end(), 2)
             if not words and (m.end() < len(text)):
@@ -197,7 +232,7 @@ class CareSiteRecognizer:
             pos += room.end()
         words = self._words(text, pos)
         if not words:
-            return []
+            return self._common_site(text, pos, score)
         no = _WARD_NO.match(text, words[-1][1])
         label = "LOCATION.DEPARTMENT" if no is not None or room is not None else "LOCATION.HOSPITAL"
         if len(words) == 1 and text[words[0][0]:words[0][1]].isupper() and room is None and no is None:
@@ -205,17 +240,100 @@ class CareSiteRecognizer:
             after = _WORD.match(text, _skip(text, words[0][1]))
             if after is not None and after.group().casefold() in ("mg", "mcg", "gtt", "drip", "units"):
                 return []
+            w = text[words[0][0]:words[0][1]]
+            if len(w) <= 4 and w.casefold() not in self.lexicon_words_never_sites:
+                # an acronym after a movement cue: evidence beyond capitals, also in a note typed in capitals
+                return [Span(words[0][0], words[0][1], label, f"{self.name}:acronym", score)]
         return [Span(words[0][0], words[-1][1], label, f"{self.name}:movement", score)]
+
+    def _plain_words(self, text: str, pos: int, limit: int) -> list[tuple[int, int]]:
+        """Up to ``limit`` words from ``pos`` (single spaces between them) that are no stop word and no generic
+        care unit, common words included ("holy cross", "good samaritan")."""
+        out: list[tuple[int, int]] = []
+        i = pos
+        while len(out) < limit:
+            m = _WORD.match(text, i)
+            if m is None:
+                break
+            f = m.group().casefold() + ("." if text[m.end():m.end() + 1] == "." else "")
+            f = f if f in ("st.", "mt.") else f.rstrip(".")
+            lead = not out and f.rstrip(".") in _SAINTLY  # "st", "new" are generic words elsewhere
+            if not lead and ((f in self.stop and f != "our") or f in _GENERIC or _UNIT.match(f)):
+                break
+            out.append((m.start(), m.end()))
+            g = re.match(r"\.?[ \t]{1,2}", text[m.end():m.end() + 3])
+            if g is None:
+                break
+            i = m.end() + g.end()
+        return out
+
+    def _common_site(self, text: str, pos: int, score: float) -> list[Span]:
+        """A hospital named with common words after a movement cue: a saint's or holy name ("holy cross", "st
+        agnes", "mt sinai"), or one to three words before a hospital head ("harbor hosp", "new england medical
+        center": the head is left out of the span)."""
+        words = self._plain_words(text, pos, 4)
+        if not words:
+            return []
+        first = text[words[0][0]:words[0][1]].casefold()
+        if first in ("new", "st", "mt") and len(words) < 2:
+            return []
+        for k in range(1, len(words) + 1):
+            if k <= 3 and _STRONG_HEADS.match(text, _skip(text, words[k - 1][1])) and (
+                    k > 1 or first not in self.stop):
+                return [Span(words[0][0], words[k - 1][1], "LOCATION.HOSPITAL", f"{self.name}:named", score)]
+        if first in _SAINTLY and first not in ("new", "good", "north", "south", "east", "west", "upper", "lower",
+                                               "greater") and len(words) >= 2:
+            second = fold(text[words[1][0]:words[1][1]])
+            if first not in ("holy", "sacred", "our") and second in self.lexicon and second not in self.names:
+                return []  # "went to ST ELEVATION": a saint's name is a name ("st agnes", "mt sinai")
+            end = words[2][1] if len(words) >= 3 and text[words[1][0]:words[1][1]].casefold() in (
+                "lady", "mary's", "marys") else words[1][1]
+            return [Span(words[0][0], end, "LOCATION.HOSPITAL", f"{self.name}:named", score)]
+        return []
+
+    @property
+    def lexicon_words_never_sites(self) -> frozenset[str]:
+        """Short words that a movement cue may put before a care site's place but that name none: ventilator
+        modes, rhythms and bedside things not in :data:`_GENERIC` ("WENT BACK TO AC", "TO BSC")."""
+        return _NOT_ACRONYMS
+
+    def _universities(self, text: str) -> list[Span]:
+        """"University of Maryland", "U of MD Med Center": the name (without a generic head after it) when its
+        words are a listed place, a US state's two-letter code or name words; "u of" needs a head after it."""
+        out: list[Span] = []
+        for m in _UNIVERSITY.finditer(text):
+            headed = _UNIVERSITY_HEAD.match(text, m.start())
+            if headed is not None:
+                m = headed
+            words = m.group(1).split()
+            ok = [fold(w) in self.places or (len(w) == 2 and w.upper() in _US_STATE_CODES) or self._name_word(w)
+                  for w in words]
+            while words and not ok[-1]:
+                words.pop()
+                ok.pop()
+            if not words or not all(ok):
+                continue
+            short = text[m.start():m.start() + 2].casefold().rstrip(" \t") == "u"
+            if short and headed is None:
+                continue  # "u of" alone: only with "med center", "hospital" after it
+            end = m.end(1) if len(words) == len(m.group(1).split()) else m.start(1) + len(" ".join(words))
+            stop = m.end() if headed is not None and end == m.end(1) else end
+            out.append(Span(m.start(), stop, "LOCATION.HOSPITAL", f"{self.name}:university", 0.7))
+        return out
 
     def _heads(self, text: str) -> list[Span]:
         """Name words right before a hospital head word ("UNION MEMORIAL", "Harbor Hosp", "mazur campus")."""
         out: list[Span] = []
         for h in _head_regex().finditer(text):
+            # "Holy Cross Hospital": capitalised common words before a capitalised hospital head
+            strong = _capitalised(h.group()) and _STRONG_HEADS.match(h.group()) is not None
             back: list[tuple[int, int]] = []
             i = h.start()
             while len(back) < 3:
                 m = _LAST_WORD.search(text, max(0, i - 34), i)
-                if m is None or not self._name_word(m.group(1)):
+                if m is None or not (self._name_word(m.group(1)) or (
+                        strong and _capitalised(m.group(1)) and m.group(1).casefold() not in self.stop
+                        and m.group(1).casefold() not in _GENERIC)):
                     break
                 back.insert(0, (m.start(1), m.end(1)))
                 i = m.start(1)
@@ -229,7 +347,16 @@ class CareSiteRecognizer:
         return self.analyze(doc.text)
 
 
+#: the two-letter codes of the US states and DC
+_US_STATE_CODES = frozenset(re.findall(
+    r"[A-Z]{2}", "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY "
+                 "NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY"))
 _LAST_WORD = re.compile(r"(?<![\w'’\-])([^\W\d_](?:['’&]?[^\W\d_]){0,30})[ \t]{1,3}\Z")
+
+
+def _capitalised(w: str) -> bool:
+    """A word written with a capital first letter and lower-case letters after it ("Cross", not "CROSS")."""
+    return len(w) >= 2 and w[0].isupper() and w[1:2].islower()
 
 
 def _skip(text: str, pos: int) -> int:

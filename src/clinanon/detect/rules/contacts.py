@@ -95,6 +95,8 @@ _PHONE_CANDIDATE = re.compile(
     rf"(?P<ext>[ \u00a0]?(?:{_EXT_WORDS})[ \u00a0]?\d{{1,6}}(?!\d))?"
     r"(?![\w/@]|:\d)"
 )
+#: a Dutch area code, a spaced hyphen and the subscriber number ("030 - 5555555", "020 - 566 9112")
+_NL_SPACED = re.compile(r"(?<![\w+\-/.])0\d{1,3}[ \t]{1,2}[-–][ \t]{1,2}\d{2,7}(?:[ \t]\d{2,4}){0,3}(?![\w\-/]|[.,]\d)")
 _DMY = re.compile(r"(\d{1,2})([./\-])(\d{1,2})\2(\d{4}|\d{2})")
 _YMD = re.compile(r"((?:19|20)\d{2})([./\-])(\d{1,2})\2(\d{1,2})")
 _TIME = re.compile(r"\d{1,2}[:.h]\d{2}")
@@ -118,6 +120,10 @@ def _is_date_like(num: str) -> bool:
         if m and 1 <= int(m.group(3)) <= 12 and 1 <= int(m.group(4)) <= 31:
             return True
     return bool(_TIME.fullmatch(num))
+
+
+#: a German day.month. inside a phone candidate ("13.6.2023", "05.11-18.11.2024"): a date or a range of dates
+_DE_DATE_IN_NUMBER = re.compile(r"(?<!\d)(?:0?[1-9]|[12]\d|3[01])\.(?:0?[1-9]|1[0-2])(?:\.|-|$)")
 
 
 class PhoneRecognizer:
@@ -229,6 +235,8 @@ class PhoneRecognizer:
             ndig = sum(len(g) for g in groups)
             if not self.min_digits <= ndig <= self.max_digits or _is_date_like(num):
                 continue
+            if self.lang == "de" and _DE_DATE_IN_NUMBER.search(num) and not self._phone_word_before(text, start):
+                continue  # "(13.6.2023)", "05.11-18.11.2024", "06-07.11.2024": dates, not a number to call
             if sum(1 for g in groups if len(g) == 1) > 2:
                 continue  # "1-2-3-4-5-6-7" is not written as a phone number
             kind, has_phone = self._label_before(text, start, prev_end)
@@ -248,7 +256,29 @@ class PhoneRecognizer:
                     start += 1
             label = "CONTACT.FAX" if is_fax else "CONTACT.PHONE"
             out.append(Span(start, end, label, f"{self.name}:{pname}", round(min(score, 1.0), 4)))
+        if self.lang == "nl" and "-" in text:
+            out = self._nl_spaced(text, out)
         return out
+
+    def _nl_spaced(self, text: str, out: list[Span]) -> list[Span]:
+        """Dutch numbers with the area code set off by a spaced hyphen ("030 - 5555555", "020 - 566 9112"): ten
+        digits, valid in the Dutch numbering plan; they replace the shorter spans found inside them."""
+        for m in _NL_SPACED.finditer(text):
+            digits = _NON_DIGIT.sub("", m.group())
+            if len(digits) != 10 or not self.is_valid(digits):
+                continue
+            start, end = m.span()
+            kind, has_phone = self._label_before(text, start, 0)
+            after, _ = self._label_after(text, end)
+            if kind == "id" and after is None:
+                continue
+            context = kind in ("phone", "fax") or after is not None
+            is_fax = (kind == "fax" and not has_phone) or after == "fax"
+            inside = [s for s in out if s.start < end and start < s.end]
+            out = [s for s in out if not (s.start < end and start < s.end)]
+            label = inside[0].label if inside else ("CONTACT.FAX" if is_fax else "CONTACT.PHONE")
+            out.append(Span(start, end, label, f"{self.name}:spaced", 0.9 if context else 0.6))
+        return sorted(out, key=lambda s: (s.start, s.end))
 
     def detect(self, doc: Document) -> list[Span]:
         return self.analyze(doc.text)
@@ -266,6 +296,8 @@ _PAGER_WORDS: dict[str, tuple[str, ...]] = {
 }
 #: a phone number right before an "x1234" extension ("555-0199 x4567")
 _PHONE_TAIL = re.compile(r"\d{3}[-. ]\d{4}[ \t]?\Z")
+#: a US number written with a slash after the area code ("410/555-1234"): area code, exchange, line
+_SLASH_PHONE = re.compile(r"(?<![\w/.\-])\(?[2-9]\d{2}\)?[ \t]?/[ \t]?[2-9]\d{2}[-. ]?\d{4}(?![\w/\-]|[.,]\d)")
 #: words before a bare "x1234" that make it an extension ("call x4567", "reach him at x4567")
 _CALL_WORDS = frozenset(("call", "called", "calls", "phone", "phoned", "reach", "reached", "contact", "contacted",
                          "page", "paged", "at", "tel", "ph", "number", "no", "extension", "office", "desk"))
@@ -286,6 +318,7 @@ class PagerRecognizer:
         self._rx = re.compile(rf"(?i)(?<![\w])(?:{alt})\.?(?:[ \t]{{0,2}}(?:no\.?|nr\.?|number|num|#|:)){{0,2}}"
                               rf"[ \t]{{0,2}}#?[ \t]?(\d{{3}}-\d{{4}}|\d{{3,7}})(?![\w/.,:]\d|[\w/])")
         self._x = re.compile(r"(?i)(?<![\w])x(\d{3,5})(?![\w/]|[.,:]\d)") if "x" in _PAGER_WORDS[self.lang] else None
+        self._slash = _SLASH_PHONE if self.lang == "en" else None
 
     def __repr__(self) -> str:
         return f"PagerRecognizer(lang={self.lang!r})"
@@ -294,6 +327,9 @@ class PagerRecognizer:
         out: list[Span] = []
         for m in self._rx.finditer(text):
             out.append(Span(m.start(1), m.end(1), "CONTACT.PHONE", f"{self.name}:pager", 0.85))
+        if self._slash is not None and "/" in text:
+            for m in self._slash.finditer(text):
+                out.append(Span(m.start(), m.end(), "CONTACT.PHONE", f"{self.name}:slash", 0.7))
         if self._x is not None and ("x" in text or "X" in text):
             for m in self._x.finditer(text):
                 before = [w.casefold() for w in _WORD_RE.findall(text, max(0, m.start() - 30), m.start())[-3:]]
@@ -449,7 +485,7 @@ class UrlRecognizer:
                 continue
             before = {w.casefold() for w in _WORD_RE.findall(text[max(0, j - 40):j])}
             web = bool(before & _URL_CONTEXT)
-            if not web and end == k and self._sentence_break(host):
+            if not web and end - k <= 4 and self._sentence_break(host):  # also "pcwp 11.CO/ci adequate"
                 continue
             score = 0.8 if web else 0.5
             out.append(Span(j, end, "CONTACT.URL", f"{self.name}:domain", score))
@@ -460,6 +496,8 @@ class UrlRecognizer:
         commands.at times", "tol po well.no n/v", "needed.Pt also"): a country-code or word-like top-level domain
         after a common word or a number, or in mixed case."""
         labels = host.split(".")
+        if len(labels) == 3 and labels[0].isdigit() and labels[1].isdigit():
+            labels = [labels[0] + labels[1], labels[2]]  # "heparin=78.3.no changes": a decimal, then a sentence
         if len(labels) != 2:
             return False
         name, tld = labels

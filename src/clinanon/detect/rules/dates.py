@@ -179,6 +179,58 @@ def _numeric_valid(lang: str) -> Callable[[str], bool]:
     return valid
 
 
+#: weekday names and their abbreviations ("zo 8 okt 2023", "di 14-11", "fre 3/4"), before a date only
+_NL_SV_WEEKDAYS: dict[str, str] = {
+    "nl": r"maandag|dinsdag|woensdag|donderdag|vrijdag|zaterdag|zondag|maa|din|woe|don|vrij|zat|zon|"
+          r"ma|di|wo|do|vr|za|zo",
+    "sv": r"måndag|tisdag|onsdag|torsdag|fredag|lördag|söndag|mån|tis|ons|tors|tor|fre|lör|sön|må|ti|on|to|fr|lö|sö",
+}
+#: Swedish seasons before a year ("hösten 2023", "våren -19")
+_SV_SEASONS = r"våren|sommaren|hösten|vintern|vårvintern|försommaren|sensommaren|senhösten"
+
+
+def _nl_sv_patterns(lang: str, M: str, D: str, months: str, spec: _DateLang) -> list[RulePattern]:
+    """Dutch and Swedish date forms: a weekday (or its abbreviation) before a date ("vrijdag 9 februari 2024",
+    "zo 8 okt 2023", "di 14-11"); day, month and year separated by spaces ("23 10 2011"); year, month name, day
+    ("1999 jan 4"); Swedish "3/4 2022", seasons with a year ("hösten 2023") and six-digit dates after a date word
+    ("inskriven 050325")."""
+    IC = re.IGNORECASE
+    wd = rf"\b(?:{_NL_SV_WEEKDAYS[lang]})\.?,?[ \t]{{1,2}}"
+    valid = _numeric_valid(lang)
+    dm_num = rf"{_DAY}[-/.]{_MONTH_NUM}(?:[-/.](?:{_YEAR4}|{_YEAR2}))?"
+    full = rf"{D}(?:{spec.dm_sep}){months}(?:(?:{spec.my_sep}){_YEAR4})?"
+    out = [
+        RulePattern("weekday_date", first="letter",
+                    regex=rf"{wd}(?:{full}|{dm_num})(?![\w/%]|[.,:-]\d)", score=0.9, flags=IC),
+        RulePattern("numeric_dmy_spaced", first="digit",
+                    regex=_NUM_LEFT + rf"{_DAY}[ \t]{_MONTH_NUM}[ \t]{_YEAR4}" + _NUM_RIGHT,
+                    score=0.85, validator=lambda t: valid(t.replace(" ", "-").replace("\t", "-"))),
+        RulePattern("year_month_day", first="digit",
+                    regex=rf"(?<![\w/.,-]){_YEAR4}[ \t]{{1,2}}{M}\.?[ \t]{{1,2}}{_DAY}(?![\w/%]|[.,:-]\d)",
+                    score=0.9, flags=IC),
+    ]
+    if lang == "sv":
+        words = "|".join(re.escape(w) for w in (*spec.date_words, "inskriven", "utskriven", "inkom", "opererad",
+                                                 "besök", "återbesök", "remiss", "daterad", "undersökt"))
+        out += [
+            RulePattern("dm_space_year", first="digit",
+                        regex=_NUM_LEFT + rf"{_DAY}/{_MONTH_NUM}[ \t]{_YEAR4}" + _NUM_RIGHT, score=0.9),
+            RulePattern("season_year", first="letter", regex=rf"\b(?:{_SV_SEASONS})[ \t]{{1,2}}(?:{_YEAR4}|-\d\d)\b",
+                        score=0.85, flags=IC),
+            # "inskriven 050325", "den 250305": six digits after a date word, a valid yymmdd or ddmmyy
+            RulePattern("six_digits", first="letter",
+                        regex=rf"\b(?:{words}):?[ \t]{{1,2}}(\d{{6}})(?![\w/%-]|[.,:]\d)", group=1, score=0.8,
+                        flags=IC, validator=_six_digit_date),
+        ]
+    return out
+
+
+def _six_digit_date(s: str) -> bool:
+    """``s`` (six digits) reads as yymmdd or ddmmyy."""
+    a, b, c = int(s[:2]), int(s[2:4]), int(s[4:])
+    return (1 <= b <= 12 and 1 <= c <= 31) or (1 <= a <= 31 and 1 <= b <= 12)
+
+
 def _month_token_ok(lang: str, spec: _DateLang) -> Callable[[str], bool]:
     """Reject month forms that are ordinary words unless capitalised (English ``may``)."""
     if not spec.capital_months:
@@ -320,7 +372,8 @@ def date_patterns(lang: str) -> tuple[RulePattern, ...]:
                     score=0.35,
                     context=Context.of(before=spec.year_words, neg_after=_UNITS, n_before=2, n_after=1,
                                        boost=0.4, penalty=0.8),
-                    adjust=_year_adjust(lang) if lang != "en" else _with_clock_guard(_year_adjust(lang))),
+                    adjust=(_de_year_adjust(_year_adjust(lang)) if lang == "de"
+                            else _year_adjust(lang) if lang != "en" else _with_clock_guard(_year_adjust(lang)))),
         RulePattern("month_alone", first="letter", regex=rf"\b{month_regex(lang, wide_only=True)}",
                     score=0.3, flags=IC, validator=month_ok,
                     context=Context.of(before=spec.month_words, n_before=1, boost=0.3)),
@@ -330,9 +383,127 @@ def date_patterns(lang: str) -> tuple[RulePattern, ...]:
                     context=Context.of(before=spec.date_words, boost=0.2)),
     ]
     out += _partial_date_patterns(lang, spec)
+    if lang in _NL_SV_WEEKDAYS:
+        out[:0] = _nl_sv_patterns(lang, M, D, months, spec)
+    if lang == "de":
+        out[2:2] = _german_numeric_patterns(M)
     if lang == "en":
         out += _month_day_numeric_en()
     return tuple(out)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# German letters: short and spaced numeric dates, ranges, month/year (``ED 12/17``, ``bis 03/21``), bare years
+# ---------------------------------------------------------------------------------------------------------
+
+def _de_set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+#: words right before a German ``M/YY`` that make it a measure, a score, a count or a dose, not a month and year:
+#: muscle strength ("Kraftgrad 4/5"), lymph nodes ("LK 2/14"), cycles ("Zyklus 3/06"), scales, titres
+_DE_MY_NEG_BEFORE = _de_set(
+    "kraft kraftgrad kg grad mrc lk lymphknoten zyklus zyklen gcs score punkte pkt tbl tabl tablette tabletten "
+    "visus titer titre verdünnung ana stufe dosis mg ml rr blutdruck puls frequenz af hf sättigung sao2 spo2 "
+    "ratio verhältnis vas nrs nas schmerz schmerzen schmerzskala gleason tnm stadium "
+    "nodi nodes biopsien stanzen stanzbiopsien von")
+#: words right after it that make it a measure or a count ("4/12 LK befallen", "10/20 mg", "2/10 Stanzen")
+_DE_MY_NEG_AFTER = _de_set(
+    "mg ml g µg mcg ug mmol mmhg cm mm lk lymphknoten befallen tumorbefallen positiv pos negativ neg stanzen "
+    "stanzbiopsien biopsien punkte pkt tbl tabl tabletten hub hübe ie i.e einheiten mal x")
+_DE_WORD = re.compile(r"[^\s()\[\],;:=/]+")
+
+
+def _de_words(text: str, start: int, end: int, n: int) -> tuple[list[str], list[str]]:
+    """The ``n`` words before ``start`` (nearest first) and after ``end`` on the same line, case-folded, without
+    trailing dots."""
+    lo = max(0, start - 50)
+    line = text.rfind("\n", lo, start) + 1 or lo
+    before = [w.casefold().rstrip(".") for w in reversed(_DE_WORD.findall(text, line, start)[-n:])]
+    stop = text.find("\n", end, end + 40)
+    after = [w.casefold().rstrip(".") for w in _DE_WORD.findall(text, end, stop if stop >= 0 else end + 40)[:n]]
+    return [w for w in before if w], [w for w in after if w]
+
+
+def _de_month_year_adjust(text: str, start: int, end: int) -> float:
+    """``M/YY`` in a German letter ("ED 12/17", "Radiojodtherapie 12/14", "bis 03/21") is a month and a year
+    unless a measure, score, count or dose word stands right before or after it, or a unit follows."""
+    before, after = _de_words(text, start, end, 2)
+    if before and (before[0] in _DE_MY_NEG_BEFORE or before[0].replace("-", "") in _DE_MY_NEG_BEFORE):
+        return -0.5
+    if len(before) > 1 and before[1] in _DE_MY_NEG_BEFORE and before[0] in ("von", "bei", "in", "mit"):
+        return -0.5
+    if after and (after[0] in _DE_MY_NEG_AFTER or after[0] in _UNITS or after[0][:1] in "%+"):
+        return -0.5
+    if text[end:end + 1] in ("%", "+"):
+        return -0.5
+    return 0.0
+
+
+def _de_year_adjust(adjust: Callable[[str, int, int], float]) -> Callable[[str, int, int], float]:
+    """A bare year in a German letter ("Z.n. SHT 1995", "Cholezystektomie 2018", "1990 Tonsillektomie") is a date
+    unless a measure word or a sign stands before it (a count: "Thrombozyten 2100", "+1950 ml Bilanz");
+    units after it are handled by the pattern's context."""
+
+    def adj(text: str, start: int, end: int) -> float:
+        before, _after = _de_words(text, start, end, 1)
+        if text[max(0, start - 1):start] in ("+", "~", "<", ">", "=") or (
+                before and before[0].rstrip(":") in _DE_YEAR_NEG_BEFORE):
+            return adjust(text, start, end)
+        return max(adjust(text, start, end), 0.2)
+
+    return adj
+
+
+#: lab values, counts and amounts that can be four-digit numbers between 1900 and 2099
+_DE_YEAR_NEG_BEFORE = _de_set(
+    "leuko leukos leukozyten thrombo thrombos thrombozyten ery erys erythrozyten ck ldh ap ggt gamma-gt lipase "
+    "amylase bnp nt-probnp ntprobnp ferritin crp pct trinkmenge einfuhr ausfuhr bilanz urin diurese menge "
+    "volumen kalorien kcal dosis gesamtdosis max maximal ca circa etwa ungefähr über unter von "
+    # identifier labels: "Nr. 2016", "NHC 2016", "Zimmer 2011"
+    "nr no nhc mrn id pid fall fallnr zimmer zi station stat haus hausnr plz tel fax kw")
+
+
+#: left of a German numeric date: what :data:`_NUM_LEFT` allows, or the dash (or slash) of a range right after a
+#: digit ("29.09.-02.10.21", "05.11-18.11.2024", "06/07.11.2024"): the second date of a range is its own span
+_DE_DASH_LEFT = r"(?:(?<![\w/.,-])|(?<=\d[-–/])|(?<=\d\.[-–]))"
+#: the same for month and year ("01/97-10/18", "6-9/19"), without the slash ("3/12/19" is no month and year)
+_DE_MY_LEFT = r"(?:(?<![\w/.,-])|(?<=\d[-–]))"
+
+
+def _german_numeric_patterns(M: str) -> list[RulePattern]:
+    """German letter dates the shared patterns leave out: day and month of one digit with a two-digit year
+    ("26.1.23"), spaces after the dots ("23. 7. 1951", "30.11. 2033"), month and year ("ED 12/17", "bis 03/21",
+    "4/2018"), and both ends of a range as two dates, the annotation practice ("29.09.-02.10.21",
+    "05.11-18.11.2024", "06-07.11.2024", "1. - 21. Juli 2022", "01/97-10/18", "6-9/19", "4-5/2021")."""
+    D = _DAY
+    MO = _MONTH_NUM
+    Y = rf"(?:{_YEAR4}|\d\d)"
+    right = r"(?![\w/%]|[.,:-]\d)"
+    neg = Context.of(neg_after=_UNITS, n_after=1, penalty=0.6)
+    return [
+        # the first end of a range, up to the range mark (the second end is matched on its own)
+        RulePattern("de_day_to_month", first="digit", regex=
+                    rf"\b{D}\.(?=\s{{0,2}}(?:-|–|bis)\s{{0,3}}{D}\.\s{{0,3}}{M})", score=0.85, flags=re.IGNORECASE),
+        RulePattern("de_dm_to_dm", first="digit", regex=
+                    _NUM_LEFT + rf"{D}\.{MO}\.?(?=\s{{0,2}}[-–]\s{{0,2}}{D}\.{MO}\.)", score=0.8,
+                    validator=_dm_valid),
+        RulePattern("de_day_to_dmy", first="digit", regex=
+                    _NUM_LEFT + rf"{D}(?=[-/]{D}\.{MO}\.{Y}{_NUM_RIGHT})", score=0.8),
+        RulePattern("de_my_to_my", first="digit", regex=
+                    _NUM_LEFT + rf"{MO}/\d\d(?=\s{{0,2}}[-–]\s{{0,2}}{MO}/\d\d{right})", score=0.6,
+                    adjust=_de_month_year_adjust),
+        RulePattern("de_month_to_my", first="digit", regex=
+                    _NUM_LEFT + rf"{MO}(?=\s{{0,2}}[-–]\s{{0,2}}{MO}/{Y}{right})", score=0.6,
+                    adjust=_de_month_year_adjust),
+        # whole dates
+        RulePattern("de_dmy_loose", first="digit", regex=
+                    _DE_DASH_LEFT + rf"{D}\.(?:{MO}\.{Y}|\s{{1,2}}{MO}\.\s{{0,2}}{_YEAR4}|{MO}\.\s{{1,2}}{_YEAR4})"
+                    + _NUM_RIGHT,
+                    score=0.85, validator=_numeric_valid("de"), context=neg),
+        RulePattern("de_month_year", first="digit", regex=_DE_MY_LEFT + rf"{MO}/{Y}" + right,
+                    score=0.55, adjust=_de_month_year_adjust),
+    ]
 
 
 def _dm_valid(s: str) -> bool:
@@ -395,7 +566,9 @@ _MD_NEG_BEFORE = _wordset(
     "ps psv cpap peep bipap simv imv ac prvc vent vents ventilator flowby flow settings setting fio2 pressure "
     "support pain cp score scale rated rating gcs apgar grade murmur sem strength power pulses pulse pedal rales "
     "crackles reflexes cx cxs culture cultures bottles bottle ns d5 d5w tab tabs tablet tablets dose doses bp sbp "
-    "dbp map hr ratio i:e ie titer titre dilution mmhg to")
+    "dbp map hr ratio i:e ie titer titre dilution mmhg to trial trialed trialled trialing trials sbt sprint sprints "
+    "sprinted epap ipap niv mode modes mae grips grasps motor rass cpot bps ramsay "
+    "riker sas braden morse")
 _MD_NEG_AFTER = _wordset(
     "ns nss normal saline strength str tab tabs tablet tablets pill pills hr hrs hour hours min mins minute minutes "
     "sec secs wk wks week weeks liter liters litre litres ml cc amp amps mg mcg units pulses pulse murmur sem pain "
@@ -416,6 +589,8 @@ _MD_WEAK_CUES = frozenset(("on", "of", "by", "from", "after", "before", "last", 
 _MD_CUES_AFTER = _wordset(
     "cath echo cxr ct mri eeg ekg ecg tee surgery or cabg at @ am pm through thru to until till and admission "
     "note notes shift")
+#: measure words that are also things a date is given to ("cx from 7/21", "cultures on 8/30")
+_MD_DATED = frozenset(("cx", "cxs", "culture", "cultures"))
 _RANGE_WORDS = frozenset(("to", "thru", "through", "until", "till", "-", "–"))
 #: a common fraction ("1/2 tab", "3/4 of the bag"): a date only with a cue
 _FRACTIONS = frozenset(("1/2", "1/3", "2/3", "1/4", "3/4", "1/8", "3/8", "5/8", "7/8", "1/5", "2/5", "1/6"))
@@ -444,7 +619,7 @@ def _md_words_after(text: str, end: int, n: int) -> list[str]:
 
 
 def _md_neg(w: str) -> bool:
-    return w in _MD_NEG_BEFORE or any(p in _MD_NEG_BEFORE for p in w.split("/") if p and p != w)
+    return w in _MD_NEG_BEFORE or any(p in _MD_NEG_BEFORE for p in re.split(r"[/+]", w) if p and p != w)
 
 
 def _md_adjust(text: str, start: int, end: int) -> float:
@@ -473,8 +648,9 @@ def _md_adjust(text: str, start: int, end: int) -> float:
         if _md_neg(w) and (w != "to" or i == 0):
             return -0.5
         if w in _MD_CUES_BEFORE or _CLOCK.match(w) or _MILITARY.match(w) or w.endswith("'d"):
-            if w in _MD_WEAK_CUES and i + 1 < len(before) and _md_neg(before[i + 1]):
-                return -0.5  # "PSV of 10/5", "on PS 5/5"
+            if (w in _MD_WEAK_CUES and i + 1 < len(before) and _md_neg(before[i + 1])
+                    and not (w in ("from", "on") and before[i + 1] in _MD_DATED)):
+                return -0.5  # "PSV of 10/5", "on PS 5/5" (not "cultures from 8/31": a culture is dated)
             return 0.3
     if after and (after[0] in _MD_CUES_AFTER or _CLOCK.match(after[0]) or _MILITARY.match(after[0])):
         return 0.3
@@ -483,6 +659,13 @@ def _md_adjust(text: str, start: int, end: int) -> float:
     if not frac and line_start >= 0 and not text[line_start:start].strip(" \t(*-"):
         return 0.2  # a dated line: "10/13 CARDIAC CATH: ...", "4/12 CSRU 7P-7A SHIFT SUMMARY"
     return -0.3 if frac else 0.0
+
+
+def _my_adjust(text: str, start: int, end: int) -> float:
+    """:func:`_md_adjust` for a month and a two-digit year above 31 ("fx 5/97", "CA (12/93)"), raised when the
+    year is no multiple of ten: dilutions, titres and ratios are round ("1/40", "1/80")."""
+    year = int(text[start:end].rsplit("/", 1)[1])
+    return _md_adjust(text, start, end) + (0.3 if year % 10 else 0.0)
 
 
 def _md_valid(s: str) -> bool:
@@ -504,7 +687,7 @@ def _month_day_numeric_en() -> list[RulePattern]:
                         regex=r"(?<=['’])(?<![\w'’]['’])\d\d(?![\w'’%]|[.,:/-]\d)", score=0.6),
             RulePattern("month_year_short_numeric", first="digit",  # "CABG 1/78": a month and a year > 31
                         regex=r"(?<![\w/,\-+:])(?<!\d\.)(?:0?[1-9]|1[0-2])/(?:3[2-9]|[4-9]\d)(?![\w/%+]|[.,:-]\d)",
-                        score=0.25, adjust=_md_adjust),
+                        score=0.25, adjust=_my_adjust),
             RulePattern("month_day_range", first="digit",
                         regex=rf"(?<![\w/.,\-+:]){md}[ \t]?[-–][ \t]?{md}(?![\w/%+]|[.,:-]\d)",
                         score=0.75, validator=_md_range_valid),
@@ -564,7 +747,7 @@ def time_patterns(lang: str) -> tuple[RulePattern, ...]:
                                  "ratio", "razón", "verhältnis", "verhouding", "kvot", "ana", "escala", "scale"))
     out = [
         RulePattern("time_ampm", first="digit",
-                    regex=rf"(?<![\w.:,])(?:0?[1-9]|1[0-2])(?:[:.][0-5]\d)?\s?{ampm}",
+                    regex=rf"(?<![\w.:,])(?<!\d/)(?:0?[1-9]|1[0-2])(?:[:.][0-5]\d)?\s?{ampm}",  # not "8/12 AM"
                     score=0.85, flags=IC),
         # "14:30 h", "14.30 uur", "14h30": minutes required, since "24 h" / "48 horas" are durations
         RulePattern("time_suffix", first="digit",
@@ -578,6 +761,8 @@ def time_patterns(lang: str) -> tuple[RulePattern, ...]:
                     regex=r"(?<![\w.:,/])\d:[0-5]\d(?::[0-5]\d)?(?![\w:/]|[.,]\d)",
                     score=0.25, flags=IC, context=ctx),
     ]
+    if lang == "de":  # German writes no a.m./p.m., and "am" is a preposition ("Zyklus 1 am 06.03.")
+        out = [p for p in out if p.name != "time_ampm"]
     if lang == "de":  # "14 Uhr": an hour with "Uhr" is a clock time ("Stunden" is the duration)
         out.insert(1, RulePattern("time_uhr", first="digit", regex=rf"(?<![\w.:,]){H24}\s?Uhr\b", score=0.75,
                                   flags=IC))

@@ -497,9 +497,66 @@ class LongNumberRecognizer:
 
 # --- per language --------------------------------------------------------------------------------------------
 
+#: German numbered fields a letter writes with the number glued to the label or after "Nr." of any kind
+#: ("Fall-Nr.6733340001", "Fallzahl: 103354008", "E-Nr.: 37844677", "HNr.:9334a/20", "Protokoll Nr.:099984-0163",
+#: "SV Nr.: 4445311299", "Befund-Nr. 22/4711"): a label word ending in -nr / -nummer / -zahl (not a phone or fax
+#: number's, not a house number's), the value holds three digits or more
+_DE_NUMBERED = re.compile(
+    r"(?<![\w-])(?P<label>(?:[A-ZÄÖÜ][A-Za-zÄÖÜäöüß]{0,24}[- ]?)?(?:Nr|NR|nr|Nummer|nummer|No|Zahl|zahl)\b\.?)"
+    r"[ \t]{0,3}[:#]?[ \t]{0,3}"
+    r"(?P<value>(?=[A-Za-z]{0,3}\d)[A-Za-z]{0,3}\d[0-9A-Za-z]{0,30}(?:[-/.][0-9A-Za-z]{1,30}){0,4})(?![\w-])")
+_DE_NOT_ID_LABEL = re.compile(r"(?i)(?:tel|telefon|fax|handy|mobil|ruf|haus|kw|zyklus|zyklen|seiten?|abb|tab|"
+                              r"kapitel|anlage|punkt|stück|anzahl|gesamtzahl|zellzahl|leukozytenzahl|thrombozytenzahl|"
+                              r"herzzahl|atemzahl|pulszahl|fallzahlen)")
+
+
+_DE_DECIMAL = re.compile(r"\d{1,4}[.,]\d{1,3}")
+
+
+class GermanNumberedFieldRecognizer:
+    """Numbers after German numbered-field labels (:data:`_DE_NUMBERED`): ``ID.IDNUM`` 0.75."""
+
+    name = "id_numbered_de"
+
+    def analyze(self, text: str) -> list[Span]:
+        out: list[Span] = []
+        if "r" not in text and "R" not in text and "ahl" not in text:
+            return out
+        for m in _DE_NUMBERED.finditer(text):
+            label = m.group("label").rstrip(". -")
+            head = re.sub(r"(?i)[- ]?(?:nr|nummer|no|zahl)$", "", label)
+            if label.casefold().endswith("zahl") and not head.casefold().endswith("fall"):
+                continue  # "Zellzahl 1200": a count
+            if head and _DE_NOT_ID_LABEL.fullmatch(head):
+                continue
+            value = m.group("value")
+            if head.casefold() == "i" or _DE_DECIMAL.fullmatch(value):
+                continue  # "INR 0.99": a lab value
+            if sum(c.isdigit() for c in value) < 3 or _DATE_VALUE.fullmatch(value):
+                continue
+            out.append(Span(*m.span("value"), "ID.IDNUM", self.name, 0.75))
+        return out
+
+    def detect(self, doc: Document) -> list[Span]:
+        return self.analyze(doc.text)
+
+
+class _GermanFieldValueRecognizer(FieldValueRecognizer):
+    """German field values: the labelled fields of :class:`FieldValueRecognizer` and the numbered fields of
+    :class:`GermanNumberedFieldRecognizer` (one detector)."""
+
+    def __init__(self) -> None:
+        super().__init__("de")
+        self._numbered = GermanNumberedFieldRecognizer()
+
+    def analyze(self, text: str) -> list[Span]:
+        return [*super().analyze(text), *self._numbered.analyze(text)]
+
+
 @memo
 def _build(lang: str) -> tuple[Detector, ...]:
-    return (FieldValueRecognizer(lang), ChecksumRecognizer(lang), LongNumberRecognizer(lang))
+    fields = _GermanFieldValueRecognizer() if lang == "de" else FieldValueRecognizer(lang)
+    return (fields, ChecksumRecognizer(lang), LongNumberRecognizer(lang))
 
 
 def recognizers(lang: str) -> list[Detector]:

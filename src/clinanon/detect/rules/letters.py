@@ -57,7 +57,9 @@ _CONNECT = {
 #: postcode shapes (each starts with a digit class, which the regex engine skips to); a country prefix
 #: ("D-", "NL-", "SE-") is not part of the span
 _POSTCODE = {
-    "de": r"[0-9]{5}",
+    # German 5 digits; Austrian and Swiss 4 digits after their country prefix ("A-2236", "CH-8001") or, without
+    # it, before a town of the gazetteer ("9020 Klagenfurt": checked in LetterLayoutRecognizer.analyze)
+    "de": r"[0-9]{5}|[1-9][0-9]{3}",
     "nl": r"[1-9][0-9]{3}[ \t]?(?!SA|SD|SS)[A-Z]{2}",
     "sv": r"[1-9][0-9]{2}[ \t][0-9]{2}",
 }
@@ -123,7 +125,9 @@ def _known_names(lang: str) -> frozenset[str]:
 
 @memo
 def _regexes(lang: str) -> dict[str, re.Pattern[str]]:
-    place = rf"{_WORD}(?:[ \t](?:(?:{_CONNECT[lang]})[ \t])?{_WORD}){{0,2}}(?:[ \t]\([{_UP}][\w.]{{1,20}}\))?"
+    saint = r"(?:St\.[ \t]{0,2}|Sankt[ \t])?" if lang == "de" else ""  # "A-3340 St. Anna im Tal", "Sankt Gallen"
+    place = (rf"{saint}{_WORD}(?:[ \t](?:(?:{_CONNECT[lang]})[ \t])?{_WORD}){{0,2}}"
+             rf"(?:[ \t]\([{_UP}][\w.]{{1,20}}\))?")
     date = (r"(?:\d{1,2}\.[ \t]?\d{1,2}\.[ \t]?\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}-\d{1,2}-\d{4}"
             r"|\d{1,2}\.?[ \t]{1,2}[^\W\d_]{3,12}\.?[ \t]{1,2}\d{4})")
     date_lead = {"de": r"(?:den|d\.|am)[ \t]{1,2}", "nl": r"(?:de|d\.d\.)[ \t]{1,2}", "sv": r"(?:den)[ \t]{1,2}"}
@@ -192,9 +196,18 @@ class LetterLayoutRecognizer:
                 if rx["pc_before"].search(text, line, m.start()) is None and not _after_street(text, m.start()):
                     continue
                 ext = self._place_words_ok(text, *m.span("city"))
-                out.append(Span(*m.span("pc"), "LOCATION.ZIP", f"{self.name}:postcode", 0.7))
+                if self.lang == "de" and len(m.group("pc")) == 4 and not _de_four_digit_ok(text, m, ext):
+                    continue
+                pc_start = m.start("pc")
+                if self.lang == "de" and len(m.group("pc")) == 4:  # an Austrian or Swiss postcode keeps its
+                    # country prefix ("A-2236", "CH-8001"; GraSCCo annotates it so); a German one does not ("D-")
+                    pc_start -= next((len(p) for p in ("CH-", "A-") if text[max(0, pc_start - len(p)):pc_start]
+                                      == p), 0)
+                out.append(Span(pc_start, m.end("pc"), "LOCATION.ZIP", f"{self.name}:postcode", 0.7))
                 if ext:
                     out.append(Span(*ext, "LOCATION.CITY", f"{self.name}:postcode_city", 0.75))
+                if self.lang == "de":
+                    out.extend(_de_street_lines(text, m.start(), m.end(), self.name))
             for m in rx["place_date"].finditer(text):
                 ext = self._place_words_ok(text, *m.span("city"))
                 if ext:
@@ -264,6 +277,67 @@ _STREET_END = re.compile(r"(?:straße|strasse|str\.|weg|allee|platz|gasse|ring|d
 def _after_street(text: str, start: int) -> bool:
     """A street and house number right before ``start`` on the same line ("Kerkstraat 14 4001 BD")."""
     return _STREET_END.search(text[max(0, start - 40):start]) is not None
+
+
+@memo
+def _de_towns() -> frozenset[str]:
+    """Folded first words of the German-language gazetteer's towns (DE, AT, CH)."""
+    out = set()
+    for r in load_rows("de", "city"):
+        m = re.match(r"[^\W\d_]+", r[0])
+        if m:
+            out.add(fold(m.group()))
+    return frozenset(out)
+
+
+def _de_four_digit_ok(text: str, m: re.Match[str], ext: tuple[int, int] | None) -> bool:
+    """An Austrian or Swiss 4-digit postcode: after its country prefix ("A-2236", "CH-8001"), or before a town of
+    the gazetteer ("9020 Klagenfurt"); "1500 Einheiten", "2000 Leukozyten" are no postcodes."""
+    s = m.start("pc")
+    if text[max(0, s - 3):s] in ("CH-",) or text[max(0, s - 2):s] in ("A-", "D-"):
+        return True
+    if ext is None:
+        return False
+    first = re.match(r"[^\W\d_]+", text[ext[0]:ext[1]])
+    return first is not None and fold(first.group()) in _de_towns()
+
+
+#: a street line of a German letter head without a street-type word: one to three capitalised words and a house
+#: number ("Eichkamp 15", "Am Sonnenhang 3a", "Obere Au 12-14"), alone on its line (a comma may end it)
+_DE_STREET_LINE = re.compile(
+    rf"[ \t]{{0,8}}(?P<street>{_WORD}(?:[ \t]{_WORD}){{0,2}}[ \t]{{1,2}}\d{{1,4}}[a-zA-Z]?"
+    rf"(?:[ \t]?[-/][ \t]?\d{{1,4}}[a-zA-Z]?)?)[ \t]{{0,3}},?[ \t]{{0,3}}")
+
+
+def _de_street_lines(text: str, start: int, end: int, name: str) -> list[Span]:
+    """The street line right above or below a postcode line of a letter head (the postcode starts its line)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if text[line_start:start].strip(" \tADCH-"):
+        return []
+    out = []
+    # the line before
+    if line_start >= 2:
+        prev_start = text.rfind("\n", 0, line_start - 1) + 1
+        out += _de_street_line(text, prev_start, line_start - 1, name)
+    # the line after
+    nl = text.find("\n", end)
+    if nl != -1:
+        nxt_end = text.find("\n", nl + 1)
+        out += _de_street_line(text, nl + 1, len(text) if nxt_end == -1 else nxt_end, name)
+    return out
+
+
+def _de_street_line(text: str, a: int, b: int, name: str) -> list[Span]:
+    if b - a > 60:
+        return []
+    m = _DE_STREET_LINE.fullmatch(text, a, b)
+    if m is None:
+        return []
+    first = re.match(r"[^\W\d_]+", m.group("street"))
+    common = _common("de")
+    if first is None or (first.group().casefold() in common and first.group().casefold() not in ("am", "an", "im")):
+        return []
+    return [Span(*m.span("street"), "LOCATION.STREET", f"{name}:street_line", 0.7)]
 
 
 @memo

@@ -33,7 +33,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from clinanon.caches import memo
-from clinanon.detect.allowlist import AllowList, allowlist_for
+from clinanon.detect.allowlist import AllowList, allowlist_for, is_latin_anatomy
 from clinanon.detect.base import Detector
 from clinanon.detect.rules.dates import RulePattern, RuleRecognizer
 from clinanon.detect.rules.lexicon import trie_regex
@@ -147,7 +147,9 @@ def _trim(text: str, spans: list[Span], lang: str) -> list[Span]:
             last = text[s.start:s.end].split()[-1].split(".")[-1]
             if (last.casefold() in _ORGANISMS or allow.is_allowed(last)
                     or allow.in_eponym_context(text, s.start, s.end)
-                    or (last.isupper() and len(last) <= 3)):  # "S. SBP", "R. IJ": an abbreviation, not a surname
+                    or (last.isupper() and len(last) <= 3)  # "S. SBP", "R. IJ": an abbreviation, not a surname
+                    or (lang in ("nl", "sv") and is_latin_anatomy(text[s.start:s.end]))  # "V. Cava", "N. Suralis"
+                    or (lang == "de" and _de_roman_grade(text, s.start, last))):  # "AV-Block I. Grades"
                 continue
         words = [(m.start(), m.end()) for m in _WORD.finditer(text, s.start, s.end)]
 
@@ -198,6 +200,13 @@ def _place_adjust(text: str, start: int, end: int) -> float:
     return -0.5 if any(w in _STREET_BEFORE for w in words) else 0.0
 
 
+def _de_roman_grade(text: str, start: int, last: str) -> bool:
+    """A German grade or stage with a Roman numeral, not an initial and a surname: "Insuffizienz I. Grades",
+    "AV-Block II. Grades", "Stadium III. Wahl" (the numeral I, V or X and a common noun after it)."""
+    m = re.match(r"[IVX]{1,4}\.", text[start:start + 6])
+    return m is not None and fold(last) in common_lexicon("de")
+
+
 def _initial_adjust(text: str, start: int, end: int) -> float:
     """Lower an initials + surname match that is a sentence break ("type B. Smith") or follows a word such as
     "vitamin", "hepatitis", "grupo"."""
@@ -244,7 +253,21 @@ def name_patterns(lang: str) -> tuple[RulePattern, ...]:
                     regex=rf"(?<![\w.'’/])((?:{_U}\.[ \t]?){{1,3}}(?:{_PART}{_SP}){{0,3}}{CAPW})(?![\w])", group=1,
                     trigger=rf"{_U}\.[ \t]?(?:{_U}\.[ \t]?){{0,2}}(?:{_PART}{_SP}){{0,3}}{_U}"),
     ]
+    if lang == "nl":
+        # a Dutch surname that starts with its particles after a title ("dr. de Jong", "mw. van der Wiel",
+        # "zuster ter Horst"): the particles belong to the name
+        out.append(RulePattern("title_particle", first="letter", label="NAME", score=0.85,
+                               regex=rf"(?<![\w.])(?i:{_NL_TITLES})\.?[ \t]{{1,3}}((?:{_U}\.[ \t]?){{0,3}}"
+                                     rf"{_NL_PARTICLES}{_SP}{CAPW}(?:{_SP}{CAPW})?)(?![\w])", group=1,
+                               trigger=rf"(?i:{_NL_TITLES})\.?[ \t]{{1,3}}(?:{_U}\.[ \t]?){{0,3}}{_NL_PARTICLES}[ \t]"))
     return tuple(out)
+
+
+#: titles and forms of address before a Dutch name
+_NL_TITLES = r"dr|drs|dhr|mevr|mw|mevrouw|meneer|mr|ir|prof|zr|zuster|broeder|collega|de[ \t]heer"
+#: Dutch surname particles, as they start a surname ("van der", "in 't", "ter")
+_NL_PARTICLES = (r"(?:[Vv]an(?:[ \t](?:de|der|den|het|'t))?|[Dd]e|[Dd]en|[Dd]er|[Tt]en|[Tt]er|[Tt]e|[Hh]et|'t"
+                 r"|[Ii]n[ \t]'t|[Oo]p[ \t]de|[Oo]p[ \t]den|[Ii]n[ \t]de)")
 
 
 # --- the neighbour recognizer -----------------------------------------------------------------------------
@@ -656,7 +679,8 @@ _CASELESS_CUES: dict[str, dict[str, str]] = {
                          "nephew", "grandson", "granddaughter", "grandmother", "grandfather", "aunt", "uncle",
                          "cousin", "partner", "fiance", "fiancé", "fiancee", "girlfriend", "boyfriend", "spouse",
                          "stepson", "stepdaughter", "sil", "dil", "hcp", "proxy", "poa", "guardian", "caregiver",
-                         "lawyer", "attorney"), "NAME.RELATIVE"),
+                         "lawyer", "attorney", "daughters", "sons", "sisters", "brothers", "nieces", "nephews",
+                         "grandsons", "granddaughters", "friends", "cousins"), "NAME.RELATIVE"),
         "mr": "NAME", "mrs": "NAME", "ms": "NAME", "miss": "NAME", "pt": "NAME.PATIENT", "patient": "NAME.PATIENT",
     },
 }
@@ -671,7 +695,13 @@ _CREDENTIALS = (r"(?:rn|bsn|msn|lpn|lvn|np|cnp|fnp|aprn|crna|rrt|crt|rt|pt|ot|sl
 _SIGNATURE = re.compile(
     rf"(?im)^[ \t]{{0,20}}((?:[^\W\d_]{{2,30}}|[^\W\d_]\.?)"
     rf"(?:[ \t]{{1,2}}(?:[^\W\d_][\w'’\-]{{0,30}}|[^\W\d_]\.)){{1,3}})"
-    rf"[ \t]{{0,2}},?[ \t]{{1,3}}{_CREDENTIALS}(?:[ \t]?/[ \t]?{_CREDENTIALS}){{0,3}}\.?[ \t]{{0,20}}$")
+    rf"[ \t]{{0,2}},?(?:[ \t]{{1,3}}|[ \t]{{0,3}}\n[ \t]{{0,20}})"  # the credential may be on the next line
+    rf"{_CREDENTIALS}(?:[ \t]?/[ \t]?{_CREDENTIALS}){{0,3}}\.?[ \t]{{0,20}}$")
+#: verbs of talking to someone, after which a listed first name is a person ("spoke with sarah", "updated john")
+_TALKED = re.compile(r"(?<![\w'’])(?i:(?:spoke|spoken|speaking|talked|talking|met|discussed|conferred)[ \t]{1,2}"
+                     r"(?:with|to)|updated|called|phoned|paged|notified|informed)[ \t]{1,2}(?=[^\W\d_])")
+#: a name list after a cue: ", " or " and " / " & " then more name words ("daughters sarah and emily")
+_AND_MORE = re.compile(r"(?:,[ \t]{1,2}(?:(?i:and)[ \t]{1,2})?|[ \t]{1,2}(?i:and|&)[ \t]{1,2})(?=[^\W\d_])")
 @memo
 def _cue_word_regex(lang: str) -> re.Pattern[str]:
     """A cue word of :data:`_CASELESS_CUES` (any case; "per", "by" and the second words of two-word cues too),
@@ -789,9 +819,20 @@ class CaselessCueRecognizer:
                 continue  # "pt fed today": after "pt" a word of the lexicon is a verb
             elif cue in _WEAK_CUES and not any(self._known(text[a:b]) for a, b in words):
                 continue  # weak cues ("pt alert", "md aware", "rn at bedside"): a listed name must be among the words
+            elif cue == "rt" and not any(fold(text[a:b]) in self.first or fold(text[a:b]) not in self.lexicon
+                                         for a, b in words):
+                continue  # "RT HAND", "rt arm": "rt" is also "right", and a word of the lexicon is a body part
             if all(len(text[a:b].rstrip(".")) == 1 for a, b in words):
                 continue
             out.append(Span(words[0][0], words[-1][1], label, f"{self.name}:cue", 0.7))
+            out += self._more(text, words[-1][1], label)
+        for m in _TALKED.finditer(text):  # "spoke with sarah", "updated john smith": a listed first name
+            words = self._take(text, m.end())
+            first = text[words[0][0]:words[0][1]] if words else ""
+            if words and fold(first) in self.first and first.casefold() not in self.common \
+                    and not (first.isupper() and len(words) == 1):
+                out.append(Span(words[0][0], words[-1][1], "NAME", f"{self.name}:talked", 0.6))
+                out += self._more(text, words[-1][1], "NAME")
         for m in _SIGNATURE.finditer(text):
             words = [(m.start(1) + w.start(), m.start(1) + w.end()) for w in _ANY_WORD.finditer(m.group(1))]
             full = [text[a:b] for a, b in words if len(text[a:b].rstrip(".")) > 1]
@@ -802,6 +843,23 @@ class CaselessCueRecognizer:
             if full and ok and any(self._known(w) or fold(w) in self.names for w in full):
                 out.append(Span(words[0][0], words[-1][1], "NAME.DOCTOR", f"{self.name}:signature", 0.75))
         out += self._told(text)
+        return out
+
+    def _more(self, text: str, end: int, label: str) -> list[Span]:
+        """The further names of a list after a cue's name ("daughters sarah and emily", "Drs Smith and Jones"):
+        each a listed first name or surname that is not a common word."""
+        out: list[Span] = []
+        for _ in range(4):
+            m = _AND_MORE.match(text, end)
+            if m is None:
+                break
+            words = self._take(text, m.end())
+            if not words or not any(self._known(text[a:b]) or (
+                    text[a:a + 1].isupper() and text[a + 1:b].islower() and fold(text[a:b]) not in self.lexicon)
+                    for a, b in words):
+                break  # a listed name, or a capitalised word that no lexicon holds ("Drs Pemberton and Ostrowski")
+            out.append(Span(words[0][0], words[-1][1], label, f"{self.name}:list", 0.65))
+            end = words[-1][1]
         return out
 
     def _told(self, text: str) -> list[Span]:

@@ -1,0 +1,135 @@
+"""The rules and the default pipeline on clinanon's own invented Dutch and Swedish notes.
+
+No real Dutch or Swedish clinical notes are shipped, so ``tests/data/nl-notes`` (27 notes) and
+``tests/data/sv-notes`` (15 notes) were written by hand for this purpose (see their READMEs: invented text, BRAT,
+canonical labels, annotated before any rule output was looked at). This script scores on them:
+
+* ``rules`` (``detectors.use = ["rules"]``) and ``default`` (the configuration's default detector for the
+  language) pipelines;
+* token-binary P/R/F (a token is PHI when a span covers any of its characters), token recall per gold label,
+  entity overlap P/R/F (unlabelled, and by canonical type with per-type rows) and exact-span P/R/F.
+
+The notes' convention leaves out sex words, professions and clock times; predictions of those (``SEX``,
+``PROFESSION``, a ``DATE`` that is only a clock time) are dropped before scoring, as a profile would drop them.
+No note text is written or printed.
+
+Usage: ``python benchmarks/own_notes.py [--out benchmarks/results/own_notes.json]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from clinanon import __version__
+from clinanon import io as cio
+from clinanon.config import Config
+from clinanon.document import Document
+from clinanon.evaluate import evaluate
+from clinanon.pipeline import Pipeline
+from clinanon.profiles import is_time_of_day
+from clinanon.taxonomy import get_scheme
+from clinanon.text import tokenize
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPORA = {"nl": ROOT / "tests" / "data" / "nl-notes", "sv": ROOT / "tests" / "data" / "sv-notes"}
+#: categories the notes do not annotate (dropped from the predictions before scoring)
+NOT_ANNOTATED = ("SEX", "PROFESSION")
+
+
+def load(lang: str) -> list[Document]:
+    return sorted(cio.read(CORPORA[lang], "brat", scheme="canonical"), key=lambda d: d.id)
+
+
+def pipeline(lang: str, use: str) -> Pipeline:
+    detectors = {"use": [use]} if use != "default" else {}
+    return Pipeline(Config.from_dict({"language": lang, "label_scheme": "canonical", "detectors": detectors}))
+
+
+def convention(doc: Document) -> Document:
+    """``doc`` without the spans the notes' convention does not annotate."""
+    keep = []
+    for s in doc.spans:
+        if s.label.split(".", 1)[0] in NOT_ANNOTATED:
+            continue
+        if s.label == "DATE" and is_time_of_day(doc.text[s.start:s.end]):
+            continue
+        keep.append(s)
+    return doc.with_spans(keep)
+
+
+def predict(nlp: Pipeline, docs: Sequence[Document]) -> list[Document]:
+    return [convention(d) for d in nlp.pipe(docs, deidentify=False) if isinstance(d, Document)]
+
+
+def _prf(measure: dict) -> dict:
+    m = measure["micro"]
+    return {k: (round(m[k], 4) if isinstance(m[k], float) else m[k])
+            for k in ("precision", "recall", "f1", "tp", "fp", "fn")}
+
+
+def token_recall_by_label(gold: Sequence[Document], pred: Sequence[Document], lang: str) -> dict[str, dict]:
+    """For each gold label: its tokens, and the share of them that some prediction covers (any label)."""
+    found: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    preds = {d.id: d for d in pred}
+    for g in gold:
+        toks = tokenize(g.text, lang)
+        ps = preds[g.id].spans if g.id in preds else ()
+        for s in g.spans:
+            for t in toks:
+                if t.end <= s.start or t.start >= s.end:
+                    continue
+                total[s.label] += 1
+                found[s.label] += any(p.start < t.end and t.start < p.end for p in ps)
+    return {lab: {"tokens": total[lab], "recall": round(found[lab] / total[lab], 4)} for lab in sorted(total)}
+
+
+def score(gold: Sequence[Document], pred: Sequence[Document], lang: str) -> dict:
+    rep = evaluate(gold, pred, lang=lang, scheme=get_scheme("canonical"), label_map="type").to_dict()
+    m = rep["measures"]
+    per_type = {lab: {k: round(v[k], 4) if isinstance(v[k], float) else v[k]
+                      for k in ("precision", "recall", "f1", "tp", "fp", "fn")}
+                for lab, v in sorted(m["entity_overlap"]["per_label"].items())}
+    return {"documents": len(gold), "gold_spans": rep["gold_spans"], "pred_spans": rep["pred_spans"],
+            "token_binary": _prf(m["token_binary"]),
+            "token_recall_by_gold_label": token_recall_by_label(gold, pred, lang),
+            "entity_overlap_unlabeled": _prf(m["entity_overlap_unlabeled"]),
+            "entity_overlap_by_type": _prf(m["entity_overlap"]), "entity_overlap_per_type": per_type,
+            "entity_span_exact": _prf(m["entity_span"])}
+
+
+def run(lang: str) -> dict:
+    docs = load(lang)
+    out: dict = {"corpus": str(CORPORA[lang].relative_to(ROOT)), "dropped_from_predictions":
+                 [*NOT_ANNOTATED, "DATE (clock time only)"]}
+    for use in ("rules", "default"):
+        nlp = pipeline(lang, use)
+        out[use] = {"all": score(docs, predict(nlp, docs), lang), "plan": nlp.plan(lang).describe()}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "own_notes.json")
+    args = ap.parse_args(argv)
+    result = {"clinanon": __version__, "python": platform.python_version(),
+              "dutch_notes": run("nl"), "swedish_notes": run("sv")}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    for corpus in ("dutch_notes", "swedish_notes"):
+        for use in ("rules", "default"):
+            tb = result[corpus][use]["all"]["token_binary"]
+            eo = result[corpus][use]["all"]["entity_overlap_unlabeled"]
+            print(f"{corpus:14s} {use:8s} token binary P/R/F {tb['precision']:.3f}/{tb['recall']:.3f}/"
+                  f"{tb['f1']:.3f}  entity overlap P/R {eo['precision']:.3f}/{eo['recall']:.3f}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,155 @@
+"""German discharge letters (issue 16, item 3): short and ranged dates, month/year, bare years in histories,
+Austrian and Swiss postcodes, street lines of letter heads, numbered fields, and the guard against capitalised
+common nouns and organs. Invented snippets only (no string of the GraSCCo letters); expected surfaces written by
+hand."""
+
+from __future__ import annotations
+
+import time
+from functools import cache
+
+import pytest
+
+from clinanon.config import Config
+from clinanon.detect.rules.detector import RulesDetector, german_noun_guard
+from clinanon.detect.rules.letters import recognizers
+from clinanon.document import Document, Span
+from clinanon.pipeline import Pipeline
+
+
+@cache
+def _nlp() -> Pipeline:
+    return Pipeline(Config.from_dict({"language": "de", "label_scheme": "canonical", "detectors": {"use": ["rules"]}}))
+
+
+def _found(text: str) -> list[tuple[str, str]]:
+    """(surface, label) of the resolved spans of the German rules pipeline."""
+    doc = next(iter(_nlp().pipe([Document("t", text)], deidentify=False)))
+    assert isinstance(doc, Document)
+    return [(text[s.start:s.end], s.label) for s in doc.spans]
+
+
+def _surfaces(text: str, prefix: str = "") -> list[str]:
+    return [w for w, lab in _found(text) if lab.startswith(prefix)]
+
+
+# --- dates ---------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "dates"), [
+    ("Sigmakarzinom, ED 4/19, pT3 pN0.", ["4/19"]),
+    ("Chemotherapie ab 11/18, insgesamt 6 Zyklen bis 03/19.", ["11/18", "03/19"]),
+    ("Z.n. Hemikolektomie rechts 10/16\nZ.n. Cholezystektomie 2009", ["10/16", "2009"]),
+    ("Erhaltungstherapie 01/96-10/98 mit Capecitabin", ["01/96", "10/98"]),
+    ("Radiatio 6-9/17 mit partieller Remission", ["6", "9/17"]),
+    ("Bestrahlung der Lunge 4-5/2016", ["4", "5/2016"]),
+    ("Stationär vom 26.1.23 bis 3.2.23.", ["26.1.23", "3.2.23"]),
+    ("geboren am 3. 5. 1961 in der Steiermark", ["3. 5. 1961"]),
+    ("Schmerzen seit dem 30.11. 2019 nach einem Sturz", ["30.11. 2019"]),
+    ("Gabe von Ferinject 12.04.-15.04.21 und 3.5.-6.5.21", ["12.04.", "15.04.21", "3.5.", "6.5.21"]),
+    ("Infusionen 05.11-09.11.2022 komplikationslos", ["05.11", "09.11.2022"]),
+    ("Zyklus 1 am 06/07.03.2022 verabreicht", ["06", "07.03.2022"]),
+    ("aufgenommen vom 2. - 19. März 2021", ["2.", "19. März 2021"]),
+    ("Vorerkrankungen: 1987 Appendektomie, 2004 Hüft-TEP links", ["1987", "2004"]),
+])
+def test_german_dates(text: str, dates: list[str]) -> None:
+    assert _surfaces(text, "DATE") == dates
+
+
+@pytest.mark.parametrize("text", [
+    "Kraftgrad 4/5 am rechten Arm",  # muscle strength (one-digit second number)
+    "Lymphknoten: LK 2/14 befallen",  # nodes
+    "Inegy 10/20 mg 0-0-1",  # a dose
+    "Thrombozyten 2100 /µl, Einfuhr 1950 ml",  # counts and volumes
+    "Trinkmenge 2000 ml täglich",
+])
+def test_german_non_dates(text: str) -> None:
+    assert _surfaces(text, "DATE") == []
+
+
+def test_clock_time_is_not_a_german_date_pattern() -> None:
+    found = _found("Wiedervorstellung am 14.03.2022 um 10.30 Uhr")
+    assert ("14.03.2022", "DATE") in found
+
+
+# --- addresses ---------------------------------------------------------------------------------------------------
+
+def test_austrian_postcode_with_prefix_and_saint_town() -> None:
+    text = "Abteilung für Innere Medizin\nA-4711 St. Ulrich am Hang\nMoosweg 32,\nTelefon +43 1 234567"
+    found = _found(text)
+    assert ("A-4711", "LOCATION.ZIP") in found
+    assert ("St. Ulrich am Hang", "LOCATION.CITY") in found
+    assert ("Moosweg 32", "LOCATION.STREET") in found
+
+
+def test_four_digit_postcode_before_a_known_town() -> None:
+    found = _found("Patientin, wohnhaft in 8010 Graz, kommt zur Kontrolle")
+    assert ("8010", "LOCATION.ZIP") in found
+    assert _surfaces("Leukozyten\n2000 Einheiten\nHb 12,1", "LOCATION") == []
+
+
+def test_street_line_of_a_letter_head_without_street_word() -> None:
+    text = "Herrn\nDr. med. Paul Tanne\nEichkamp 15\n12345 Neustadt\n\nSehr geehrter Herr Kollege,"
+    found = _found(text)
+    assert ("Eichkamp 15", "LOCATION.STREET") in found
+    assert ("12345", "LOCATION.ZIP") in found
+
+
+# --- numbered fields ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("wir berichten über Frau Huber, Fall-Nr.4455667788, geb. 1.2.1950", "4455667788"),
+    ("Histologie E-Nr.: 5566778 Pathologie", "5566778"),
+    ("Befund (HNr.:4711b/21) ohne Malignität", "4711b/21"),
+    ("Studie (Protokoll Nr.:123456-0042) eingeschlossen", "123456-0042"),
+])
+def test_german_numbered_fields(text: str, value: str) -> None:
+    assert any(value in w for w in _surfaces(text))  # an identifier (or a phone-shaped one): replaced either way
+    raw = [(text[s.start:s.end], s.label) for s in RulesDetector("de").analyze(text)]
+    assert (value, "ID.IDNUM") in raw
+
+
+@pytest.mark.parametrize("text", [
+    "Gerinnung: PZ 98, INr 0.99, aPTT 31",
+    "Zyklus Nr. 3 planmäßig, Zellzahl 1200",
+])
+def test_german_numbers_that_are_no_ids(text: str) -> None:
+    assert _surfaces(text, "ID") == []
+
+
+# --- capitalised common nouns and organs ---------------------------------------------------------------------------
+
+def test_organs_are_no_names_or_places() -> None:
+    text = "Abdomen weich. Leber, Gallenblase und Milz palpatorisch unauffällig. Linke Niere gestaut."
+    assert _surfaces(text, "NAME") == []
+    assert _surfaces(text, "LOCATION") == []
+
+
+def test_noun_guard_keeps_a_surname_beside_a_name() -> None:
+    text = "Mit freundlichen Grüßen\nHerr Dr. Bernhard Kraft"
+    spans = [Span(text.index("Kraft"), text.index("Kraft") + 5, "NAME", "gazetteer:surname", 0.6)]
+    assert german_noun_guard(text, spans, []) == spans  # a title and a first name before it
+    alone = "Zunahme der muskulären Kraft und der Ausdauer"
+    s = Span(alone.index("Kraft"), alone.index("Kraft") + 5, "NAME", "gazetteer:surname", 0.6)
+    assert german_noun_guard(alone, [s], []) == []
+
+
+def test_roman_grade_is_no_initial() -> None:
+    assert _surfaces("Diagnosen: AV-Block I. Grades, Mitralinsuffizienz II. Grades", "NAME") == []
+
+
+# --- time budgets ------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("chunk", ["1/22-", "12.3.-", "Fall-Nr.", "Leber Milz ", "3. 4. ", "Nr.: 12-"])
+def test_german_rules_linear_on_adversarial_input(chunk: str) -> None:
+    text = chunk * 20_000
+    t0 = time.process_time()
+    RulesDetector("de").analyze(text)
+    assert time.process_time() - t0 < 20.0
+
+
+def test_german_letter_layout_linear_on_postcode_runs() -> None:
+    rec = recognizers("de")[0]
+    text = "A-1234 St. " * 20_000 + "\n" + "Eichkamp 15\n12345 Neustadt\n" * 5_000
+    t0 = time.process_time()
+    rec.analyze(text)
+    assert time.process_time() - t0 < 10.0
