@@ -14,6 +14,9 @@ never written into the repository:
 
     nice -n 10 python benchmarks/scale.py --lang en --sizes 1 5 50 --whole 1 --notes 10000 --workers 1 2
 
+``--spark 2`` adds the Spark engine on ``local[2]`` (:func:`clinanon.spark.run_spark`, the same corpus and
+configuration; the session's start-up timed apart).
+
 On a shared machine the speed-up of N workers is a lower bound (the cores are not the run's alone).
 """
 
@@ -104,6 +107,37 @@ def child_engine(lang: str, corpus: Path, workers: int) -> dict[str, Any]:
             "chars_per_s": round(chars / seconds), "parent_peak_rss_mb": rss_mb(), "worker_peak_rss_mb": worker_peak}
 
 
+def child_spark(lang: str, corpus: Path, cores: int) -> dict[str, Any]:
+    """The same corpus through the Spark engine (:func:`clinanon.spark.run_spark`) on ``local[cores]``: the start-up
+    of the session apart, then JSONL in, Parquet out. Memory: the driver's peak only (the JVM and the Python
+    workers are other processes)."""
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    t = time.perf_counter()
+    from pyspark.sql import SparkSession
+
+    from clinanon.config import Config
+    from clinanon.spark import run_spark
+
+    spark = (SparkSession.builder.master(f"local[{cores}]").config("spark.driver.host", "127.0.0.1")
+             .config("spark.driver.bindAddress", "127.0.0.1").config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "false").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    startup = time.perf_counter() - t
+    with tempfile.TemporaryDirectory() as tmp:
+        t = time.perf_counter()
+        res = run_spark(corpus, Path(tmp) / "out.parquet", Config.from_dict({"language": lang}), spark=spark,
+                        partitions=4 * cores)
+        seconds = time.perf_counter() - t
+    spark.stop()
+    notes = res.processed + res.errors
+    chars = sum(len(json.loads(line)["text"]) for line in corpus.open(encoding="utf-8"))
+    return {"lang": lang, "engine": f"spark local[{cores}]", "notes": notes, "errors": res.errors, "chars": chars,
+            "startup_seconds": round(startup, 1), "seconds": round(seconds, 1),
+            "notes_per_s": round(notes / seconds, 1), "chars_per_s": round(chars / seconds),
+            "driver_peak_rss_mb": rss_mb()}
+
+
 def _run_child(args: list[str]) -> dict[str, Any]:
     cmd = [sys.executable, __file__, "--child", *args]
     print("  $", " ".join(cmd[1:]), file=sys.stderr, flush=True)
@@ -121,6 +155,8 @@ def main() -> None:
     ap.add_argument("--notes", type=int, default=10_000, help="notes of the engine corpus (0: no engine run)")
     ap.add_argument("--engine-lang", default=None, help="language of the engine corpus (default: --lang)")
     ap.add_argument("--workers", nargs="*", type=int, default=[1, 2])
+    ap.add_argument("--spark", nargs="*", type=int, default=[],
+                    help="also the Spark engine on local[N] for each N given (needs the spark extra and Java)")
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "scale.json")
     ap.add_argument("--child", nargs="*", help=argparse.SUPPRESS)
@@ -129,6 +165,8 @@ def main() -> None:
         kind, *rest = args.child
         if kind == "long":
             result = child_long(rest[0], float(rest[1]), rest[2] == "whole", args.data)
+        elif kind == "spark":
+            result = child_spark(rest[0], Path(rest[1]), int(rest[2]))
         else:
             result = child_engine(rest[0], Path(rest[1]), int(rest[2]))
         print(json.dumps(result))
@@ -160,6 +198,10 @@ def main() -> None:
                 r = _run_child(["engine", lang, str(corpus), str(w)])
                 print(json.dumps(r), file=sys.stderr)
                 result["engine"].append(r)
+            for cores in args.spark:
+                r = _run_child(["spark", lang, str(corpus), str(cores)])
+                print(json.dumps(r), file=sys.stderr)
+                result.setdefault("spark", []).append(r)
         base = next((r for r in result["engine"] if r.get("workers") == 1 and "seconds" in r), None)
         if base is not None:
             result["speedup"] = {str(r["workers"]): round(base["seconds"] / r["seconds"], 2)

@@ -15,8 +15,18 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
+from rich.text import Text
 
 from clinanon import __version__
 from clinanon.config import DEFAULT_CONFIG_TOML, Config
@@ -67,10 +77,17 @@ def _errors() -> Iterator[None]:
         raise _fail(str(e).replace("[", "\\[")) from None
 
 
+class _RateColumn(ProgressColumn):
+    """Documents per second (rich's own speed estimate over the last seconds)."""
+
+    def render(self, task: Any) -> Text:
+        return Text(f"{task.speed:,.1f} docs/s" if task.speed else "… docs/s", style="progress.data.speed")
+
+
 @contextmanager
 def _progress(description: str, total: int | None) -> Iterator[Any]:
-    columns = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn()]
+    columns = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), _RateColumn(),
+               TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn()]
     with Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as prog:
         task = prog.add_task(description, total=total)
         yield lambda n: prog.update(task, completed=n)
@@ -182,6 +199,8 @@ ProfileOpt = Annotated[
 ResumeOpt = Annotated[bool, typer.Option("--resume", help="Continue an interrupted run into the same --out.")]
 OverwriteOpt = Annotated[bool, typer.Option("--overwrite", help="Replace an existing --out.")]
 WorkersOpt = Annotated[int, typer.Option("--workers", "-j", min=1, help="Worker processes.")]
+EngineOpt = Annotated[str, typer.Option("--engine", help="local (processes: --workers) or spark (Parquet, CSV or "
+                                                         "JSONL paths; needs clinanon[spark] and Java).")]
 ErrorsOpt = Annotated[Path | None, typer.Option("--errors", help="Errors report (default: <out>.errors.jsonl).")]
 ReadOpt = Annotated[
     list[str] | None,
@@ -246,6 +265,7 @@ def deidentify(
     workers: WorkersOpt = 1,
     errors: ErrorsOpt = None,
     read_option: ReadOpt = None,
+    engine: EngineOpt = "local",
 ) -> None:
     """Detect PHI and replace it; writes the sanitized documents (and their replacement log where the format can).
 
@@ -262,8 +282,36 @@ def deidentify(
         cfg = _metadata_options(cfg, ids=ids, keep=keep_field, deidentify=deidentify_field,
                                 pseudonymize=pseudonymize_field, dates=date_field, date_method=date_method,
                                 key_file=key_file if key_file and not has_surrogate else None)
+        if _engine(engine, resume=resume, workers=workers, read_option=read_option) == "spark":
+            _run_spark(input_path, out, in_format, out_format, cfg, deidentify=True, overwrite=overwrite,
+                       errors=errors)
+            return
         _run(input_path, out, in_format, out_format, cfg, deidentify=True, resume=resume, overwrite=overwrite,
              workers=workers, errors=errors, read_options=_reader_options(read_option))
+
+
+def _engine(engine: str, *, resume: bool, workers: int, read_option: list[str] | None) -> str:
+    if engine not in ("local", "spark"):
+        raise _fail(f"--engine: {engine!r} is not one of local, spark")
+    if engine == "spark" and (resume or workers != 1 or read_option):
+        raise _fail("--engine spark takes no --resume, --workers or --read-option (Spark parallelises itself)")
+    return engine
+
+
+def _run_spark(input_path: Path, out: Path, in_format: str | None, out_format: str | None, cfg: Config, *,
+               deidentify: bool, overwrite: bool, errors: Path | None) -> None:
+    """``--engine spark``: :func:`clinanon.spark.run_spark` on a local or configured Spark (counts only)."""
+    try:
+        from clinanon.spark import run_spark
+    except ImportError as e:
+        raise _fail('--engine spark needs the spark extra: pip install "clinanon[spark]" '
+                    f"({type(e).__name__})") from None
+    res = run_spark(input_path, out, cfg, in_format=in_format, out_format=out_format,
+                    deidentify=deidentify, overwrite=overwrite, errors_path=errors)
+    console.print(f"{res.processed} processed, {res.errors} errors → {out}"
+                  + (f" (errors: {res.errors_path})" if res.errors else ""), highlight=False)
+    if res.errors:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -281,10 +329,15 @@ def detect(
     workers: WorkersOpt = 1,
     errors: ErrorsOpt = None,
     read_option: ReadOpt = None,
+    engine: EngineOpt = "local",
 ) -> None:
     """Detect PHI only: writes the documents with predicted spans (text unchanged)."""
     with _errors():
         cfg = _build_config(config, lang, None, scheme, profile)
+        if _engine(engine, resume=resume, workers=workers, read_option=read_option) == "spark":
+            _run_spark(input_path, out, in_format, out_format, cfg, deidentify=False, overwrite=overwrite,
+                       errors=errors)
+            return
         _run(input_path, out, in_format, out_format, cfg, deidentify=False, resume=resume, overwrite=overwrite,
              workers=workers, errors=errors, read_options=_reader_options(read_option))
 
@@ -553,7 +606,8 @@ def learning_curve_cmd(
     dev_data: Annotated[Path, typer.Argument(help="Dev documents (any format).", exists=True)],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for learning_curve.json and .png.")],
     data_format: FormatOpt = None,
-    detectors: Annotated[str, typer.Option("--detectors", help="Comma-separated: rules, crf, ensemble, spacy.")]
+    detectors: Annotated[str, typer.Option("--detectors", help="Comma-separated: rules, crf, ensemble, spacy, "
+                                                               "bilstm_crf.")]
     = "rules,crf",
     fractions: Annotated[str, typer.Option("--fractions", help="Comma-separated fractions of the training docs.")]
     = "0.01,0.05,0.1,0.25,0.5,1.0",
@@ -741,6 +795,39 @@ from clinanon.audit.cli import audit_app  # noqa: E402  (the privacy audit's ver
 
 app.add_typer(audit_app, name="audit")
 
+embeddings_app = typer.Typer(help="Word vectors for the neural detectors (needs the 'neural' extra).",
+                             no_args_is_help=True)
+app.add_typer(embeddings_app, name="embeddings")
+
+
+@embeddings_app.command("train")
+def embeddings_train_cmd(
+    notes: Annotated[list[Path], typer.Argument(help="Unlabelled notes: folders or files in any format clinanon "
+                                                     "reads (for a corpus with a test split: train and dev only).",
+                                                exists=True)],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Vectors file to write (word2vec text format; .gz "
+                                                          "compresses).")],
+    data_format: FormatOpt = None,
+    lang: Annotated[str, typer.Option("--lang", "-l", help="Language of the notes (sentence rules).")] = "es",
+    method: Annotated[str, typer.Option("--method", help="fasttext (sub-words) or word2vec.")] = "fasttext",
+    dim: Annotated[int, typer.Option("--dim", min=1)] = 100,
+    epochs: Annotated[int, typer.Option("--epochs", min=1)] = 10,
+    min_count: Annotated[int, typer.Option("--min-count", min=1)] = 1,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+) -> None:
+    """Train word vectors with gensim on your own notes (clinanon tokens, case-folded, digits as 0); give them
+    to a BiLSTM-CRF as `[bilstm_crf] vectors = FILE` in its training config."""
+    from clinanon import io as cio
+    from clinanon.detect.neural.embeddings import train_vectors
+
+    with _errors():
+        texts = [d.text for path in notes for d in cio.read(path, data_format)]
+        stats = train_vectors(texts, lang, out, method=method, dim=dim, epochs=epochs,  # type: ignore[arg-type]
+                              min_count=min_count, seed=seed)
+        console.print(f"{stats['words']} word vectors ({stats['method']}, {stats['dim']} dimensions) from "
+                      f"{len(texts)} notes, {stats['tokens']} tokens, in {stats['seconds']} s: wrote {out}",
+                      highlight=False, markup=False)
+
 
 @ledger_app.command("lookup")
 def ledger_lookup_cmd(
@@ -888,6 +975,26 @@ def review(
 
             webbrowser.open(url)
         run_server(api, host="127.0.0.1", port=port)
+
+
+
+@app.command("utility")
+def utility_cmd(
+    config: Annotated[Path, typer.Argument(help="Utility experiment TOML (see clinanon.utility).", exists=True,
+                                           dir_okay=False)],
+    workers: Annotated[int | None, typer.Option("--workers", "-w", min=1,
+                                                help="Parallel processes (default: protocol.workers).")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o",
+                                                help="Output folder (default: the config's output).")] = None,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show the progress bar.")] = True,
+) -> None:
+    """Train on each technique's output, test on the original notes: scores per run, mean ± sd, Mann-Whitney U
+    against the original (Holm), box plot."""
+    from clinanon.utility import markdown_table, run_utility
+
+    with _errors():
+        table = run_utility(config, progress=progress and console.is_terminal, workers=workers, output=output)
+    console.print(markdown_table(table), highlight=False, markup=False)
 
 
 def main() -> None:

@@ -20,8 +20,11 @@ Speed. Most positions of a text start no match, and the cost of a scan is the co
   look-ahead), with the same spans as one scan per recognizer;
 * a pattern that starts with any capitalised word (a name before a degree, a company before "S.L.") is costly
   to reject at every such word: its ``trigger`` (a regex every text it matches in contains, e.g. the degree) is
-  searched once per text, and texts without it are scanned without the pattern (a variant of the alternation
-  compiled once per set of left-out patterns); the spans are the same.
+  searched once per text, and texts without it are scanned without the pattern; the spans are the same. The
+  alternation without the triggered patterns is compiled once (and the shared scan of :func:`analyze_many` once
+  per tuple of recognizers); in a text that has a trigger, its pattern is searched alone and its matches are
+  merged in, first pattern in list order winning at a position as in the alternation. Compiling an alternation
+  per set of left-out patterns cost seconds per set (a dozen sets on short English notes) and kept them all.
 
 :func:`finditer_guarded` scans for a pattern whose leading look-behind would make the regex engine try every
 position: it searches the rest and tests the look-behind where that matches.
@@ -613,7 +616,7 @@ class RuleRecognizer:
         #: the place of each pattern in the list (the first that matches at a position wins)
         self._index = {p.name: i for i, p in enumerate(self.patterns)}
         #: per triggered pattern: its branch of the alternation, as it is tried there, and its PHI group
-        self._solo_src = {n: ((_WORD_START if word_start else "") + src, g) for n, (src, g) in solo_src.items()}
+        self._solo_src = solo_src
         self._split: tuple[RuleRecognizer | None, dict[str, _Solo] | None] | None = None  # built on first use
         #: exact subsets, only for triggered patterns that may match the empty string (none in the shipped
         #: families): at most _MAX_SUBSETS, oldest first out
@@ -681,11 +684,14 @@ class RuleRecognizer:
                 if base is not None and widths(parse(base._regex.pattern, base._regex.flags))[0] <= 0:
                     solos = None  # (the merged scan steps from match end to match end)
                 for name, (src, group) in (self._solo_src if solos is not None else {}).items():
-                    rx = re.compile(src)
+                    rx = re.compile((_WORD_START if self.word_start else "") + src)
                     if widths(parse(rx.pattern, rx.flags))[0] <= 0:
                         solos = None
                         break
-                    solos[name] = _Solo(self._index[name], self.pattern(name), rx, 1 + group)
+                    # after position 0, a word start follows a non-word character: the scan consumes that one
+                    # character (the regex engine skips to it) and matches the pattern in a look-ahead
+                    scan = re.compile(rf"\W(?=\w)(?={src})") if self.word_start else None
+                    solos[name] = _Solo(self._index[name], self.pattern(name), rx, scan, 1 + group)
                 self._split = (base, solos)
         return self._split
 
@@ -835,13 +841,26 @@ def compile_counts() -> dict[str, int]:
 @dataclass(frozen=True, slots=True)
 class _Solo:
     """A triggered pattern alone: ``regex`` is its branch of the recognizer's alternation with the word-start and
-    dispatch look-aheads before it, so it matches at a position iff the branch would (the branch's match);
-    ``index`` is the pattern's place in the recognizer's list, ``group`` its PHI group in ``regex``."""
+    dispatch look-aheads before it, so it matches at a position iff the branch would (the branch's match, group 1);
+    ``scan`` (word-start recognizers) finds the same matches after position 0 faster (see :meth:`search`);
+    ``index`` is the pattern's place in the recognizer's list, ``group`` its PHI group (in both)."""
 
     index: int
     pattern: Pattern
     regex: re.Pattern[str]
+    scan: re.Pattern[str] | None
     group: int
+
+    def search(self, text: str, pos: int) -> re.Match[str] | None:
+        """The branch's first match that starts at or after ``pos`` (its span is group 1), as ``regex.search``."""
+        if self.scan is None:
+            return self.regex.search(text, pos)
+        if pos <= 0:
+            m = self.regex.match(text)
+            if m is not None:
+                return m
+            pos = 1
+        return self.scan.search(text, pos - 1)  # (the non-word character before a word start at pos or later)
 
 
 class _Merge:
@@ -865,14 +884,14 @@ class _Merge:
         self.out = out
         self.resume = 0
         #: per solo: its first match at or after ``resume`` (``None``: none left)
-        self.next: list[re.Match[str] | None] = [s.regex.search(text) for s in solos]
+        self.next: list[re.Match[str] | None] = [s.search(text, 0) for s in solos]
 
     def _advance(self) -> None:
         resume = self.resume
         nxt = self.next
         for j, m in enumerate(nxt):
-            if m is not None and m.start() < resume:
-                nxt[j] = self.solos[j].regex.search(self.text, resume)
+            if m is not None and m.start(1) < resume:
+                nxt[j] = self.solos[j].search(self.text, resume)
 
     def flush(self, limit: int) -> None:
         """Take the triggered patterns' matches that start before ``limit``, where the alternation without them
@@ -882,15 +901,15 @@ class _Merge:
             best = -1
             start = limit
             for j, m in enumerate(self.next):
-                if m is not None and m.start() < start:  # (ties: the first in list order, solos are in order)
-                    best, start = j, m.start()
+                if m is not None and m.start(1) < start:  # (ties: the first in list order, solos are in order)
+                    best, start = j, m.start(1)
             if best < 0:
                 return
             solo = self.solos[best]
             m = self.next[best]
             assert m is not None
             self.emit(self.text, solo.pattern, *m.span(solo.group), self.out)
-            self.resume = m.end()
+            self.resume = m.end(1)
 
     def at(self, pos: int, index: int, p: Pattern, start: int, end: int, resume: int) -> None:
         """The alternation without triggered patterns matches at ``pos`` with its pattern ``p`` (place ``index``),
@@ -899,10 +918,10 @@ class _Merge:
             return
         self._advance()
         for j, m in enumerate(self.next):
-            if m is not None and m.start() == pos and self.solos[j].index < index:
+            if m is not None and m.start(1) == pos and self.solos[j].index < index:
                 solo = self.solos[j]
                 self.emit(self.text, solo.pattern, *m.span(solo.group), self.out)
-                self.resume = m.end()
+                self.resume = m.end(1)
                 return
         self.emit(self.text, p, start, end, self.out)
         self.resume = resume
@@ -955,7 +974,9 @@ def analyze_many(recognizers: Sequence[RuleRecognizer], text: str) -> list[list[
         r = key[i]
         d = dropped[i] = r._dropped(text)
         if len(d) < len(r._triggers):
-            merging[i] = r._present(d)  # type: ignore[assignment]
+            present = r._present(d)
+            if present is not None:  # (else the recognizer is scanned alone, see _plan)
+                merging[i] = present
     found: dict[int, list[Span]] = {}
     if union is not None:
         resume = [0] * len(shared)  # where each recognizer's own scan would resume (its last match's end)
@@ -964,7 +985,6 @@ def analyze_many(recognizers: Sequence[RuleRecognizer], text: str) -> list[list[
         pieces = union.pieces
         merges: list[tuple[_Merge, tuple[tuple[int, tuple[tuple[int, Pattern, int], ...]], ...], dict[str, int]]] = []
         if merging and any(i in merging for i in shared):
-            plain = []
             for k, i in enumerate(shared):
                 if i in merging:
                     own = tuple((marker, groups) for kk, marker, groups in pieces if kk == k)
