@@ -372,8 +372,8 @@ def test_signature_with_the_credential_on_the_next_line() -> None:
     assert any("Theodora Quinlan" in t for t, lab in found if lab.startswith("NAME"))
 
 
-@pytest.mark.parametrize("text", ["RESP: trialed on 5/5 for 2 hrs, tolerated", "SBT 5/5 this am", "CPAP+PS 5/5 OVERNIGHT",
-                                  "pt sprinted on 10/5 for 1 hr"])
+@pytest.mark.parametrize("text", ["RESP: trialed on 5/5 for 2 hrs, tolerated", "SBT 5/5 this am",
+                                  "CPAP+PS 5/5 OVERNIGHT", "pt sprinted on 10/5 for 1 hr"])
 def test_ventilator_trials_are_not_dates(text: str) -> None:
     assert not [t for t, lab in _detected(text) if lab == "DATE" and "/" in t]
 
