@@ -40,6 +40,7 @@ from collections.abc import Iterable, Sequence
 from importlib import resources
 
 from clinanon.caches import memo
+from clinanon.detect.gazetteer import en_name_alone_ok
 from clinanon.document import Span
 from clinanon.lang.casing import MIN_LETTERS, MIN_LETTERS_WHOLE, UPPER_SHARE, caseless_regions
 from clinanon.lang.fold import fold as _fold
@@ -359,6 +360,21 @@ def _name_tail(text: str, lang: str, span: Span, lex: dict[str, bool]) -> Span |
     return Span(span.start, end, span.label, span.source, span.score)
 
 
+def _en_recased_ok(text: str, span: Span) -> bool:
+    """English: a run of capitalised words around a listed name (``name_neighbour``) in the re-cased copy rests on
+    capitals that :func:`recase` gave it, so a listed name word that is no common word must be among its words
+    ("RXED W PROCAN", "ORAL AMNIODARONE": unknown words and a name that is also a word are no name); a listed name
+    alone needs what it needs in capitals (:func:`clinanon.detect.gazetteer.en_name_alone_ok`)."""
+    if span.source.startswith(("gazetteer:first_name", "gazetteer:surname")):
+        # a listed name alone in the re-cased copy: its capital was given by recase ("MAE'S" -> "Mae's")
+        return " " in text[span.start:span.end] or en_name_alone_ok(text, span.start, span.end)
+    if not span.source.startswith("name_neighbour:") or span.source.endswith((":cue", ":caseless")):
+        return True
+    names, _ = name_words("en")
+    lex = common_lexicon("en")
+    return any(w in names and w not in lex for w in map(_fold, _WORD_RX.findall(text, span.start, span.end)))
+
+
 def merge(text: str, lang: str, regions: Sequence[tuple[int, int]], original: Iterable[Span],
           recased: Iterable[Span], guarded: Iterable[Iterable[Span]] = ()) -> list[Span]:
     """The candidates of a text with caseless ``regions``: those of the run on the original text, guarded, plus
@@ -377,7 +393,8 @@ def merge(text: str, lang: str, regions: Sequence[tuple[int, int]], original: It
                 out.append(s)
 
     add(guard(text, lang, regions, original), False)
-    add(recased, True)
+    add(recased if lang != "en" else [s for s in recased if _en_recased_ok(text, s)], True)
     for run in guarded:
-        add(guard(text, lang, regions, run, original=False), True)
+        kept = guard(text, lang, regions, run, original=False)
+        add(kept if lang != "en" else [s for s in kept if _en_recased_ok(text, s)], True)
     return out

@@ -20,6 +20,13 @@ The span's ``source`` says which list matched (``gazetteer:first_name:F``, ``gaz
 gender or kind. The detector returns every candidate, overlapping ones included; :mod:`clinanon.steps.resolve`
 chooses among them.
 
+English names alone (:meth:`GazetteerDetector._bare_name_ok`): a one-word first name or surname in capitals
+("MAE", "LE" in a note typed in capitals), or a common word capitalised at a sentence's start ("Will call"), is
+reported only with name context (a title, role or kinship word, "spoke with" before it, a credential after it),
+next to another name, or when it is specific: not a common word and frequent as a name in the 1990 US Census
+(:func:`name_frequency`, ``gazetteers/en/name_frequency.txt``). English hospital names found by the pattern leave
+out a generic last word ("St Mary hospital" -> "St Mary"), as the English care-site rules do.
+
 Places that are also words (:mod:`clinanon.detect.gazetteer_context` holds these heuristics): a one-word city or
 region entry that is a common word of the language (``common_places``: "Hoorn" ~ "hoorn", "Puno" ~ "puño",
 compared folded) is reported only with place context (``place_context``: a place preposition, a postcode, an
@@ -50,10 +57,10 @@ from clinanon.detect.gazetteer_context import (
 from clinanon.document import Document, Span
 from clinanon.errors import ConfigError
 from clinanon.lang import check_language
-from clinanon.lang.fold import folded_words
+from clinanon.lang.fold import fold, folded_words
 from clinanon.lang.lexicon import common_lexicon
 from clinanon.lang.phrases import AccentMode, CaseMode, PhraseIndex, PhraseMatch, RawMatch, as_table, gap_kind
-from clinanon.lang.wordlists import LIST_FILES, load_rows, read_user_list
+from clinanon.lang.wordlists import LIST_FILES, data_dir, load_rows, read_rows, read_user_list
 from clinanon.text import Token, TokenTable
 
 __all__ = [
@@ -62,6 +69,9 @@ __all__ = [
     "DEFAULT_LABELS",
     "DEFAULT_SCORES",
     "GazetteerDetector",
+    "census_names",
+    "en_name_alone_ok",
+    "name_frequency",
 ]
 
 #: kinds with a built-in list (:data:`clinanon.lang.wordlists.LIST_FILES`) and the hospital name pattern
@@ -89,6 +99,98 @@ DEFAULT_SCORES: Mapping[str, float] = {
 }
 _NAME_KINDS = frozenset({"first_name", "surname"})
 _PLACE_KINDS = frozenset({"city", "region"})
+
+
+def _words(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+#: words right before a name in English notes: titles, roles, kinship, talking and paging verbs ("dr", "son",
+#: "spoke with", "paged", "per")
+_EN_NAME_BEFORE = _words(
+    "dr drs doctor mr mrs ms miss mister madam sir prof professor np rn pa ho nurse resident intern fellow attending "
+    "physician surgeon rt rrt sw chaplain md pt patient wife husband son daughter dtr dau sister brother sis bro "
+    "mother father mom dad mum friend neighbor neighbour niece nephew grandson granddaughter grandmother "
+    "grandfather aunt uncle cousin partner fiance fiancee girlfriend boyfriend spouse stepson stepdaughter sil "
+    "dil hcp proxy poa guardian caregiver daughters sons sisters brothers with to per by called paged spoke "
+    "talked updated notified informed aware named dear")
+#: credentials and roles right after a name ("irene, rn", "SMITH MD")
+_EN_NAME_AFTER = _words(
+    "rn bsn msn lpn np cnp fnp aprn crna rrt rt md do pa slp msw lcsw licsw phd pharmd rd ccrn sn jr sr ii iii "
+    "aware notified paged called says said")
+#: generic last words of an English hospital's name, left out of the span as the English care-site rules do
+#: (:mod:`clinanon.detect.rules.care_sites`): "Harbor hospital" -> "Harbor"
+_EN_GENERIC_HEADS = frozenset(("hospital", "hospitals", "hosp"))
+#: a bare name that is specific enough alone (:meth:`GazetteerDetector._bare_name_ok`): the Census percent of a
+#: first name, of a surname
+_SPECIFIC_FIRST = 0.02
+_SPECIFIC_SURNAME = 0.005
+
+
+@memo(maxsize=8)
+def name_frequency(lang: str) -> dict[str, tuple[float, float]]:
+    """Folded first name or surname -> (percent as a first name, percent as a surname) in the population
+    (``gazetteers/<lang>/name_frequency.txt``, built by ``scripts/build_name_frequency.py`` from the 1990 US
+    Census; English only, empty for other languages). Names that are also common words are not in it."""
+    path = data_dir(lang) / "name_frequency.txt"
+    out: dict[str, tuple[float, float]] = {}
+    if not path.is_file():
+        return out
+    for _n, cols in read_rows(path):
+        if len(cols) < 3:
+            continue
+        key = fold(cols[0])
+        first, sur = out.get(key, (0.0, 0.0))
+        pct = float(cols[2])
+        if cols[1] == "S":
+            sur = max(sur, pct)
+        else:
+            first = max(first, pct)
+        out[key] = (first, sur)
+    return out
+
+
+@memo(maxsize=8)
+def census_names(lang: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The folded first names and surnames of :func:`name_frequency` (none are common words)."""
+    freq = name_frequency(lang)
+    return (frozenset(k for k, (f, _s) in freq.items() if f > 0 or _s == 0),
+            frozenset(k for k, (_f, s) in freq.items() if s > 0 or _f == 0))
+
+
+def en_name_alone_ok(text: str, start: int, end: int) -> bool:
+    """English, for a one-word name whose capitals may be invented (a note typed in capitals, re-cased): a name
+    word that is not a common word and is frequent in the Census (:data:`_SPECIFIC_FIRST`,
+    :data:`_SPECIFIC_SURNAME`), or one after a title, role or kinship word (:data:`_EN_NAME_BEFORE`)."""
+    w = text[start:end]
+    low = fold(w)
+    before = text[max(0, start - 24):start].replace(",", " ").replace(".", " ").split()
+    if before and fold(before[-1]) in _EN_NAME_BEFORE:
+        return True
+    if low in common_lexicon("en") or len(w) < 4:
+        return False
+    first, sur = name_frequency("en").get(low, (0.0, 0.0))
+    return first >= _SPECIFIC_FIRST or sur >= _SPECIFIC_SURNAME
+
+
+def _loose_capitals(text: str, table: TokenTable, norm: Sequence[str], named: set[int]) -> bool:
+    """Whether ``text`` capitalises ordinary words inside its sentences ("cont at .5, Levo cont", "L radial
+    Aline"; nursing notes do, edited prose does not): two or more Title-case words of the common lexicon that no
+    name list holds, not at a sentence's start. Then a capital inside a sentence is no evidence of a name."""
+    lex = common_lexicon("en")
+    words, starts, ends = table.words, table.starts, table.ends
+    n = 0
+    for k in range(1, len(words)):
+        w = words[k]
+        if len(w) < 2 or not _is_title(w) or k in named or norm[k] not in lex:
+            continue
+        gap = text[ends[k - 1]:starts[k]]
+        if "\n" in gap or words[k - 1] in (".", "!", "?", ":", ";", "-", "*", "•", ")", '"'):
+            continue
+        n += 1
+        if n >= 2:
+            return True
+    return False
 
 
 def _attr_of(kind: str, cols: Sequence[str]) -> str:
@@ -197,6 +299,11 @@ class GazetteerDetector:
         hits = [m for m in self.index.match_tuples(text, table, norm, self.case)
                 if m[4] in kinds and self._plausible(text, table, m)
                 and (m[4] not in _PLACE_KINDS or self._place_ok(text, table, norm, m))]
+        if self.lang == "en" and hits:
+            named = {m[0] for m in hits if m[4] in _NAME_KINDS} | {m[1] - 1 for m in hits if m[4] in _NAME_KINDS}
+            loose = _loose_capitals(text, table, norm, named)
+            hits = [m for m in hits if m[4] not in _NAME_KINDS or m[1] - m[0] != 1
+                    or self._bare_name_ok(text, table, norm, m, named, loose)]
         # spans as tuples in Span field order: the same set, the same sort order, one Span per distinct tuple
         found: set[tuple[int, int, str, str, float]] = set()
         if hits:
@@ -241,6 +348,48 @@ class GazetteerDetector:
         short_caps = self.case != "fold" and w.isupper() and len(w) <= 4
         return not short_caps or self._caps_neighbour(text, table, i)
 
+    def _bare_name_ok(self, text: str, table: TokenTable, norm: Sequence[str], m: RawMatch,
+                      named: set[int], loose: bool = False) -> bool:
+        """English: a one-word first name or surname in capitals ("MAE", "LE", "DOUGLAS" in a note typed in
+        capitals) or one that is also a common word ("Will", "Grace") is a name only next to another name or
+        with name context (a title, a role, a kinship word, "spoke with" before it, a credential after it), or
+        when it is specific: not a common word, four letters or more, and frequent as a name in the Census
+        (:func:`name_frequency`)."""
+        i = m[0]
+        w = text[m[2]:m[3]]
+        low = norm[i]
+        common = low in common_lexicon("en")
+        starts, ends, words = table.starts, table.ends, table.words
+        n = len(starts)
+        if not w.isupper() and (not common or not (loose or self._sentence_start(text, table, i))):
+            return True  # a capital inside a sentence of mixed-case text is a name's ("Why is Katrine so")
+        for k in (i - 1, i + 1):  # another name word right next to it ("KOWALSKI BAKER"), not for a word ("SON")
+            if (not common and 0 <= k < n and k in named
+                    and "\n" not in text[ends[min(i, k)]:starts[max(i, k)]]):
+                return True
+        k = i - 1
+        while k >= 0 and words[k] in (".", ",", ":"):
+            k -= 1
+        if k >= 0 and norm[k] in _EN_NAME_BEFORE and "\n" not in text[ends[k]:starts[i]]:
+            return True
+        k = i + 1
+        while k < n and words[k] in (",", "-", "/"):
+            k += 1
+        if k < n and norm[k] in _EN_NAME_AFTER and "\n" not in text[ends[i]:starts[k]]:
+            return True
+        if common or len(w) < 4:
+            return False
+        first, sur = name_frequency("en").get(low, (0.0, 0.0))
+        return first >= _SPECIFIC_FIRST or sur >= _SPECIFIC_SURNAME
+
+    @staticmethod
+    def _sentence_start(text: str, table: TokenTable, i: int) -> bool:
+        """Whether token ``i`` starts a sentence or a line (where a common word is capitalised too)."""
+        if i == 0:
+            return True
+        gap = text[table.ends[i - 1]:table.starts[i]]
+        return "\n" in gap or table.words[i - 1] in (".", "!", "?", ":", ";", "-", "*", "•", ")", '"')
+
     def _place_ok(self, text: str, table: TokenTable, norm: Sequence[str], m: RawMatch) -> bool:
         """A city or region hit is not the tail of an organisation's name ("AOK Hessen": a health insurer), and a
         one-word one that is also a common word of the language (:func:`common_places`: "Hoorn", "Puno" ~ "puño")
@@ -283,6 +432,10 @@ class GazetteerDetector:
             start_tok, end_tok = m.i, m.j
             if m.attr in ("R", "B"):
                 end_tok = self._extend_right(text, table, norm, m.j, particles, stop)
+                if self.lang == "en" and end_tok > m.j and all(
+                        norm[k] in common_lexicon("en") or not any(map(str.isalpha, words[k]))
+                        for k in range(m.j, end_tok)):
+                    end_tok = m.j  # "HOSPITAL FOR", "Hospital Stay": common words, not a name
             if m.attr in ("L", "B") and end_tok == m.j:
                 start_tok = self._extend_left(text, table, norm, m.i, particles, stop)
             if start_tok == m.i and end_tok == m.j:
@@ -297,6 +450,10 @@ class GazetteerDetector:
                 score = base
             elif not head_cap and not any(_is_title(words[k]) for k in range(m.j, end_tok)):
                 continue  # "clínica de la AR": a lower-case head needs a Title-case name word
+            if self.lang == "en" and end_tok == m.j and m.j - start_tok > 1 and norm[m.j - 1] in _EN_GENERIC_HEADS:
+                end_tok -= 1  # "St Mary hospital": the name; the generic word says nothing of the place
+                while end_tok > start_tok and words[end_tok - 1] in ("'", "’", "-", "."):
+                    end_tok -= 1
             out.append(Span(starts[start_tok], ends[end_tok - 1], label, src, score))
         if suffixes:
             min_len = min(len(suf) for suf, _ in suffixes) + 3

@@ -278,6 +278,16 @@ def _slash_abbreviation(text: str, start: int, end: int) -> bool:
     return end - start <= 3 and _SLASH_ABBR.match(text, start) is not None
 
 
+_EN_SLASH_STREET = re.compile(r"[ \t]+[A-Z][a-zà-ÿ]")
+
+
+def _en_slash_shorthand(text: str, start: int, end: int) -> bool:
+    """In English text a slash street type ("C/", "Av/") is clinical shorthand ("C/DIFF", "C/SPINE", "CC/HR")
+    unless a space and a Title-case name follow it ("C/ Mayor 5", a Spanish address)."""
+    typ = text[start:end]
+    return ("/" in typ or "\\" in typ) and _EN_SLASH_STREET.match(text, end) is None
+
+
 def _glued(text: str, start: int) -> bool:
     return start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_/\\-")
 
@@ -375,6 +385,8 @@ class StreetRecognizer:
         out: list[Span] = []
         for m in _PREFIX_STREET.finditer(text):
             if _glued(text, m.start()) or (self.lang == "en" and _slash_abbreviation(text, m.start(1), m.end(1))):
+                continue
+            if self.lang == "en" and _en_slash_shorthand(text, m.start(1), m.end(1)):
                 continue
             typ, name = m.group(1), m.group("name")
             strong = typ in _STRONG_SET

@@ -317,8 +317,7 @@ class CareSiteRecognizer:
             if short and headed is None:
                 continue  # "u of" alone: only with "med center", "hospital" after it
             end = m.end(1) if len(words) == len(m.group(1).split()) else m.start(1) + len(" ".join(words))
-            stop = m.end() if headed is not None and end == m.end(1) else end
-            out.append(Span(m.start(), stop, "LOCATION.HOSPITAL", f"{self.name}:university", 0.7))
+            out.append(Span(m.start(), end, "LOCATION.HOSPITAL", f"{self.name}:university", 0.7))
         return out
 
     def _heads(self, text: str) -> list[Span]:

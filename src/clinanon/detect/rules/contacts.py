@@ -297,7 +297,12 @@ _PAGER_WORDS: dict[str, tuple[str, ...]] = {
 #: a phone number right before an "x1234" extension ("555-0199 x4567")
 _PHONE_TAIL = re.compile(r"\d{3}[-. ]\d{4}[ \t]?\Z")
 #: a US number written with a slash after the area code ("410/555-1234"): area code, exchange, line
-_SLASH_PHONE = re.compile(r"(?<![\w/.\-])\(?[2-9]\d{2}\)?[ \t]?/[ \t]?[2-9]\d{2}[-. ]?\d{4}(?![\w/\-]|[.,]\d)")
+_SLASH_PHONE = re.compile(r"(?<![\w/.\-])\(?[2-9]\d{2}\)?[ \t]?/[ \t]?[2-9]\d{2}(?:[-. ]|[ \t]?/[ \t]?)?\d{4}"
+                          r"(?![\w/\-]|[.,]\d)")
+#: words before numbers written with two slashes that make them measures, not a phone number ("ratio 300/200/1000")
+_SLASH_NOT_PHONE = frozenset(("ratio", "ratios", "abg", "vbg", "gas", "gases", "vent", "settings", "bp", "pressure",
+                              "pressures", "cvp", "pap", "pa", "ps", "peep", "ie", "labs", "lab", "chem", "chems",
+                              "cbc", "lytes", "values", "dilution", "titer", "titre"))
 #: words before a bare "x1234" that make it an extension ("call x4567", "reach him at x4567")
 _CALL_WORDS = frozenset(("call", "called", "calls", "phone", "phoned", "reach", "reached", "contact", "contacted",
                          "page", "paged", "at", "tel", "ph", "number", "no", "extension", "office", "desk"))
@@ -317,7 +322,7 @@ class PagerRecognizer:
         # the word, then at most a few characters of ":", "#", ".", "no" or "number", then the number
         self._rx = re.compile(rf"(?i)(?<![\w])(?:{alt})\.?(?:[ \t]{{0,2}}(?:no\.?|nr\.?|number|num|#|:)){{0,2}}"
                               rf"[ \t]{{0,2}}#?[ \t]?(\d{{3}}-\d{{4}}|\d{{3,7}})(?![\w/.,:]\d|[\w/])")
-        self._x = re.compile(r"(?i)(?<![\w])x(\d{3,5})(?![\w/]|[.,:]\d)") if "x" in _PAGER_WORDS[self.lang] else None
+        self._x = re.compile(r"(?i)(?<![\w])x(\d{2,5})(?![\w/]|[.,:]\d)") if "x" in _PAGER_WORDS[self.lang] else None
         self._slash = _SLASH_PHONE if self.lang == "en" else None
 
     def __repr__(self) -> str:
@@ -329,11 +334,19 @@ class PagerRecognizer:
             out.append(Span(m.start(1), m.end(1), "CONTACT.PHONE", f"{self.name}:pager", 0.85))
         if self._slash is not None and "/" in text:
             for m in self._slash.finditer(text):
+                if m.group().count("/") > 1:  # "201/324/1423"; not "ratio 300/200/1000", "ABG 7.35/410/555/1234"
+                    groups = _DIGIT_GROUP.findall(m.group())
+                    before = {w.casefold() for w in _WORD_RE.findall(text, max(0, m.start() - 20), m.start())}
+                    if before & _SLASH_NOT_PHONE or groups[0].endswith("00") or groups[1].endswith("00"):
+                        continue
                 out.append(Span(m.start(), m.end(), "CONTACT.PHONE", f"{self.name}:slash", 0.7))
         if self._x is not None and ("x" in text or "X" in text):
             for m in self._x.finditer(text):
                 before = [w.casefold() for w in _WORD_RE.findall(text, max(0, m.start() - 30), m.start())[-3:]]
-                if _CALL_WORDS & set(before) or _PHONE_TAIL.search(text, max(0, m.start() - 20), m.start()):
+                tail = _PHONE_TAIL.search(text, max(0, m.start() - 20), m.start()) is not None
+                if m.end(1) - m.start(1) < 3 and not tail:
+                    continue  # "x45" only right after a phone number ("410 392 0780 x45")
+                if _CALL_WORDS & set(before) or tail:
                     out.append(Span(m.start(), m.end(), "CONTACT.PHONE", f"{self.name}:extension", 0.75))
         return out
 

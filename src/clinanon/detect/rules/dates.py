@@ -252,7 +252,8 @@ def _month_token_ok(lang: str, spec: _DateLang) -> Callable[[str], bool]:
 _YEAR_EVENT: dict[str, re.Pattern[str]] = {
     "en": re.compile(r"(?<![\w./])(?i:s/p|status[ \t]post|diagnosed|dx|dx'd|h/o|hx|history[ \t]of|pmh|pshx?|cabg|"
                      r"ptca|pci|stent(?:ed)?|mi|cva|resection|repair|replacement|transplant|surgery|ectomy|"
-                     r"amputation|bka|aka|fracture|since)(?![\w/])"),
+                     r"amputation|bka|aka|fracture|fx|since|admission|admitted|readmitted|hospitalized|"
+                     r"hospitalization|onset|episode|born|died|passed)(?![\w/])"),
     "de": re.compile(r"(?<![\w.])(?:ED|Erstdiagnose|Erstdiagn\.|[ZS]t?\.[ \t]?n\.|Zustand[ \t]nach|(?i:diagnostiziert"
                      r"|operiert|implantiert|entfernt))(?![\w])"),
     "nl": re.compile(r"(?<![\w.])(?i:status[ \t]na|st\.[ \t]?na|s\.p\.|gediagnosticeerd|geopereerd|geïmplanteerd"
@@ -646,6 +647,8 @@ def _md_adjust(text: str, start: int, end: int) -> float:
         if w in _RANGE_WORDS and i + 1 < len(before) and _MD_SHAPE.match(before[i + 1]):
             return 0.3  # "8/15 to 8/20"
         if _md_neg(w) and (w != "to" or i == 0):
+            if w in _MD_DATED and m > d:
+                return 0.3  # "blood cx 10/2": a culture's date (a count of bottles is "2/4")
             return -0.5
         if w in _MD_CUES_BEFORE or _CLOCK.match(w) or _MILITARY.match(w) or w.endswith("'d"):
             if (w in _MD_WEAK_CUES and i + 1 < len(before) and _md_neg(before[i + 1])
@@ -659,6 +662,60 @@ def _md_adjust(text: str, start: int, end: int) -> float:
     if not frac and line_start >= 0 and not text[line_start:start].strip(" \t(*-"):
         return 0.2  # a dated line: "10/13 CARDIAC CATH: ...", "4/12 CSRU 7P-7A SHIFT SUMMARY"
     return -0.3 if frac else 0.0
+
+
+#: the denominators of scores and fractions ("5/5" strength, "2/6" murmur, "3/4" pulses, "1/2" NS, "4/10" pain)
+_SCORE_DENOMINATORS = frozenset((2, 3, 4, 5, 6, 8, 10))
+#: cue words that say a number pair is a date whatever its shape (not "on", "of", "or", "am", "ct"...: those
+#: also stand before a score, a setting or a chest tube ("CT", "OR" in capitals))
+_MD_STRONG_CUES = _MD_CUES_BEFORE - _wordset(
+    "on of by from after before next start changed or ct am pm eve evening morning night noc done held mi op")
+_MD_NEARBY = re.compile(r"(?<![\w/.,\-+:])(0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])(?:/(?:\d\d){1,2})?(?![\w%+])")
+
+
+def _md_score_shaped(text: str, start: int, end: int) -> bool:
+    """A pair read as a score or a fraction ("5/5", "2/6", "3/4", "1/2"): numerator ≤ a common denominator."""
+    m, d = (int(x) for x in text[start:end].split("/"))
+    return m <= d and d in _SCORE_DENOMINATORS
+
+
+def _md_corroborated(text: str, start: int, end: int) -> bool:
+    """Another date in the note near this pair (2 000 characters either side) that is not score-shaped itself,
+    with a cue or a year, in the same month or the month next to it: ICU notes speak of the days of one stay."""
+    month = int(text[start:end].split("/", 1)[0])
+    lo, hi = max(0, start - 2000), min(len(text), end + 2000)
+    for n, m in enumerate(_MD_NEARBY.finditer(text, lo, hi)):
+        if n >= 40:
+            break
+        a, b = m.span()
+        if a == start or (b - a <= 5 and _md_score_shaped(text, a, b)):
+            continue
+        other = int(m.group(1))
+        if min((month - other) % 12, (other - month) % 12) > 1:
+            continue
+        if text.count("/", a, b) == 2 or (_md_valid(text[a:b]) and _md_adjust(text, a, b) >= 0.2):
+            return True
+    return False
+
+
+def _md_strong_cue(text: str, start: int, end: int) -> bool:
+    before = _md_words_before(text, start, 3)
+    after = _md_words_after(text, end, 1)
+    return (any(w in _MD_STRONG_CUES or _CLOCK.match(w) or _MILITARY.match(w) or w.endswith("'d") for w in before)
+            or bool(after and (_CLOCK.match(after[0]) or _MILITARY.match(after[0]))))
+
+
+def _md_note_adjust(text: str, start: int, end: int) -> float:
+    """:func:`_md_adjust`, lowered for a score-shaped pair ("5/5", "2/6", "3/4") that has no strong date cue
+    (:data:`_MD_STRONG_CUES`, a clock time) and no other date of the same weeks near it in the note
+    (:func:`_md_corroborated`): such a pair is a strength, a murmur, a pulse grade or a fraction more often than a
+    date."""
+    adj = _md_adjust(text, start, end)
+    if adj < 0 or not _md_score_shaped(text, start, end) or _md_strong_cue(text, start, end):
+        return adj
+    if _md_corroborated(text, start, end):
+        return adj
+    return -0.3
 
 
 def _my_adjust(text: str, start: int, end: int) -> float:
@@ -688,13 +745,16 @@ def _month_day_numeric_en() -> list[RulePattern]:
             RulePattern("month_year_short_numeric", first="digit",  # "CABG 1/78": a month and a year > 31
                         regex=r"(?<![\w/,\-+:])(?<!\d\.)(?:0?[1-9]|1[0-2])/(?:3[2-9]|[4-9]\d)(?![\w/%+]|[.,:-]\d)",
                         score=0.25, adjust=_my_adjust),
+            RulePattern("month_year_glued", first="letter",  # "hip fx4/97", "dx3/95": glued to an abbreviation
+                        regex=r"(?<![\w/])[A-Za-z]{2,3}((?:0?[1-9]|1[0-2])/(?:3[2-9]|[4-9]\d))(?![\w/%+]|[.,:-]\d)",
+                        group=1, score=0.25, adjust=_my_adjust),
             RulePattern("month_day_range", first="digit",
                         regex=rf"(?<![\w/.,\-+:]){md}[ \t]?[-–][ \t]?{md}(?![\w/%+]|[.,:-]\d)",
                         score=0.75, validator=_md_range_valid),
             RulePattern("month_day_numeric", first="digit",
                         regex=r"(?<![\w/,\-+:])(?<![\d.]\.)(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])"
                               r"(?![\w/%+]|[.,:-]\d)",
-                        score=0.55, validator=_md_valid, adjust=_md_adjust)]
+                        score=0.55, validator=_md_valid, adjust=_md_note_adjust)]
 
 
 def _with_clock_guard(adjust: Callable[[str, int, int], float]) -> Callable[[str, int, int], float]:

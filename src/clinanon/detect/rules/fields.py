@@ -434,12 +434,41 @@ class FieldRecognizer:
                 first = _LONG_WORD.search(text, ext[0], ext[1])
                 if first is None or not _name_word_ok(first.group(), self.lang):
                     continue  # a role title before a common word or a specialty: "OA Fraktur", "FA Innere"
+            if ext and self.lang == "en":
+                ext = _en_title_name(text, *ext)
             if ext and ext[1] - ext[0] >= 2 and self.title_score >= self.min_score:
                 out.append(Span(ext[0], ext[1], _D, f"{self.name}:title", self.title_score))
         return out
 
     def detect(self, doc: Document) -> list[Span]:
         return self.analyze(doc.text)
+
+
+_EN_TITLE_WORD = re.compile(r"[^\s\-]+")
+
+
+def _en_title_name(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """English: the name after "Dr" ends before a stop word or a common word after its first word ("DR SMITH IN TO
+    SEE PT", "Dr. Rockwood-thinking is"), a lower-case part after a hyphen included."""
+    lex = common_lexicon("en")
+    stop = common_words("en")
+    last = None
+    for n, m in enumerate(_EN_TITLE_WORD.finditer(text, start, end)):
+        w = m.group().strip(".,;")
+        f = w.casefold()
+        if n and (f in stop or (fold(w) in lex and fold(w) not in _en_names())):
+            break
+        if n and text[m.start() - 1] == "-" and w[:1].islower():
+            break
+        last = m.start() + len(w)
+    if last is None or last <= start:
+        return None
+    return start, last
+
+
+@memo
+def _en_names() -> frozenset[str]:
+    return frozenset(fold(r[0]) for kind in ("first_name", "surname") for r in load_rows("en", kind))
 
 
 #: titles that introduce a doctor's name in running text

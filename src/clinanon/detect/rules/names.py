@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterable
 from clinanon.caches import memo
 from clinanon.detect.allowlist import AllowList, allowlist_for, is_latin_anatomy
 from clinanon.detect.base import Detector
+from clinanon.detect.gazetteer import census_names
 from clinanon.detect.rules.dates import RulePattern, RuleRecognizer
 from clinanon.detect.rules.lexicon import trie_regex
 from clinanon.document import Document, Span
@@ -153,7 +154,11 @@ def _trim(text: str, spans: list[Span], lang: str) -> list[Span]:
                 continue
         words = [(m.start(), m.end()) for m in _WORD.finditer(text, s.start, s.end)]
 
-        def lead_junk(a: int, b: int, n: int, common: frozenset[str] = common) -> bool:
+        initials = lang == "en" and s.source.endswith(":initials_surname")
+
+        def lead_junk(a: int, b: int, n: int, common: frozenset[str] = common, initials: bool = initials) -> bool:
+            if initials and b - a == 1 and n > 1 and text[b:b + 1] == ".":
+                return False  # "K. ABRAMS": an initial, even one that is also a common letter ("k", "i")
             w = text[a:b].casefold()
             if w in common and w not in _PARTICLE_SET:
                 return True
@@ -216,6 +221,25 @@ def _initial_adjust(text: str, start: int, end: int) -> float:
     return 0.0
 
 
+def _initial_adjust_en(text: str, start: int, end: int) -> float:
+    """:func:`_initial_adjust`, and lower when a side letter ("L.", "R.", "B." for bilateral) stands before a common
+    English word that no name list holds ("L. Pedal pulses", "R. Arm"): a body side, not a name."""
+    adj = _initial_adjust(text, start, end)
+    span = text[start:end]
+    last = span.split()[-1].split(".")[-1]
+    g = fold(last)
+    if span[:1] in "LRB" and span[1:2] == "." and g in common_lexicon("en") and g not in _listed_names("en"):
+        return adj - 0.4
+    return adj
+
+
+@memo
+def _listed_names(lang: str) -> frozenset[str]:
+    """Folded one-word entries of the first-name and surname lists of ``lang`` (common words included)."""
+    return frozenset(fold(r[0]) for kind in ("first_name", "surname") for r in load_rows(lang, kind)
+                     if " " not in r[0])
+
+
 @memo
 def name_patterns(lang: str) -> tuple[RulePattern, ...]:
     """The context patterns of ``lang`` (the PHI group is the name only), most specific first."""
@@ -249,7 +273,8 @@ def name_patterns(lang: str) -> tuple[RulePattern, ...]:
         RulePattern("degree", first="letter", label="NAME.DOCTOR", score=0.8,
                     regex=rf"(?<![\w.])({_LEAD_INITIALS}{NAME_SEQ}),?[ \t]{{1,2}}{_DEGREES}(?![\w])", group=1,
                     trigger=rf"{_DEGREES}(?![\w])"),
-        RulePattern("initials_surname", first="letter", score=0.65, adjust=_initial_adjust,
+        RulePattern("initials_surname", first="letter", score=0.65,
+                    adjust=_initial_adjust_en if lang == "en" else _initial_adjust,
                     regex=rf"(?<![\w.'’/])((?:{_U}\.[ \t]?){{1,3}}(?:{_PART}{_SP}){{0,3}}{CAPW})(?![\w])", group=1,
                     trigger=rf"{_U}\.[ \t]?(?:{_U}\.[ \t]?){{0,2}}(?:{_PART}{_SP}){{0,3}}{_U}"),
     ]
@@ -670,7 +695,7 @@ _LIST = re.compile(rf"{_U}(?<![\w\-'’].){_CAPW_REST}(?:(?:,[ \t]{{1,2}}{CAPW})
 #: cue words (folded) and the label of the name after them: clinicians' titles and roles, relatives
 _CASELESS_CUES: dict[str, dict[str, str]] = {
     "en": {
-        **dict.fromkeys(("dr", "drs", "doctor", "np", "rn", "pa", "nurse", "resident", "intern", "fellow",
+        **dict.fromkeys(("dr", "drs", "doctor", "np", "rn", "pa", "ho", "nurse", "resident", "intern", "fellow",
                          "attending", "physician", "surgeon", "cardiologist", "nephrologist", "neurologist",
                          "pharmacist", "therapist", "rt", "rrt", "sw", "cm", "chaplain", "nutritionist",
                          "dietitian", "md"), "NAME.DOCTOR"),
@@ -684,8 +709,11 @@ _CASELESS_CUES: dict[str, dict[str, str]] = {
         "mr": "NAME", "mrs": "NAME", "ms": "NAME", "miss": "NAME", "pt": "NAME.PATIENT", "patient": "NAME.PATIENT",
     },
 }
+#: cues written with an abbreviation's dot before a name ("Dr. murray", "dtr. jane"); after the other cues a dot
+#: ends a sentence ("... power of attorney. Legal work")
+_DOT_CUES = frozenset(("dr", "drs", "mr", "mrs", "ms", "dtr", "dau", "sis", "bro"))
 #: cues after which a listed first name or surname must be among the words ("md aware" is no name)
-_WEAK_CUES = frozenset(("pt", "patient", "md", "rn", "pa", "rt", "sw", "cm", "fellow", "resident", "intern",
+_WEAK_CUES = frozenset(("pt", "patient", "md", "rn", "pa", "ho", "rt", "sw", "cm", "fellow", "resident", "intern",
                         "attending", "friend", "partner", "proxy", "hcp", "poa", "guardian", "caregiver"))
 #: cue phrases of two words (the second word is the one in the table above, the first one is checked here)
 _TWO_WORD_CUES = {"other": "significant", "law": "in"}
@@ -733,6 +761,10 @@ class CaselessCueRecognizer:
         self.lexicon = common_lexicon(lang)
         self.names, _ = name_words(lang)
         self.first = frozenset(fold(r[0]) for r in load_rows(lang, "first_name") if " " not in r[0])
+        if lang == "en":  # the US Census names (none of them a common word): "per d kowalski", "j. nguyen rn"
+            census_first, census_surnames = census_names(lang)
+            self.names = self.names | census_first | census_surnames
+            self.first = self.first | census_first
         self.allow = allowlist_for(lang)
 
     def __repr__(self) -> str:
@@ -803,6 +835,10 @@ class CaselessCueRecognizer:
                 label = "NAME.RELATIVE"
             if label is None:
                 continue
+            punct = text[m.end(1):m.end()]
+            if "." in punct and cue not in _DOT_CUES:
+                continue  # "attorney. Legal work", "np. Instructed": a sentence's end, not an abbreviation's dot
+            comma_listed = "," in punct and label != "NAME.RELATIVE"  # "MR , AI" (mitral regurgitation): a list
             if label == "NAME" and cue not in ("per", "by") and text[m.end():m.end() + 2].istitle():
                 continue  # "Mrs. Lennox": the honorific pattern's (a lower-case "mr.renzi" is this one's)
             words = self._take(text, m.end(), initial_first=True)
@@ -817,7 +853,7 @@ class CaselessCueRecognizer:
                     continue
             elif cue in ("pt", "patient") and any(fold(text[a:b]) in self.lexicon for a, b in words):
                 continue  # "pt fed today": after "pt" a word of the lexicon is a verb
-            elif cue in _WEAK_CUES and not any(self._known(text[a:b]) for a, b in words):
+            elif (cue in _WEAK_CUES or comma_listed) and not any(self._known(text[a:b]) for a, b in words):
                 continue  # weak cues ("pt alert", "md aware", "rn at bedside"): a listed name must be among the words
             elif cue == "rt" and not any(fold(text[a:b]) in self.first or fold(text[a:b]) not in self.lexicon
                                          for a, b in words):
