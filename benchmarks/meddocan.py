@@ -1,13 +1,18 @@
 """MEDDOCAN benchmark of one detector: models trained on train only, scored on dev.
 
-``python benchmarks/meddocan.py --detector {rules,crf,spacy,ensemble} [--crf-model DIR] [--spacy-model DIR]``
+``python benchmarks/meddocan.py --detector {rules,crf,spacy,bilstm_crf,ensemble} [--crf-model DIR] [--spacy-model DIR]
+[--bilstm-model DIR] [--with-bilstm]``
 
 * ``rules``: the rules detector resolved, propagated and mapped to MEDDOCAN labels (what ``Pipeline`` does);
 * ``crf``: :class:`CRFDetector` (trained here on train with ``--max-iterations``, or loaded from ``--crf-model``,
   which must have been trained on train only);
 * ``spacy``: :class:`SpacyNERDetector` loaded from ``--spacy-model`` (train it with
   ``clinanon train configs/train_spacy_meddocan.toml``: ~17 min, too long to do here);
-* ``ensemble``: rules + CRF (+ spaCy with ``--with-spacy``) combined per label by
+* ``bilstm_crf``: :class:`BiLSTMCRFDetector` loaded from ``--bilstm-model`` (train it with
+  ``clinanon train configs/train_bilstm_crf_meddocan.toml``; the ``neural`` extra); its inference is measured with
+  ``torch.set_num_threads(1)`` (one core);
+* ``ensemble``: rules + CRF (+ spaCy with ``--with-spacy``, + the BiLSTM-CRF with ``--with-bilstm``) combined per
+  label by
   :class:`clinanon.ensemble.Ensemble`. The per-label strategy table is chosen on dev by
   :func:`choose_strategies` (so its dev score is optimistic: model selection on the scored data) and also
   estimated honestly by 2-fold cross-selection on dev (strategies chosen on one half, scored on the other,
@@ -60,7 +65,7 @@ def _dir_size(p: Path | None) -> int:
 
 
 def build(detector: str, crf_model: Path | None, spacy_model: Path | None, strategies: Path | None,
-          with_spacy: bool, extra_crf: Path | None = None) -> Any:
+          with_spacy: bool, extra_crf: Path | None = None, bilstm_model: Path | None = None) -> Any:
     """The detector to measure (labels: MEDDOCAN)."""
     from clinanon.detect.rules.detector import RulesDetector
     from clinanon.ensemble import Ensemble, StrategyTable
@@ -75,6 +80,10 @@ def build(detector: str, crf_model: Path | None, spacy_model: Path | None, strat
         from clinanon.detect.spacy_ner import SpacyNERDetector
 
         return SpacyNERDetector.load(spacy_model)  # type: ignore[arg-type]
+    if detector == "bilstm_crf":
+        from clinanon.detect.neural.bilstm_crf import BiLSTMCRFDetector
+
+        return BiLSTMCRFDetector.load(bilstm_model)  # type: ignore[arg-type]
     from clinanon.detect.crf import CRFDetector
 
     members: dict[str, Any] = {"crf": CRFDetector.load(crf_model)}  # type: ignore[arg-type]
@@ -84,6 +93,10 @@ def build(detector: str, crf_model: Path | None, spacy_model: Path | None, strat
         from clinanon.detect.spacy_ner import SpacyNERDetector
 
         members["spacy"] = SpacyNERDetector.load(spacy_model)  # type: ignore[arg-type]
+    if bilstm_model is not None:
+        from clinanon.detect.neural.bilstm_crf import BiLSTMCRFDetector
+
+        members["bilstm_crf"] = BiLSTMCRFDetector.load(bilstm_model)
     members["rules"] = RulesDetector("es")
     table = StrategyTable.load(strategies) if strategies is not None else StrategyTable()
     return Ensemble(members, scheme="meddocan", table=table, tiebreak="crf", lang="es")
@@ -102,8 +115,13 @@ def inference(args: argparse.Namespace) -> dict[str, Any]:
     For an ensemble, the passes of the CRF alone, the ensemble and the pipeline are interleaved (one of each per
     round), so that a busy machine slows them alike and their ratios stay meaningful."""
     docs = _read(args.data, "dev")
+    if args.bilstm_model is not None:  # one core, as the other detectors (single process, single thread)
+        import torch
+
+        torch.set_num_threads(1)
     t0 = time.perf_counter()
-    det = build(args.detector, args.crf_model, args.spacy_model, args.strategies, args.with_spacy, args.extra_crf)
+    det = build(args.detector, args.crf_model, args.spacy_model, args.strategies, args.with_spacy, args.extra_crf,
+                args.bilstm_model)
     load_s = time.perf_counter() - t0
     fns: dict[str, Any] = {"detector": det.detect}
     if args.detector in ("ensemble", "rules"):
@@ -115,17 +133,23 @@ def inference(args: argparse.Namespace) -> dict[str, Any]:
             fn(d)
     chars = sum(len(d.text) for d in docs)
     runs: dict[str, list[float]] = {k: [] for k in fns}
+    cpu: dict[str, list[float]] = {k: [] for k in fns}
     for _ in range(args.repeat):
         for k, fn in fns.items():
             t = time.perf_counter()
+            c = time.process_time()
             for d in docs:
                 fn(d)
             runs[k].append(time.perf_counter() - t)
+            cpu[k].append(time.process_time() - c)
     out: dict[str, Any] = {"load_seconds": round(load_s, 2)}
     for k, rs in runs.items():
         med = statistics.median(rs)
+        cpu_med = statistics.median(cpu[k])
+        # CPU seconds of this process too: on a shared machine, wall time also counts other people's work
         out[k] = {"chars": chars, "runs_s": [round(r, 3) for r in rs], "median_s": round(med, 3),
-                  "chars_per_s": round(chars / med), "docs_per_s": round(len(docs) / med, 1)}
+                  "chars_per_s": round(chars / med), "docs_per_s": round(len(docs) / med, 1),
+                  "cpu_median_s": round(cpu_med, 3), "chars_per_cpu_s": round(chars / cpu_med) if cpu_med else None}
     if "crf_alone" in out:
         out["relative_to_crf_alone"] = {k: round(out["crf_alone"]["median_s"] / out[k]["median_s"], 3)
                                         for k in ("detector", "pipeline")}
@@ -154,11 +178,15 @@ def score(gold: list[Any], pred: list[Any]) -> dict[str, Any]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--detector", choices=["rules", "crf", "spacy", "ensemble"], required=True)
+    ap.add_argument("--detector", choices=["rules", "crf", "spacy", "bilstm_crf", "ensemble"], required=True)
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     ap.add_argument("--crf-model", type=Path, default=None, help="a CRF trained on MEDDOCAN train only")
     ap.add_argument("--spacy-model", type=Path, default=None, help="a spaCy model trained on MEDDOCAN train only")
     ap.add_argument("--with-spacy", action="store_true", help="ensemble: add the spaCy model as a member")
+    ap.add_argument("--bilstm-model", type=Path, default=None,
+                    help="a BiLSTM-CRF trained on MEDDOCAN train only (clinanon train "
+                         "configs/train_bilstm_crf_meddocan.toml)")
+    ap.add_argument("--with-bilstm", action="store_true", help="ensemble: add the BiLSTM-CRF as a member")
     ap.add_argument("--extra-crf", type=Path, default=None,
                     help="ensemble: a second CRF (trained on train only, other settings) as member 'crf2'")
     ap.add_argument("--max-iterations", type=int, default=100, help="CRF iterations when training here")
@@ -204,9 +232,26 @@ def main() -> None:
     if args.extra_crf is not None:
         meta = json.loads((args.extra_crf / "meta.json").read_text(encoding="utf-8"))
         training["crf2_seconds"] = meta.get("train_seconds")
+    if args.detector == "bilstm_crf" or args.with_bilstm:
+        if args.bilstm_model is None:
+            ap.error("bilstm_crf needs --bilstm-model (trained on train only)")
+        import torch
+
+        torch.set_num_threads(1)  # one core (and no spinning thread pool on a shared machine)
+        meta = json.loads((args.bilstm_model / "meta.json").read_text(encoding="utf-8"))
+        tr = meta.get("training") or {}
+        training["bilstm_crf_seconds"] = tr.get("total_seconds")
+        training["bilstm_crf_epochs"] = tr.get("epochs")
+        training["bilstm_crf_best_epoch"] = tr.get("best_epoch")
+        training["bilstm_crf_stopped"] = tr.get("stopped")
+        training["bilstm_crf_dev_span_f1_per_epoch"] = tr.get("dev_span_f1_per_epoch")
+        training["bilstm_crf_params"] = meta.get("params")
+    else:
+        args.bilstm_model = None
     training["peak_rss_mb"] = rss_mb()
 
-    det = build(args.detector, args.crf_model, args.spacy_model, None, args.with_spacy, args.extra_crf)
+    det = build(args.detector, args.crf_model, args.spacy_model, None, args.with_spacy, args.extra_crf,
+                args.bilstm_model)
     result: dict[str, Any] = {"benchmark": "meddocan", "detector": args.detector,
                               "members": list(getattr(det, "members", [args.detector])), "clinanon": __version__,
                               "python": platform.python_version(), "machine": platform.machine(),
@@ -251,7 +296,8 @@ def main() -> None:
     cmd = [sys.executable, __file__, "--inference-only", "--detector", args.detector, "--data", str(args.data),
            "--repeat", str(args.repeat)]
     for flag, val in (("--crf-model", args.crf_model), ("--spacy-model", args.spacy_model),
-                      ("--strategies", strategies_path), ("--extra-crf", args.extra_crf)):
+                      ("--strategies", strategies_path), ("--extra-crf", args.extra_crf),
+                      ("--bilstm-model", args.bilstm_model)):
         if val is not None:
             cmd += [flag, str(val)]
     if args.with_spacy:
@@ -261,8 +307,10 @@ def main() -> None:
     result["model_bytes"] = {"crf": _dir_size(args.crf_model) if args.detector in ("crf", "ensemble") else 0,
                              "crf2": _dir_size(args.extra_crf),
                              "spacy": (_dir_size(args.spacy_model)
-                                       if args.detector == "spacy" or args.with_spacy else 0)}
-    name = args.detector + ("_crf2" if args.extra_crf else "") + ("_spacy" if args.with_spacy else "")
+                                       if args.detector == "spacy" or args.with_spacy else 0),
+                             "bilstm_crf": _dir_size(args.bilstm_model)}
+    name = (args.detector + ("_crf2" if args.extra_crf else "") + ("_spacy" if args.with_spacy else "")
+            + ("_bilstm" if args.with_bilstm else ""))
     out = args.out or RESULTS / f"meddocan_{name}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

@@ -8,8 +8,10 @@
   every detector is trained on the same documents at each fraction.
 * Detectors: ``rules`` (nothing to learn: the same score at every fraction, the baseline), ``crf``
   (:class:`~clinanon.detect.crf.CRFDetector`, ``crf_iterations`` L-BFGS iterations), ``spacy``
-  (:class:`~clinanon.detect.spacy_ner.SpacyNERDetector`, ``spacy_steps`` steps), ``ensemble`` (rules + the CRF
-  of the same fraction, union by default; needs ``crf``).
+  (:class:`~clinanon.detect.spacy_ner.SpacyNERDetector`, ``spacy_steps`` steps), ``bilstm_crf``
+  (:class:`~clinanon.detect.neural.bilstm_crf.BiLSTMCRFDetector`, the ``neural`` extra: embeddings learned from the
+  subset, early stopping on dev; pass ``trainers`` for word vectors), ``ensemble`` (rules + the CRF of the same
+  fraction, + spaCy / the BiLSTM-CRF when listed before it; union by default; needs ``crf``).
 * Scores: :func:`clinanon.train.dev_scores` (subtask 1 and 2 P/R/F1, token-binary, per label).
 """
 
@@ -29,7 +31,7 @@ from clinanon.errors import ConfigError
 __all__ = ["DETECTORS", "FRACTIONS", "learning_curve", "main", "nested_subsets", "run", "write_json", "write_plot"]
 
 FRACTIONS: tuple[float, ...] = (0.01, 0.05, 0.10, 0.25, 0.50, 1.0)
-DETECTORS: tuple[str, ...] = ("rules", "crf", "spacy", "ensemble")
+DETECTORS: tuple[str, ...] = ("rules", "crf", "spacy", "bilstm_crf", "ensemble")
 
 
 def nested_subsets(docs: Sequence[Document], fractions: Sequence[float] = FRACTIONS, seed: int = 0
@@ -65,6 +67,10 @@ def _fit(name: str, subset: list[Document], dev: list[Document], lang: str, sche
         from clinanon.detect.spacy_ner import SpacyNERDetector
 
         return SpacyNERDetector(lang=lang, label_scheme=scheme, max_steps=spacy_steps).fit(subset)
+    if name == "bilstm_crf":  # the neural extra; embeddings learned from the subset, early stopping on dev
+        from clinanon.detect.neural.bilstm_crf import BiLSTMCRFDetector
+
+        return BiLSTMCRFDetector(lang, label_scheme=scheme).fit(subset, dev)
     if name == "ensemble":
         from clinanon.detect.rules.detector import RulesDetector
         from clinanon.ensemble import Ensemble
@@ -72,8 +78,9 @@ def _fit(name: str, subset: list[Document], dev: list[Document], lang: str, sche
         if "crf" not in fitted:
             raise ConfigError("the ensemble's learning curve needs 'crf' in the detectors (listed before it)")
         members: dict[str, Any] = {"crf": fitted["crf"]}
-        if "spacy" in fitted:
-            members["spacy"] = fitted["spacy"]
+        for other in ("spacy", "bilstm_crf"):
+            if other in fitted:
+                members[other] = fitted[other]
         members["rules"] = RulesDetector(lang)
         return Ensemble(members, scheme=scheme, lang=lang, tiebreak="crf")
     raise ConfigError(f"unknown detector {name!r}; expected some of: {', '.join(DETECTORS)}")

@@ -21,6 +21,10 @@ The built-in detectors and their parameters:
 * ``spacy`` (:class:`SpacyParams`): ``detectors.models.spacy`` is a model directory when that directory exists
   (relative against the configuration's folder), else the name of an installed spaCy package; anything else is a
   :class:`~clinanon.errors.ConfigError` naming both what was looked for.
+* ``transformer`` / ``transformer_onnx`` (:class:`TransformerParams`): a fine-tuned transformer model directory
+  ``detectors.models.transformer``, run by PyTorch or (its ONNX export) by onnxruntime.
+* ``bilstm_crf`` (:class:`BilstmCrfParams`): a BiLSTM-CRF model directory ``detectors.models.bilstm_crf``
+  (``clinanon train`` with ``detector = "bilstm_crf"``; needs the ``neural`` extra).
 * ``ensemble`` (:class:`EnsembleParams`): the members (built by their own factories from the same configuration,
   like spaCy resolves nested blocks) and the per-label strategies of ``detectors.ensemble``.
 * ``default`` (:class:`DefaultParams`): per document language, the rules and the shipped CRF for Spanish, the
@@ -48,6 +52,7 @@ from clinanon.document import Document, Span
 from clinanon.errors import ConfigError
 
 __all__ = [
+    "BilstmCrfParams",
     "CrfParams",
     "DefaultParams",
     "DetectorFactory",
@@ -247,6 +252,64 @@ def _spacy(params: SpacyParams) -> Detector:
     return SpacyNERDetector.load(params.target, canonical=params.canonical)
 
 
+# --- transformer ---------------------------------------------------------------------------------------------
+class TransformerParams(DetectorParams):
+    """A transformer model directory (``clinanon train`` with ``detector = "transformer"``); ``canonical``:
+    predict canonical categories. ``transformer_onnx`` runs the same directory's ONNX export with onnxruntime
+    (``detectors.models.transformer_onnx``, else ``detectors.models.transformer``; int8 unless ``quantized`` is
+    off)."""
+
+    detector: ClassVar[str] = "transformer"
+
+    model: Path
+    canonical: bool = False
+    onnx: bool = False
+    quantized: bool = True
+
+    @classmethod
+    def from_config(cls, config: Config) -> Self:
+        return cls(model=_model_path(config, "transformer"), canonical=config.label_scheme == "canonical")
+
+
+class TransformerOnnxParams(TransformerParams):
+    detector: ClassVar[str] = "transformer_onnx"
+
+    @classmethod
+    def from_config(cls, config: Config) -> Self:
+        name = "transformer_onnx" if "transformer_onnx" in config.detectors.models else "transformer"
+        return cls(model=_model_path(config, name), canonical=config.label_scheme == "canonical", onnx=True)
+
+
+def _transformer(params: TransformerParams) -> Detector:
+    if params.onnx:
+        from clinanon.detect.neural.onnx_export import OnnxTransformerDetector
+
+        return OnnxTransformerDetector.load(params.model, quantized=params.quantized, canonical=params.canonical)
+    from clinanon.detect.neural.transformer import TransformerDetector
+
+    return TransformerDetector.load(params.model, canonical=params.canonical)
+
+
+# --- bilstm_crf ----------------------------------------------------------------------------------------------
+class BilstmCrfParams(DetectorParams):
+    """A BiLSTM-CRF model directory; ``canonical``: predict canonical categories instead of the native labels."""
+
+    detector: ClassVar[str] = "bilstm_crf"
+
+    model: Path
+    canonical: bool = False
+
+    @classmethod
+    def from_config(cls, config: Config) -> Self:
+        return cls(model=_model_path(config, "bilstm_crf"), canonical=config.label_scheme == "canonical")
+
+
+def _bilstm_crf(params: BilstmCrfParams) -> Detector:
+    from clinanon.detect.neural.bilstm_crf import BiLSTMCRFDetector
+
+    return BiLSTMCRFDetector.load(params.model, canonical=params.canonical)
+
+
 # --- ensemble ------------------------------------------------------------------------------------------------
 class EnsembleParams(DetectorParams):
     """An ensemble (:class:`~clinanon.ensemble.Ensemble`): its member detectors by name (in priority order,
@@ -376,6 +439,9 @@ _BUILTINS: dict[str, DetectorFactory] = {
     "rules": TypedDetectorFactory("rules", RulesParams, _rules),
     "crf": TypedDetectorFactory("crf", CrfParams, _crf),
     "spacy": TypedDetectorFactory("spacy", SpacyParams, _spacy),
+    "transformer": TypedDetectorFactory("transformer", TransformerParams, _transformer),
+    "transformer_onnx": TypedDetectorFactory("transformer_onnx", TransformerOnnxParams, _transformer),
+    "bilstm_crf": TypedDetectorFactory("bilstm_crf", BilstmCrfParams, _bilstm_crf),
     "ensemble": TypedDetectorFactory("ensemble", EnsembleParams, _ensemble),
     "default": TypedDetectorFactory("default", DefaultParams, _default),
 }

@@ -40,6 +40,30 @@ not configured). The same config (and seed) gives a byte-identical ``model.crfsu
 "spacy"`` the model directory is a spaCy pipeline directory (``spacy.load`` reads it once
 :mod:`clinanon.detect.spacy_ner` is imported) whose ``meta.json`` holds the same clinanon keys next to spaCy's;
 the same config and seed give the same weights and predictions.
+
+``detector = "transformer"`` fine-tunes a local Hugging Face checkpoint (:mod:`clinanon.detect.neural.transformer`;
+the ``neural`` extra); its ``[transformer]`` table names the checkpoint folder and the loop's settings (the
+progress bar shows the steps, the loss and the dev span F1 of each epoch)::
+
+    [transformer]
+    base_model = "checkpoints/all-MiniLM-L6-v2"   # a local folder, never a hub id
+    epochs = 3
+    lr = 5e-5
+    patience = 2                           # early stopping on the dev span F1
+    onnx = true                            # also write model.onnx and model.int8.onnx
+
+``detector = "bilstm_crf"`` trains a BiLSTM-CRF from scratch (:mod:`clinanon.detect.neural.bilstm_crf`; the
+``neural`` extra), on CPU or, when present, a GPU; its ``[bilstm_crf]`` table holds the word vectors and the
+network's settings (the progress bar shows the epochs, the loss and the exact-span dev F1 of each epoch; the
+best epoch's weights are kept)::
+
+    [bilstm_crf]
+    vectors = "vectors.vec"                # `clinanon embeddings train NOTES --out vectors.vec`, or
+    vectors_from = "train+dev"             # fastText trained here on the (unlabelled) train (+ dev) texts
+    hidden = 128
+    layers = 1
+    max_epochs = 30
+    patience = 4
 """
 
 from __future__ import annotations
@@ -63,8 +87,9 @@ from clinanon.document import Document
 from clinanon.errors import ConfigError, InputError
 from clinanon.lang import Language
 
-__all__ = ["CRFSection", "DataSection", "SpacySection", "TrainConfig", "TrainResult", "brat_config", "choose_labels",
-           "data_digest", "dev_scores", "guess_category", "make_crf", "relabel", "train", "use_config"]
+__all__ = ["CRFSection", "DataSection", "SpacySection", "TrainConfig", "TrainResult", "TransformerSection",
+           "brat_config", "choose_labels", "data_digest", "dev_scores", "guess_category", "make_crf", "relabel",
+           "train", "use_config"]
 
 
 class _Strict(BaseModel):
@@ -136,8 +161,70 @@ class SpacySection(_Strict):
     tokenizer: Literal["clinanon", "spacy"] = "clinanon"
 
 
+class TransformerSection(_Strict):
+    """Fine-tuning of a local Hugging Face checkpoint (:class:`clinanon.detect.neural.transformer.
+    TransformerDetector`): ``base_model`` is a folder (relative paths: to the training config), never a hub id."""
+
+    base_model: Path
+    from_scratch: bool = False
+    max_length: int = Field(256, ge=8)
+    stride: int = Field(64, ge=0)
+    batch_size: int = Field(16, ge=1)
+    epochs: int = Field(3, ge=1)
+    lr: float = Field(5e-5, gt=0.0)
+    weight_decay: float = Field(0.01, ge=0.0)
+    warmup: float = Field(0.1, ge=0.0, lt=1.0)
+    clip: float = Field(1.0, ge=0.0)
+    #: epochs without a better dev span F1 before stopping (0 = never)
+    patience: int = Field(2, ge=0)
+    class_weights: Literal["none", "balanced"] = "none"
+    #: share of the training windows without a gold entity used per epoch (drawn anew each epoch)
+    empty_windows: float = Field(1.0, gt=0.0, le=1.0)
+    #: a CRF layer over the words (Viterbi decoding)
+    crf: bool = False
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+    #: torch CPU threads (0: torch's default)
+    threads: int = Field(0, ge=0)
+    #: also export ONNX (and int8) into the model directory
+    onnx: bool = False
+
+
+class BiLSTMCRFSection(_Strict):
+    """The BiLSTM-CRF detector (:class:`clinanon.detect.neural.bilstm_crf.BiLSTMCRFDetector`)."""
+
+    #: a word-vectors file (word2vec / fastText text format, GloVe; relative paths: to the training config)
+    vectors: Path | None = None
+    #: without ``vectors``: fastText vectors trained here with gensim on the training texts ("train"), on the
+    #: training and dev texts ("train+dev"; unlabelled), or none (embeddings learned with the tagger)
+    vectors_from: Literal["none", "train", "train+dev"] = "none"
+    vectors_method: Literal["fasttext", "word2vec"] = "fasttext"
+    vectors_epochs: int = Field(10, ge=1)
+    word_dim: int = Field(100, ge=1)
+    train_embeddings: bool | None = None
+    char_cnn: bool = True
+    char_filters: int = Field(50, ge=1)
+    hidden: int = Field(128, ge=1)
+    layers: int = Field(1, ge=1)
+    dropout_input: float = Field(0.1, ge=0.0, lt=1.0)
+    dropout_lstm: float = Field(0.25, ge=0.0, lt=1.0)
+    dropout_output: float = Field(0.5, ge=0.0, lt=1.0)
+    word_dropout: float = Field(0.05, ge=0.0, lt=1.0)
+    lr: float = Field(0.002, gt=0.0)
+    batch_size: int = Field(32, ge=1)
+    max_epochs: int = Field(30, ge=1)
+    #: epochs without a better dev span F1 before stopping (0 = never; needs dev data)
+    patience: int = Field(4, ge=0)
+    #: stop after the epoch that passes this many seconds (``None``: no limit)
+    max_seconds: float | None = Field(None, gt=0.0)
+    clip: float = Field(1.0, ge=0.0)
+    max_len: int = Field(100, ge=1)
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+    #: torch CPU threads (0: torch's default)
+    threads: int = Field(0, ge=0)
+
+
 class TrainConfig(_Strict):
-    detector: Literal["crf", "spacy"] = "crf"
+    detector: Literal["crf", "spacy", "transformer", "bilstm_crf"] = "crf"
     language: Language = "es"
     #: the native labels of the data (a registered scheme; gold labels must belong to it)
     label_scheme: str = "meddocan"
@@ -147,6 +234,8 @@ class TrainConfig(_Strict):
     data: DataSection
     crf: CRFSection = Field(default_factory=CRFSection)
     spacy: SpacySection = Field(default_factory=SpacySection)
+    transformer: TransformerSection | None = None
+    bilstm_crf: BiLSTMCRFSection = Field(default_factory=BiLSTMCRFSection)
     #: the folder relative paths are resolved against (set by ``load``)
     base_dir: Path | None = Field(default=None, exclude=True)
 
@@ -477,6 +566,90 @@ def _fit_spacy(config: TrainConfig, train_docs: list[Document], dev_docs: list[D
     return det, training
 
 
+def _fit_transformer(config: TrainConfig, train_docs: list[Document], dev_docs: list[Document], progress: bool
+                     ) -> tuple[Any, dict[str, Any]]:
+    from clinanon.detect.neural.transformer import TransformerDetector
+
+    t = config.transformer
+    if t is None:
+        raise ConfigError('detector = "transformer" needs a [transformer] table with base_model (a local folder)')
+    det = TransformerDetector(config.language, base_model=config.resolve(t.base_model), from_scratch=t.from_scratch,
+                              max_length=t.max_length, stride=t.stride, batch_size=t.batch_size, epochs=t.epochs,
+                              lr=t.lr, weight_decay=t.weight_decay, warmup=t.warmup, clip=t.clip,
+                              patience=t.patience, class_weights=t.class_weights, crf=t.crf, seed=config.seed,
+                              device=t.device, label_scheme=config.label_scheme, threads=t.threads,
+                              empty_windows=t.empty_windows)
+    with _progress(progress, 1) as bar:
+        task = bar.add_task("fine-tuning", total=None, loss="-", dev="-")
+        last_dev = ["-"]
+
+        def on_step(info: Any) -> None:
+            if info.epoch_done and info.dev_f1 is not None:
+                last_dev[0] = f"{info.dev_f1:.4f} (epoch {info.epoch})"
+            bar.update(task, description=f"epoch {info.epoch}/{info.max_epochs}", total=info.total_steps,
+                       completed=info.step, loss=f"{info.loss:.3f}", dev=last_dev[0])
+
+        det.fit(train_docs, dev_docs or None, callback=on_step)
+        bar.update(task, description="scoring dev")
+    report = det.training_report_
+    assert report is not None
+    training = {**report.to_dict(),
+                "dev_span_f1_per_epoch": [round(e.dev_f1, 4) for e in report.epochs if e.dev_f1 is not None]}
+    return det, training
+
+
+def _fit_bilstm_crf(config: TrainConfig, train_docs: list[Document], dev_docs: list[Document], progress: bool,
+                    say: Callable[[str], None]) -> tuple[Any, dict[str, Any]]:
+    import tempfile
+
+    from clinanon.detect.neural._torch import require_torch
+    from clinanon.detect.neural.bilstm_crf import BiLSTMCRFDetector
+
+    b = config.bilstm_crf
+    torch = require_torch("the BiLSTM-CRF detector")
+    if b.threads:
+        torch.set_num_threads(b.threads)
+    training: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="clinanon-vectors-") as tmp:
+        vectors = config.resolve(b.vectors) if b.vectors is not None else None
+        if vectors is None and b.vectors_from != "none":
+            from clinanon.detect.neural.embeddings import train_vectors
+
+            texts = [d.text for d in train_docs] + ([d.text for d in dev_docs] if b.vectors_from == "train+dev"
+                                                    else [])
+            say(f"training {b.vectors_method} word vectors on the {b.vectors_from} texts")
+            vectors = Path(tmp) / "vectors.vec"
+            training["vectors"] = dict(train_vectors(texts, config.language, vectors, method=b.vectors_method,
+                                                     dim=b.word_dim, epochs=b.vectors_epochs, seed=config.seed),
+                                       source=b.vectors_from)
+        det = BiLSTMCRFDetector(
+            config.language, label_scheme=config.label_scheme, tagging=config.tagging, seed=config.seed,
+            vectors=vectors, word_dim=b.word_dim, train_embeddings=b.train_embeddings, char_cnn=b.char_cnn,
+            char_filters=b.char_filters, hidden=b.hidden, layers=b.layers, dropout_input=b.dropout_input,
+            dropout_lstm=b.dropout_lstm, dropout_output=b.dropout_output, word_dropout=b.word_dropout, lr=b.lr,
+            batch_size=b.batch_size, max_epochs=b.max_epochs, patience=b.patience, max_seconds=b.max_seconds,
+            clip=b.clip, max_len=b.max_len, device=b.device)
+        with _progress(progress, b.max_epochs) as bar:
+            task = bar.add_task("epochs", total=b.max_epochs, loss="-", dev="-")
+
+            def on_epoch(e: Any) -> None:
+                dev = f"{e.dev_f1:.4f} (best: epoch {e.best_epoch})" if e.dev_f1 is not None else "-"
+                bar.update(task, description="training", completed=e.epoch, loss=f"{e.loss:.2f}", dev=dev)
+                if not progress:  # a log line per epoch instead (no text of any note)
+                    say(f"epoch {e.epoch}/{e.max_epochs}: loss {e.loss:.2f}, dev span F1 {dev}, {e.seconds:.0f} s")
+
+            det.fit(train_docs, dev_docs or None, callback=on_epoch)
+            bar.update(task, description="scoring dev", completed=b.max_epochs)
+    # the vectors live in the model's embedding matrix; a path to a temporary file would mean nothing later
+    det.vectors = str(b.vectors) if b.vectors is not None else (f"<{b.vectors_from}>" if b.vectors_from != "none"
+                                                                 else None)
+    report = det.training_report_
+    assert report is not None
+    training.update(report.to_dict())
+    training["dev_span_f1_per_epoch"] = [round(e.dev_f1, 4) for e in report.epochs if e.dev_f1 is not None]
+    return det, training
+
+
 def train(config: TrainConfig, *, output: str | Path | None = None, progress: bool = True,
           log: Callable[[str], None] | None = None) -> TrainResult:
     """Train the configured detector, score it on the dev data, and write the model directory.
@@ -518,6 +691,14 @@ def train(config: TrainConfig, *, output: str | Path | None = None, progress: bo
         det, training = _fit_spacy(config, train_docs, dev_docs, progress, say)
         score_dev(det)
         tagging = "BILUO"  # spaCy's transition-based NER
+    elif config.detector == "transformer":
+        det, training = _fit_transformer(config, train_docs, dev_docs, progress)
+        score_dev(det)
+        tagging = "BIO"
+    elif config.detector == "bilstm_crf":
+        det, training = _fit_bilstm_crf(config, train_docs, dev_docs, progress, say)
+        score_dev(det)
+        tagging = config.tagging
     else:
         with _progress(progress, config.crf.max_iterations) as bar:
             det, training = _fit_crf(config, train_docs, dev_docs, bar)
@@ -547,6 +728,11 @@ def train(config: TrainConfig, *, output: str | Path | None = None, progress: bo
         "clinanon_version": __version__,
     }
     det.save(out, meta)
+    if config.detector == "transformer" and config.transformer is not None and config.transformer.onnx:
+        from clinanon.detect.neural.onnx_export import export_onnx
+
+        say("exporting ONNX")
+        export_onnx(out)
     if lic is not None:
         shutil.copyfile(lic, out / "LICENSE")
     if config.data.attribution or lic is not None:
