@@ -22,7 +22,6 @@ import argparse
 import json
 import platform
 import sys
-from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -34,7 +33,7 @@ from clinanon.evaluate import evaluate
 from clinanon.pipeline import Pipeline
 from clinanon.profiles import is_time_of_day
 from clinanon.taxonomy import get_scheme
-from clinanon.text import tokenize
+from real_notes import _prf, token_recall_by_label  # the scoring helpers of the real-notes benchmark
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = {"nl": ROOT / "tests" / "data" / "nl-notes", "sv": ROOT / "tests" / "data" / "sv-notes"}
@@ -65,29 +64,6 @@ def convention(doc: Document) -> Document:
 
 def predict(nlp: Pipeline, docs: Sequence[Document]) -> list[Document]:
     return [convention(d) for d in nlp.pipe(docs, deidentify=False) if isinstance(d, Document)]
-
-
-def _prf(measure: dict) -> dict:
-    m = measure["micro"]
-    return {k: (round(m[k], 4) if isinstance(m[k], float) else m[k])
-            for k in ("precision", "recall", "f1", "tp", "fp", "fn")}
-
-
-def token_recall_by_label(gold: Sequence[Document], pred: Sequence[Document], lang: str) -> dict[str, dict]:
-    """For each gold label: its tokens, and the share of them that some prediction covers (any label)."""
-    found: Counter[str] = Counter()
-    total: Counter[str] = Counter()
-    preds = {d.id: d for d in pred}
-    for g in gold:
-        toks = tokenize(g.text, lang)
-        ps = preds[g.id].spans if g.id in preds else ()
-        for s in g.spans:
-            for t in toks:
-                if t.end <= s.start or t.start >= s.end:
-                    continue
-                total[s.label] += 1
-                found[s.label] += any(p.start < t.end and t.start < p.end for p in ps)
-    return {lab: {"tokens": total[lab], "recall": round(found[lab] / total[lab], 4)} for lab in sorted(total)}
 
 
 def score(gold: Sequence[Document], pred: Sequence[Document], lang: str) -> dict:
