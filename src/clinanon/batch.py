@@ -35,6 +35,7 @@ import gc
 import json
 import multiprocessing
 import os
+import queue
 import re
 import shutil
 import tempfile
@@ -48,8 +49,8 @@ from typing import IO, Any
 from clinanon.document import Document, SanitizedDocument
 from clinanon.errors import ClinanonError, InputError
 
-__all__ = ["BATCH_SIZE", "BatchResult", "Locate", "OutputId", "Processor", "bounded_imap", "freeze_loaded",
-           "journal_path", "run_batch"]
+__all__ = ["BATCH_SIZE", "BatchResult", "Locate", "OutputId", "Processor", "bounded_imap",
+           "bounded_imap_unordered", "freeze_loaded", "journal_path", "run_batch"]
 
 Processor = Callable[[Document], Document | SanitizedDocument]
 Record = Document | InputError
@@ -184,6 +185,12 @@ def _run_many(docs: list[Document]) -> list[_Result]:
     return results
 
 
+def _run_numbered(task: tuple[int, list[Document]]) -> tuple[int, list[_Result]]:
+    """:func:`_run_many` of a numbered chunk, with its number (results that may come back out of order)."""
+    k, docs = task
+    return k, _run_many(docs)
+
+
 def _process_docs(processor: Processor, docs: list[Document]) -> list[_Result]:
     """``("ok", output)`` or ``("error", error record)`` for each document, in order: in one batch when the
     processor has a ``many`` method, else (or when the batch fails) one by one."""
@@ -205,7 +212,7 @@ def _process_docs(processor: Processor, docs: list[Document]) -> list[_Result]:
     return out
 
 
-def _chunks(docs: Iterable[Document], size: int) -> Iterator[list[Document]]:
+def _chunks(docs: Iterable[Any], size: int) -> Iterator[list[Any]]:
     it = iter(docs)
     while chunk := list(islice(it, size)):
         yield chunk
@@ -236,6 +243,7 @@ def run_batch(
     locate: Locate | None = None,
     chunk_size: int = 8,
     max_pending: int | None = None,
+    ordered: bool = True,
 ) -> BatchResult:
     """Process every record and write the outputs to ``out`` in ``out_format``.
 
@@ -246,7 +254,10 @@ def run_batch(
     input ids from the journal and the errors report; ``locate()`` says where the record read last comes from.
     With ``workers > 1``, documents go to the workers in chunks of ``chunk_size``, at most ``max_pending`` chunks
     (default ``4 * workers``) read ahead of the output: memory does not grow with the corpus; outputs stay in
-    input order.
+    input order, unless ``ordered=False``: then each chunk's results are journaled as soon as it is done, and the
+    output is in the order the chunks finished (a slow note no longer holds back the chunks after it, so the
+    workers never wait on it; the errors report stays in input order, and ``resume`` works the same, since the
+    journal keys each record by its number).
     """
     from clinanon import io as cio
 
@@ -296,26 +307,28 @@ def run_batch(
                 progress(handled)
 
         def pending_docs() -> Iterator[tuple[_Item, Document]]:
+            # a key names its record number, so it comes once: nothing is remembered of the records read (the
+            # memory of a run does not grow with the corpus), and a resumed key is forgotten once matched
             nonlocal resumed, errors
             for n, rec in enumerate(records, 1):
                 where = locate() if locate is not None else (None, None)
                 if isinstance(rec, InputError):
                     key = _record_key(n, None)
                     if key in done:
+                        done.discard(key)
                         resumed += 1
                     else:
                         log(key, "error", _report(rec.to_record(), n, where, None, output_id))
-                        done.add(key)
                         errors += 1
                     step()
                     continue
                 out_id = output_id(n, rec.id) if output_id is not None else rec.id
                 key = _record_key(n, out_id)
                 if key in done:
+                    done.discard(key)
                     resumed += 1
                     step()
                     continue
-                done.add(key)
                 yield _Item(n, key, rec.id, out_id, where), rec
 
         items: deque[_Item] = deque()  # read, not yet accounted for (bounded with the chunks in flight)
@@ -325,9 +338,10 @@ def run_batch(
                 items.append(item)
                 yield doc
 
-        def account(kind: str, payload: dict[str, Any]) -> None:
+        def account(kind: str, payload: dict[str, Any], item: _Item | None = None) -> None:
             nonlocal processed, errors
-            item = items.popleft()  # results come in input order
+            if item is None:
+                item = items.popleft()  # results come in input order
             if kind == "ok":
                 payload["id"] = item.out_id
             else:
@@ -338,13 +352,24 @@ def run_batch(
 
         if workers > 1:
             ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+            limit = max_pending if max_pending is not None else 4 * workers
             with ctx.Pool(workers, initializer=_init_worker, initargs=(processor_factory, freeze)) as pool:
                 # batches of a few documents per task: each worker gets the batch path and the load stays even
-                batches = bounded_imap(pool, _run_many, _chunks(tracked(), chunk_size),
-                                       max_pending if max_pending is not None else 4 * workers)
-                for batch in batches:
-                    for kind, payload in batch:
-                        account(kind, payload)
+                if ordered:
+                    for batch in bounded_imap(pool, _run_many, _chunks(tracked(), chunk_size), limit):
+                        for kind, payload in batch:
+                            account(kind, payload)
+                else:
+                    in_flight: dict[int, list[_Item]] = {}  # chunk number -> its items (at most ``limit``)
+
+                    def numbered() -> Iterator[tuple[int, list[Document]]]:
+                        for k, chunk in enumerate(_chunks(pending_docs(), chunk_size)):
+                            in_flight[k] = [item for item, _ in chunk]
+                            yield k, [doc for _, doc in chunk]
+
+                    for k, batch in bounded_imap_unordered(pool, _run_numbered, numbered(), limit):
+                        for chunk_item, (kind, payload) in zip(in_flight.pop(k), batch, strict=True):
+                            account(kind, payload, chunk_item)
         else:
             for kind, payload in _process_serial(processor_factory(), tracked(), freeze):
                 account(kind, payload)
@@ -366,6 +391,36 @@ def bounded_imap(pool: Any, fn: Callable[[Any], Any], tasks: Iterable[Any], max_
         pending.append(pool.apply_async(fn, (task,)))
     while pending:
         yield pending.popleft().get()
+
+
+def bounded_imap_unordered(pool: Any, fn: Callable[[Any], Any], tasks: Iterable[Any],
+                           max_pending: int) -> Iterator[Any]:
+    """``pool.imap_unordered(fn, tasks)`` (results as they finish) with at most ``max_pending`` tasks submitted
+    and not yet returned (``tasks`` read only as fast as results are taken). An exception of ``fn`` is raised
+    here, when its result would have been yielded."""
+    if max_pending < 1:
+        raise ValueError(f"max_pending must be at least 1 (got {max_pending})")
+    done: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
+    pending = 0
+    it = iter(tasks)
+    exhausted = False
+    while True:
+        while not exhausted and pending < max_pending:
+            try:
+                task = next(it)
+            except StopIteration:
+                exhausted = True
+                break
+            pool.apply_async(fn, (task,), callback=lambda r: done.put((True, r)),
+                             error_callback=lambda e: done.put((False, e)))
+            pending += 1
+        if pending == 0:
+            return
+        ok, value = done.get()
+        pending -= 1
+        if not ok:
+            raise value
+        yield value
 
 
 def _report(record: dict[str, Any], n: int | None, where: tuple[str | None, int | None], out_id: str | None,

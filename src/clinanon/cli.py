@@ -138,13 +138,14 @@ def _reader_options(pairs: list[str] | None) -> dict[str, Any]:
 
 def _run(input_path: Path, out: Path, in_format: str | None, out_format: str | None, config: Config,
          *, deidentify: bool, resume: bool, overwrite: bool, workers: int, errors: Path | None,
-         read_options: dict[str, Any]) -> None:
+         read_options: dict[str, Any], unordered: bool = False) -> None:
     from clinanon.runner import prepare_batch
 
     job = prepare_batch(input_path, out, config, deidentify=deidentify, in_format=in_format, out_format=out_format,
                         read_options=read_options)
     with _progress(job.description, job.count_inputs()) as advance, _warnings_to_console():
-        result = job.run(resume=resume, overwrite=overwrite, workers=workers, errors_path=errors, progress=advance)
+        result = job.run(resume=resume, overwrite=overwrite, workers=workers, errors_path=errors, progress=advance,
+                         **({"ordered": False} if unordered else {}))
     style = "red" if result.errors else "green"
     console.print(
         f"[{style}]{result.processed} processed, {result.resumed} resumed, {result.errors} errors[/] → {out}"
@@ -199,6 +200,9 @@ ProfileOpt = Annotated[
 ResumeOpt = Annotated[bool, typer.Option("--resume", help="Continue an interrupted run into the same --out.")]
 OverwriteOpt = Annotated[bool, typer.Option("--overwrite", help="Replace an existing --out.")]
 WorkersOpt = Annotated[int, typer.Option("--workers", "-j", min=1, help="Worker processes.")]
+UnorderedOpt = Annotated[bool, typer.Option("--unordered", help="With --workers: write each chunk as it finishes "
+                                                                "(output order may differ from the input's; resume "
+                                                                "stays correct).")]
 EngineOpt = Annotated[str, typer.Option("--engine", help="local (processes: --workers) or spark (Parquet, CSV or "
                                                          "JSONL paths; needs clinanon[spark] and Java).")]
 ErrorsOpt = Annotated[Path | None, typer.Option("--errors", help="Errors report (default: <out>.errors.jsonl).")]
@@ -263,6 +267,7 @@ def deidentify(
     resume: ResumeOpt = False,
     overwrite: OverwriteOpt = False,
     workers: WorkersOpt = 1,
+    unordered: UnorderedOpt = False,
     errors: ErrorsOpt = None,
     read_option: ReadOpt = None,
     engine: EngineOpt = "local",
@@ -287,7 +292,7 @@ def deidentify(
                        errors=errors)
             return
         _run(input_path, out, in_format, out_format, cfg, deidentify=True, resume=resume, overwrite=overwrite,
-             workers=workers, errors=errors, read_options=_reader_options(read_option))
+             workers=workers, errors=errors, read_options=_reader_options(read_option), unordered=unordered)
 
 
 def _engine(engine: str, *, resume: bool, workers: int, read_option: list[str] | None) -> str:
@@ -327,6 +332,7 @@ def detect(
     resume: ResumeOpt = False,
     overwrite: OverwriteOpt = False,
     workers: WorkersOpt = 1,
+    unordered: UnorderedOpt = False,
     errors: ErrorsOpt = None,
     read_option: ReadOpt = None,
     engine: EngineOpt = "local",
@@ -339,7 +345,7 @@ def detect(
                        errors=errors)
             return
         _run(input_path, out, in_format, out_format, cfg, deidentify=False, resume=resume, overwrite=overwrite,
-             workers=workers, errors=errors, read_options=_reader_options(read_option))
+             workers=workers, errors=errors, read_options=_reader_options(read_option), unordered=unordered)
 
 
 @app.command()
@@ -794,6 +800,14 @@ app.add_typer(ledger_app, name="ledger")
 from clinanon.audit.cli import audit_app  # noqa: E402  (the privacy audit's verbs: clinanon audit ...)
 
 app.add_typer(audit_app, name="audit")
+
+from clinanon.privrep.cli import privrep_app  # noqa: E402  (privacy-preserving representations: clinanon privrep ...)
+
+app.add_typer(privrep_app, name="privrep")
+
+from clinanon.lm.cli import lm_app  # noqa: E402  (language-model anonymization: clinanon lm ...)
+
+app.add_typer(lm_app, name="lm")
 
 embeddings_app = typer.Typer(help="Word vectors for the neural detectors (needs the 'neural' extra).",
                              no_args_is_help=True)

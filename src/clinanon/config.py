@@ -203,6 +203,12 @@ class Config(_Strict):
     #: to 89, clock times, sex, professions, states and countries are kept) or ``meddocan`` (that corpus's
     #: convention). Not ``detectors.ensemble.profile``, which says how an ensemble combines its members.
     profile: str = DEFAULT_PROFILE
+    #: notes longer than this (characters) are detected in windows of ``window_chars`` (:mod:`clinanon.windows`:
+    #: bounded memory, linear time; names still propagated over the whole note); ``0``: every note in one piece.
+    #: The defaults are :data:`clinanon.windows.LONG_NOTE_CHARS` and :data:`~clinanon.windows.WINDOW_CHARS`.
+    long_note_chars: int = Field(100_000, ge=0)
+    #: the size of a window's core (characters; each window also reads 2 000 characters on each side)
+    window_chars: int = Field(40_000, ge=100)
     detectors: DetectorsConfig = Field(default_factory=DetectorsConfig)
     #: canonical category or type (``NAME``, ``NAME.PATIENT``) or ``*`` for the default -> operator settings
     operators: dict[str, OperatorConfig] = Field(
@@ -368,6 +374,14 @@ label_scheme = "canonical"
 # The same flag of `clinanon evaluate --profile` scores a corpus by its own convention.
 # (Not detectors.ensemble.profile below, which only says how an ensemble combines its members.)
 profile = "gdpr-strict"
+
+# Long notes (a concatenated export, a whole stay in one file): a note longer than long_note_chars characters is
+# detected in windows of about window_chars characters (cut at paragraph, line or sentence ends, each read with
+# 2 000 characters of context on both sides; a name found anywhere is still propagated over the whole note), so
+# that memory stays bounded and time linear. 0 = every note in one piece (memory then grows by about 1.6 kB per
+# character). Smaller windows: less memory, a little more time (the overlaps are read twice).
+long_note_chars = 100000
+window_chars = 40000
 
 [detectors]
 # Detectors run in this order; their candidates are merged by the resolver.

@@ -120,6 +120,9 @@ class Pipeline:
     def __init__(self, config: Config | None = None, *, detectors: Sequence[Detector] | None = None) -> None:
         # the configuration's own label schemes are registered (process-wide) where a pipeline is built
         self.config = (config or Config()).register_schemes()
+        # long notes in windows, as configured (0: never); the class attributes stay the defaults
+        self.long_note_chars = self.config.long_note_chars or None
+        self.window_chars = self.config.window_chars
         self.scheme: LabelScheme = get_scheme(self.config.label_scheme)
         #: the legal profile: what counts as PHI (``profile`` step; ``gdpr-strict``, the default, keeps all)
         self.profile: Profile = get_profile(self.config.profile)

@@ -27,6 +27,7 @@ Layering: above :mod:`clinanon.pipeline` and :mod:`clinanon.batch`, below :mod:`
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -127,6 +128,8 @@ class BatchJob:
     read_options: dict[str, Any] = field(default_factory=dict)
     #: the metadata policy (its output ids) of a de-identification run
     policy: MetadataPolicy | None = None
+    #: options of the output format's writer (``bom="keep"`` where it takes one: see :func:`prepare_batch`)
+    write_options: dict[str, Any] = field(default_factory=dict)
 
     @property
     def description(self) -> str:
@@ -152,7 +155,8 @@ class BatchJob:
         result = run_batch(records, self.factory, self.out, self.out_format, resume=resume, overwrite=overwrite,
                            errors_path=errors_path, workers=workers, progress=progress,
                            output_id=policy.output_id if policy is not None and policy.hides_ids else None,
-                           locate=lambda: (stats.last_path, stats.last_line), **batch_options)
+                           locate=lambda: (stats.last_path, stats.last_line),
+                           **{"write_options": self.write_options, **batch_options})
         return dataclasses.replace(result, read_stats=stats)
 
 
@@ -161,7 +165,14 @@ def prepare_batch(input_path: str | Path, out: str | Path, config: Config, *, de
                   read_options: dict[str, Any] | None = None) -> BatchJob:
     """A :class:`BatchJob`: the input format (``in_format`` or detected), the output format (:func:`output_format`)
     and the pipeline, built once here so that a bad configuration or a missing model fails before the output is
-    touched. ``read_options`` go to the reader (``control_chars="strip"``, see ``clinanon formats``)."""
+    touched. ``read_options`` go to the reader (``control_chars="strip"``, see ``clinanon formats``).
+
+    Offsets are true to the files: a reader that takes the option ``bom`` (text, brat, xml) keeps a byte-order mark
+    in the text (``bom="keep"``, unless ``read_options`` say otherwise), so that every span and replacement offset
+    counts it as the file does, and a writer that takes it writes the text as it is (a BRAT ``.ann`` written for a
+    ``.txt`` that starts with a BOM counts the mark, as MEDDOCAN's do). CRLF is kept by every reader; control
+    characters are refused unless ``control_chars="keep"`` (kept: offsets unchanged) or ``"strip"`` (the output
+    text lacks them, and its offsets are those of the output)."""
     from clinanon import io as cio
 
     input_path, out = Path(input_path), Path(out)
@@ -173,12 +184,16 @@ def prepare_batch(input_path: str | Path, out: str | Path, config: Config, *, de
     if unknown:
         raise ConfigError(f"reader option {unknown[0]!r} is not one the {cio.get_format(fmt).name} reader takes; it "
                           f"takes: {', '.join(known)} (see `clinanon formats`)")
+    if "bom" in known:
+        options.setdefault("bom", "keep")
     if cio.get_format(fmt).name == "brat" and not uses_gold(config):
         options.setdefault("bad_ann", "warn")  # the texts are what is needed; a bad .ann must not block them
     cio.get_format(fmt).reader(input_path, **options)  # checks the option values (reads nothing yet)
     factory = PipelineFactory(config, deidentify)
     factory()  # fail early (bad config, missing model, a policy without its key) before touching the output
-    return BatchJob(input_path, out, fmt, ofmt, factory, options, factory.policy())
+    writer = inspect.signature(cio.get_format(ofmt).writer).parameters
+    write_options = {"bom": "keep"} if "bom" in writer else {}
+    return BatchJob(input_path, out, fmt, ofmt, factory, options, factory.policy(), write_options)
 
 
 def run_pipeline(input_path: str | Path, out: str | Path, config: Config, *, deidentify: bool = True,

@@ -82,6 +82,9 @@ WEAK_EPONYMS: frozenset[str] = frozenset({
 
 #: eponyms of Dutch and Swedish clinical writing that the shared list lacks (strong: never a person there)
 _EPONYMS_LANG: dict[str, tuple[str, ...]] = {
+    # drains, catheters, tubes and dressings named after a person or a maker (English clinical notes)
+    "en": ("Penrose", "Jackson-Pratt", "Hemovac", "Dobhoff", "Groshong", "Mahurkar", "Broviac", "Yankauer", "Bovie",
+           "Tenckhoff", "Shiley", "Passy-Muir", "Pleur-evac", "Venodyne", "Tegaderm", "Xeroform", "Kerlix"),
     "nl": ("Pierre-Robin", "Pierre Robin", "Bechterew", "Kahler", "de Quervain", "Quervain", "Lyell", "Sudeck",
            "Scheuermann", "Perthes", "Legg-Calvé-Perthes", "Osgood-Schlatter", "Kienböck", "Madelung",
            "Volkmann", "Buerger", "Bourneville", "Kawasaki", "Henoch-Schönlein", "Schönlein", "Stein-Leventhal",
@@ -190,7 +193,7 @@ _COMMON_EXACT: dict[str, tuple[str, ...]] = {
     "en": ("ELISA", "Candida", "IBAN",
            # clinical abbreviations in capitals whose Title-case form is also a name ("Brady", "Mae", "Lima")
            "LIMA", "RIMA", "BRADY", "AMI", "MAE", "MAEW", "PERLA", "PERRLA", "HICKMAN", "SWAN", "LE", "UE", "GRAVES",
-           "FOLEY", "DOPPLER", "TYLENOL", "LASIX", "MAE'S", "LE'S", "UE'S"),
+           "FOLEY", "DOPPLER", "TYLENOL", "LASIX", "MAE'S", "LE'S", "UE'S", "PEJ", "PEG"),
     "nl": ("ELISA", "Candida", "IBAN"),
     "sv": ("ELISA", "Candida", "IBAN"),
     "de": ("ELISA", "Candida", "IBAN"),

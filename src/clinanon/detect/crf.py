@@ -24,7 +24,6 @@ A fitted detector pickles (the model bytes travel with it), and ``save``/``load`
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import tempfile
@@ -38,6 +37,7 @@ from typing import Any, ClassVar, Literal
 
 from clinanon.analysis import Analysis
 from clinanon.bio import decode_bio, encode_bio, span_token_range
+from clinanon.detect import model_dir
 from clinanon.detect.base import BaseDetector, GoldDataReport
 from clinanon.detect.clusters import CLUSTER_FILE, WordClusters, learn_clusters
 from clinanon.detect.features import FEATURE_VERSION, DocFeatures, FeatureExtractor
@@ -49,7 +49,7 @@ from clinanon.text import Token
 __all__ = ["META_FILE", "MODEL_FILE", "CRFDetector", "IterationInfo", "TrainingReport"]
 
 MODEL_FILE = "model.crfsuite"
-META_FILE = "meta.json"
+META_FILE = model_dir.META_FILE
 
 ScoreMode = Literal["mean", "min"]
 
@@ -479,16 +479,13 @@ class CRFDetector(BaseDetector):
         out = Path(path)
         out.mkdir(parents=True, exist_ok=True)
         data = {**self.meta(), **(dict(meta) if meta else {})}
-        tmp = out / (MODEL_FILE + ".tmp")
-        tmp.write_bytes(self.model_bytes)
-        os.replace(tmp, out / MODEL_FILE)
+        model_dir.write_bytes(out / MODEL_FILE, self.model_bytes)
         names = [MODEL_FILE, META_FILE]
         if self.clusters and self.word_clusters_ is not None:
             atomic_write_text(out / CLUSTER_FILE, self.word_clusters_.dumps())
             names.append(CLUSTER_FILE)
-        atomic_write_text(out / META_FILE, json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n")
-        for name in names:  # a model is meant to be shared: readable like any data file
-            os.chmod(out / name, 0o644)
+        model_dir.write_meta(out, data)
+        model_dir.share(out, names)
         return out
 
     @classmethod
@@ -499,25 +496,9 @@ class CRFDetector(BaseDetector):
         Raises :class:`InputError` naming the file when it is missing or not a CRF model of this version.
         """
         p = Path(path)
-        meta_path = p / META_FILE
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise InputError("no meta.json: not a clinanon model directory", path=meta_path) from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise InputError(f"cannot read the model metadata ({type(e).__name__})", path=meta_path) from None
-        if not isinstance(meta, dict) or meta.get("detector") != cls.name:
-            raise InputError(f"expected a {cls.name!r} model", path=meta_path)
-        if meta.get("feature_version") != FEATURE_VERSION:
-            raise InputError(f"model built with feature version {meta.get('feature_version')!r}; this clinanon "
-                             f"computes version {FEATURE_VERSION}: retrain it", path=meta_path)
-        params = dict(meta.get("params") or {})
-        if canonical is not None:
-            params["canonical"] = canonical
-        try:
-            det = cls(**params)
-        except (TypeError, ConfigError):
-            raise InputError("unexpected model parameters", path=meta_path) from None
+        meta = model_dir.read_meta(p, cls.name, version_key="feature_version", version=FEATURE_VERSION,
+                                   hint=": retrain it")
+        det = model_dir.build(cls, meta, p, canonical=canonical)
         model_path = p / str(meta.get("model_file", MODEL_FILE))
         try:
             model = model_path.read_bytes()

@@ -53,14 +53,15 @@ from clinanon.detect.gazetteer_context import (
     hospital_heads,
     org_before_place,
     place_context,
+    strict_place_context,
 )
 from clinanon.document import Document, Span
 from clinanon.errors import ConfigError
 from clinanon.lang import check_language
-from clinanon.lang.fold import fold, folded_words
+from clinanon.lang.fold import fold, fold_uncached, folded_words
 from clinanon.lang.lexicon import common_lexicon
 from clinanon.lang.phrases import AccentMode, CaseMode, PhraseIndex, PhraseMatch, RawMatch, as_table, gap_kind
-from clinanon.lang.wordlists import LIST_FILES, data_dir, load_rows, read_rows, read_user_list
+from clinanon.lang.wordlists import LIST_FILES, context_cities, data_dir, load_rows, read_rows, read_user_list
 from clinanon.text import Token, TokenTable
 
 __all__ = [
@@ -206,7 +207,39 @@ def _builtin_index(lang: str, kinds: tuple[str, ...], accents: AccentMode) -> Ph
         if kind in LIST_FILES:
             for cols in load_rows(lang, kind):
                 idx.add(cols[0], kind, _attr_of(kind, cols))
+    census = _census_entries(lang)
+    for kind in kinds:
+        for name in census.get(kind, ()):
+            idx.add(name, kind, "")
+    if "city" in kinds:
+        for name in context_cities(lang):  # one-word ones need place context (common_places)
+            idx.add(name, "city", "")
     return idx
+
+
+@memo(maxsize=8)
+def _context_city_keys(lang: str, accents: bool) -> frozenset[str]:
+    """The folded one-word :func:`~clinanon.lang.wordlists.context_cities` (people's names as well)."""
+    return frozenset(fold_uncached(n, accents) for n in context_cities(lang) if n.isalpha())
+
+
+def _census_entries(lang: str) -> dict[str, list[str]]:
+    """English: the US Census first names and surnames (:func:`name_frequency`; none is a common word) that the
+    shipped lists lack ("Pattison", "McCollum"), as entries of the ``first_name`` / ``surname`` lists."""
+    freq = name_frequency(lang)
+    if not freq:
+        return {}
+    listed = {kind: {fold(cols[0]) for cols in load_rows(lang, kind)} for kind in ("first_name", "surname")}
+    places = {fold(cols[0]) for kind in ("country", "region") for cols in load_rows(lang, kind)}
+    out: dict[str, list[str]] = {"first_name": [], "surname": []}
+    for key, (first, sur) in sorted(freq.items()):
+        if key in places:
+            continue  # "France", "Georgia": a country or a state first
+        if first > 0 and key not in listed["first_name"]:
+            out["first_name"].append(key.title())
+        if sur > 0 and key not in listed["surname"]:
+            out["surname"].append(key.title())
+    return out
 
 
 def _is_title(w: str) -> bool:
@@ -398,6 +431,8 @@ class GazetteerDetector:
         if i > 0 and org_before_place(text, table, norm, i, self.lang):
             return False
         if j - i == 1 and norm[i] in common_places(self.lang, self.accents == "fold"):
+            if norm[i] in _context_city_keys(self.lang, self.accents == "fold"):
+                return strict_place_context(table, norm, i, self.lang)
             return place_context(text, table, norm, i, self.lang)
         return True
 
@@ -525,9 +560,13 @@ class GazetteerDetector:
             w = words[k]
             low = norm[k]
             if _is_cap_word(w) and low not in stop:
+                if self.lang == "en" and low in common_lexicon("en") and words[k + 1] in ("the", "a", "an"):
+                    break  # "Called the Lahey Clinic": a word before a lower-case article starts no name
                 start = k
             elif w == "." and not (k > 0 and len(words[k - 1]) <= 3 and words[k - 1].isalpha()):
                 break  # a sentence's end ("Psychiatrie. Marburger Klinik"), not an abbreviation's dot ("St.")
+            elif self.lang == "de" and w.isalpha() and low in particles:
+                break  # "Behandlung im St.-Lukas-Klinikum": German particles follow the head ("Klinikum am X")
             elif low in particles or w in ("'", "’", "-", "."):
                 pass
             else:

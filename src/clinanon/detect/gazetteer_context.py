@@ -18,7 +18,7 @@ from clinanon.caches import memo
 from clinanon.lang.fold import fold, fold_uncached
 from clinanon.lang.lexicon import common_lexicon
 from clinanon.lang.phrases import AccentMode, PhraseIndex, gap_kind
-from clinanon.lang.wordlists import data_dir, load_rows, read_rows
+from clinanon.lang.wordlists import context_cities, data_dir, load_rows, read_rows
 from clinanon.text import TokenTable
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "hospital_heads",
     "org_before_place",
     "place_context",
+    "strict_place_context",
 ]
 
 # --- places that are also common words --------------------------------------------------------------------
@@ -62,7 +63,8 @@ def common_places(lang: str, accents: bool = True) -> frozenset[str]:
     :func:`clinanon.lang.lexicon.common_words`) whose usual form is lower case; the comparison is made on folded
     forms (case and accents stripped on both sides), so ``Puno`` clashes with Spanish ``puño``. German nouns
     (capitalised in the lexicon, which lists some place names the same way) do not count. Empty when the language
-    has no lexicon."""
+    has no lexicon. Also the one-word cities that are people's names as well
+    (:func:`clinanon.lang.wordlists.context_cities`: "Boston", "Dallas")."""
     lex = common_lexicon(lang)
     out: set[str] = set()
     for kind in ("city", "region"):
@@ -73,6 +75,7 @@ def common_places(lang: str, accents: bool = True) -> frozenset[str]:
             f = fold_uncached(name)
             if lex.get(f) is False:
                 out.add(fold_uncached(name, accents))
+    out.update(fold_uncached(name, accents) for name in context_cities(lang) if name.isalpha())
     return frozenset(out)
 
 
@@ -110,6 +113,17 @@ def place_context(text: str, table: TokenTable, norm: Sequence[str], i: int, lan
         if not w.isalpha() or not w[:1].isupper():
             break
     return False
+
+
+#: the prepositions after which a city that is also a person's name is the city ("lives in Dallas", "flew in
+#: from Rome"; not "spoke to Logan", "shouted at Gary", "Hawkins, Richardson and Santana")
+_STRICT_PLACE_PREPS: dict[str, frozenset[str]] = {"en": frozenset({"in", "from", "near", "outside", "into"})}
+
+
+def strict_place_context(table: TokenTable, norm: Sequence[str], i: int, lang: str) -> bool:
+    """Whether token ``i`` follows one of :data:`_STRICT_PLACE_PREPS` directly (a city that is also a person's
+    name needs more than :func:`place_context`)."""
+    return i > 0 and norm[i - 1] in _STRICT_PLACE_PREPS.get(lang, frozenset())
 
 
 def org_before_place(text: str, table: TokenTable, norm: Sequence[str], i: int, lang: str) -> bool:

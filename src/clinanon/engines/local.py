@@ -2,8 +2,10 @@
 
 :func:`run_local` reads the records with the input format's reader (:func:`clinanon.io.iter_records`: a stream,
 never the whole corpus), hands them in chunks of ``chunk_size`` documents to ``workers`` processes, each of which
-builds its pipeline once (:class:`clinanon.runner.PipelineFactory`), and writes the results in input order. At
-most ``max_pending`` chunks are read ahead of the output (:func:`clinanon.batch.bounded_imap`), so the memory of
+builds its pipeline once (:class:`clinanon.runner.PipelineFactory`), and writes the results in input order (or,
+``ordered=False``, as each chunk finishes: a very long note then holds back no other, and the workers never wait
+for it; the journal, ``resume`` and the errors report work the same). At most ``max_pending`` chunks are read ahead
+of the output (:func:`clinanon.batch.bounded_imap`), so the memory of
 the parent is the same for 10 000 notes as for 10 million. Everything else is the batch runner's
 (:func:`clinanon.batch.run_batch`): a journal flushed per document (``resume=True`` continues a killed run), an
 error record in place of each document that cannot be read or processed (the run goes on), the output written
@@ -70,10 +72,11 @@ def run_local(input_path: str | Path, out: str | Path, config: Config, *, worker
               deidentify: bool = True, in_format: str | None = None, out_format: str | None = None,
               read_options: dict[str, Any] | None = None, resume: bool = False, overwrite: bool = False,
               errors_path: str | Path | None = None, progress: Callable[[int], None] | None = None,
-              chunk_size: int = 8, max_pending: int | None = None) -> BatchResult:
+              chunk_size: int = 8, max_pending: int | None = None, ordered: bool = True) -> BatchResult:
     """De-identify (or, ``deidentify=False``, detect) every document of ``input_path`` into ``out`` with
     ``workers`` processes (see the module docstring). ``chunk_size``: documents per task; ``max_pending``: chunks
-    read ahead of the output (default ``4 * workers``). The pipeline is built here first, so that a bad
+    read ahead of the output (default ``4 * workers``); ``ordered=False``: outputs in the order they finish (with
+    ``workers > 1``; one worker finishes them in input order). The pipeline is built here first, so that a bad
     configuration fails before the output is touched."""
     if workers < 1 or chunk_size < 1 or (max_pending is not None and max_pending < 1):
         raise ConfigError(f"workers, chunk_size and max_pending must be at least 1 (got {workers}, {chunk_size}, "
@@ -81,4 +84,4 @@ def run_local(input_path: str | Path, out: str | Path, config: Config, *, worker
     job = prepare_batch(input_path, out, config, deidentify=deidentify, in_format=in_format, out_format=out_format,
                         read_options=read_options)
     return job.run(resume=resume, overwrite=overwrite, workers=workers, errors_path=errors_path, progress=progress,
-                   chunk_size=chunk_size, max_pending=max_pending)
+                   chunk_size=chunk_size, max_pending=max_pending, ordered=ordered)

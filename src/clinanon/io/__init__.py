@@ -19,7 +19,9 @@ presidio   presidio-research JSON list (``full_text``, ``spans``)     ``id`` key
 * :func:`write` writes documents; folder formats create the folder; every file is written atomically.
 * Every reader decodes UTF-8 strictly (``encoding=``, ``errors="replace"`` override), reads a file that starts
   with a UTF-16 or UTF-32 byte-order mark in that encoding, strips a BOM (offsets stay consistent: stored offsets
-  count it as one character), keeps CRLF as it is in the file, rejects lone surrogates (``"\\ud800"`` in JSON)
+  count it as one character; the text, brat and xml readers and writers take ``bom="keep"``, which leaves it in
+  the text as U+FEFF and writes it back: what ``clinanon deidentify`` / ``detect`` use, so that the offsets they
+  write are the input file's), keeps CRLF as it is in the file, rejects lone surrogates (``"\\ud800"`` in JSON)
   and C0 control characters other than tab and line breaks unless ``control_chars="strip"`` or ``"keep"``.
   Pass ``stats=ReadStats()`` to get counters. :func:`reader_options` lists each format's options (what
   ``clinanon formats`` prints and ``--read-option`` takes).
@@ -95,6 +97,8 @@ _OPTION_HELP: dict[str, str] = {
     "encoding": "codec of the file (default: UTF-8, or UTF-16/32 from a byte-order mark)",
     "errors": "decoding error handler: strict (default: an error record), replace, ...",
     "control_chars": "C0 control characters in a text: error (default), strip (offsets mapped) or keep",
+    "bom": "a byte-order mark: strip (default for the library; offsets mapped) or keep (in the text as U+FEFF: "
+           "offsets are the file's as decoded; clinanon deidentify/detect use keep)",
     "check_text": "the annotated span text must equal the text at its offsets (true/false)",
     "discontinuous": "spans with several fragments: split (default), merge or error",
     "scheme": "a label scheme; labels outside it are errors (default: any label)",

@@ -31,6 +31,7 @@ from clinanon.document import Document, Span
 from clinanon.errors import ClinanonError, ConfigError, InputError, SpanError
 
 __all__ = [
+    "BOM_POLICIES",
     "CONTROL_CHARS",
     "Format",
     "FormatError",
@@ -404,10 +405,19 @@ def read_source_text(
     errors: str,
     control_chars: str,
     stats: ReadStats | None = None,
+    bom: str = "strip",
 ) -> SourceText:
-    """Read a whole text file (decode, strip a BOM, apply the control-character policy)."""
-    raw, bom = decode_bytes(read_bytes(path), path=path, encoding=encoding, errors=errors)
-    return clean_text(raw, control_chars, path=path, bom=bom, stats=stats)
+    """Read a whole text file (decode, strip a BOM, apply the control-character policy). ``bom="keep"``: a
+    byte-order mark stays in the text as U+FEFF, so that the text is the file as decoded and every offset is the
+    file's (the writers' option ``bom="keep"`` writes it back as it is)."""
+    raw, had_bom = decode_bytes(read_bytes(path), path=path, encoding=encoding, errors=errors)
+    if had_bom and bom == "keep":
+        raw, had_bom = _BOM + raw, False
+    return clean_text(raw, control_chars, path=path, bom=had_bom, stats=stats)
+
+
+#: what the text-file readers and writers (text, brat, xml) do with a byte-order mark: option ``bom``
+BOM_POLICIES = ("strip", "keep")
 
 
 def spans_from_dicts(
@@ -575,9 +585,13 @@ def atomic_write_text(path: str | Path, text: str, *, encoding: str = "utf-8") -
         f.write(text)
 
 
-def with_bom(text: str) -> tuple[str, int]:
+def with_bom(text: str, bom: str = "strip") -> tuple[str, int]:
     """What a writer stores for ``text`` and the shift of stored offsets: a text that itself starts with U+FEFF
-    gets one more, because readers strip one BOM (so write -> read round-trips)."""
+    gets one more, because readers strip one BOM (so write -> read round-trips). ``bom="keep"`` (documents read
+    with the reader option ``bom="keep"``, whose text is the file as decoded): the text exactly, offsets as they
+    are."""
+    if bom == "keep":
+        return text, 0
     return (_BOM + text, 1) if text.startswith(_BOM) else (text, 0)
 
 

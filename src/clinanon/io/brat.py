@@ -2,7 +2,9 @@
 
 Offsets count the characters of the ``.txt`` file as stored: a byte-order mark counts as one character (that is
 what brat and MEDDOCAN do — 22 MEDDOCAN files start with a BOM and their offsets include it) and CRLF counts as
-two. The reader strips the BOM and shifts the offsets, so spans are on the document text.
+two. The reader strips the BOM and shifts the offsets, so spans are on the document text; with ``bom="keep"`` (what
+``clinanon deidentify`` / ``detect`` use) the mark stays in the text as U+FEFF and the writer writes it back, so
+that offsets on the document are the file's.
 
 Reading options (besides ``encoding``/``errors``/``control_chars``/``stats``):
 
@@ -33,6 +35,7 @@ from pathlib import Path
 from clinanon.document import Document, Span
 from clinanon.errors import InputError
 from clinanon.io.base import (
+    BOM_POLICIES,
     CHECK_TEXT_HINT,
     FormatError,
     ReadStats,
@@ -76,25 +79,29 @@ def read_brat(
     check_text: bool = True,
     scheme: str | None = None,
     bad_ann: str = "error",
+    bom: str = "strip",
     stats: ReadStats | None = None,
 ) -> Iterator[Record]:
     """Documents from a BRAT folder (every ``.txt``/``.ann`` pair, in id order) or from one ``.txt``/``.ann``
-    file; a bad document yields an :class:`InputError` in its place."""
+    file; a bad document yields an :class:`InputError` in its place. ``bom="keep"``: a byte-order mark stays in
+    the text as U+FEFF, so that offsets on the document are those of the ``.txt`` file as decoded."""
     check_read_options(encoding, errors, control_chars)
     check_choice("discontinuous", discontinuous, ("split", "merge", "error"))
     check_choice("bad_ann", bad_ann, ("error", "warn"))
+    check_choice("bom", bom, BOM_POLICIES)
     label_scheme = get_scheme(scheme) if scheme is not None else None
     st = stats if stats is not None else ReadStats()
-    opts = _Opts(encoding, errors, control_chars, discontinuous, check_text, label_scheme, st, bad_ann == "warn")
+    opts = _Opts(encoding, errors, control_chars, discontinuous, check_text, label_scheme, st, bad_ann == "warn", bom)
     return _read(Path(path), opts)
 
 
 class _Opts:
     def __init__(self, encoding: str | None, errors: str, control_chars: str, discontinuous: str,
-                 check_text: bool, scheme: LabelScheme | None, stats: ReadStats, warn_bad_ann: bool) -> None:
+                 check_text: bool, scheme: LabelScheme | None, stats: ReadStats, warn_bad_ann: bool,
+                 bom: str = "strip") -> None:
         self.encoding, self.errors, self.control_chars = encoding, errors, control_chars
         self.discontinuous, self.check_text, self.scheme, self.stats = discontinuous, check_text, scheme, stats
-        self.warn_bad_ann = warn_bad_ann
+        self.warn_bad_ann, self.bom = warn_bad_ann, bom
 
 
 def _read(path: Path, o: _Opts) -> Iterator[Record]:
@@ -115,7 +122,8 @@ def _read(path: Path, o: _Opts) -> Iterator[Record]:
 def _read_pair(txt: Path, ann: Path, o: _Opts) -> Document:
     if not txt.exists():
         raise InputError("annotation file without its .txt file", path=ann)
-    src = read_source_text(txt, encoding=o.encoding, errors=o.errors, control_chars=o.control_chars, stats=o.stats)
+    src = read_source_text(txt, encoding=o.encoding, errors=o.errors, control_chars=o.control_chars, stats=o.stats,
+                           bom=o.bom)
     spans: list[Span] = []
     if not ann.exists():
         o.stats.missing_annotations += 1
@@ -191,17 +199,19 @@ def _read_ann(ann: Path, src: SourceText, o: _Opts) -> list[Span]:
     return spans
 
 
-def write_brat(docs: Iterable[Document], path: str | Path) -> None:
+def write_brat(docs: Iterable[Document], path: str | Path, *, bom: str = "strip") -> None:
     """Write ``<path>/<id>.txt`` and ``<path>/<id>.ann`` for every document (folder created, files atomic).
 
     Span source and score are not stored (BRAT has no place for them). Labels must not contain whitespace or
-    ``;`` (:class:`FormatError`).
+    ``;`` (:class:`FormatError`). ``bom="keep"`` (texts read with ``bom="keep"``): a text that starts with U+FEFF
+    is written as it is, offsets unshifted, instead of getting one more mark.
     """
+    check_choice("bom", bom, BOM_POLICIES)
     folder = Path(path)
     folder.mkdir(parents=True, exist_ok=True)
     for doc in check_doc_ids(docs):
         safe_filename(doc.id, ".txt")
-        stored, shift = with_bom(doc.text)
+        stored, shift = with_bom(doc.text, bom)
         lines = []
         for i, sp in enumerate(doc.spans, 1):
             if not sp.label or re.search(r"[\s;]", sp.label):

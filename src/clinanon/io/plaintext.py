@@ -12,9 +12,11 @@ from pathlib import Path
 from clinanon.document import Document
 from clinanon.errors import InputError
 from clinanon.io.base import (
+    BOM_POLICIES,
     ReadStats,
     Record,
     atomic_write_text,
+    check_choice,
     check_doc_ids,
     check_read_options,
     guard,
@@ -34,16 +36,20 @@ def read_text_files(
     encoding: str | None = None,
     errors: str = "strict",
     control_chars: str = "error",
+    bom: str = "strip",
     stats: ReadStats | None = None,
 ) -> Iterator[Record]:
     """Documents from a folder of ``.txt`` files or from one ``.txt`` file; a file that cannot be read yields an
-    :class:`InputError` in its place."""
+    :class:`InputError` in its place. ``bom="keep"``: a byte-order mark stays in the text (offsets are the
+    file's as decoded)."""
     check_read_options(encoding, errors, control_chars)
+    check_choice("bom", bom, BOM_POLICIES)
     st = stats if stats is not None else ReadStats()
-    return _read(Path(path), encoding, errors, control_chars, st)
+    return _read(Path(path), encoding, errors, control_chars, st, bom)
 
 
-def _read(path: Path, encoding: str | None, errors: str, control_chars: str, st: ReadStats) -> Iterator[Record]:
+def _read(path: Path, encoding: str | None, errors: str, control_chars: str, st: ReadStats,
+          bom: str = "strip") -> Iterator[Record]:
     if path.is_dir():
         files = list_files(path, ".txt")
     elif path.exists():
@@ -53,19 +59,22 @@ def _read(path: Path, encoding: str | None, errors: str, control_chars: str, st:
         return
     for f in files:
         def one(f: Path = f) -> Document:
-            src = read_source_text(f, encoding=encoding, errors=errors, control_chars=control_chars, stats=st)
+            src = read_source_text(f, encoding=encoding, errors=errors, control_chars=control_chars, stats=st,
+                                   bom=bom)
             return make_document(f.stem, src.text, (), None, path=f, errors=errors, stats=st)
 
         yield st.count(guard(f, one, f.stem), path=f)
 
 
-def write_text_files(docs: Iterable[Document], path: str | Path) -> None:
+def write_text_files(docs: Iterable[Document], path: str | Path, *, bom: str = "strip") -> None:
     """Write ``<path>/<id>.txt`` for every document (the folder is created; each file written atomically).
 
-    The text is written exactly; a text that starts with U+FEFF gets one more (the reader strips one).
+    The text is written exactly; a text that starts with U+FEFF gets one more (the reader strips one), unless
+    ``bom="keep"`` (texts read with ``bom="keep"``: written exactly).
     """
+    check_choice("bom", bom, BOM_POLICIES)
     folder = Path(path)
     folder.mkdir(parents=True, exist_ok=True)
     for doc in check_doc_ids(docs):
         name = safe_filename(doc.id, ".txt")
-        atomic_write_text(folder / name, with_bom(doc.text)[0])
+        atomic_write_text(folder / name, with_bom(doc.text, bom)[0])

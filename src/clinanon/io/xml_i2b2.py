@@ -46,6 +46,7 @@ from pathlib import Path
 from clinanon.document import Document, Span
 from clinanon.errors import ConfigError, InputError
 from clinanon.io.base import (
+    BOM_POLICIES,
     CHECK_TEXT_HINT,
     FormatError,
     ReadStats,
@@ -92,18 +93,21 @@ def read_xml(
     control_chars: str = "error",
     label: str = "subtype",
     check_text: bool = True,
+    bom: str = "strip",
     stats: ReadStats | None = None,
 ) -> Iterator[Record]:
     """Documents from a folder of ``.xml`` files (in id order) or one ``.xml`` file; a bad file yields an
-    :class:`InputError` in its place. ``control_chars`` is accepted for uniformity: XML cannot hold them."""
+    :class:`InputError` in its place. ``control_chars`` is accepted for uniformity: XML cannot hold them.
+    ``bom="keep"``: a byte-order mark at the start of the TEXT stays in the text (offsets as stored)."""
     check_read_options(encoding, errors, control_chars)
     check_choice("label", label, _LABEL_MODES)
+    check_choice("bom", bom, BOM_POLICIES)
     st = stats if stats is not None else ReadStats()
-    return _read(Path(path), encoding, errors, label, check_text, st)
+    return _read(Path(path), encoding, errors, label, check_text, st, bom)
 
 
 def _read(path: Path, encoding: str | None, errors: str, label: str, check_text: bool,
-          st: ReadStats) -> Iterator[Record]:
+          st: ReadStats, bom: str = "strip") -> Iterator[Record]:
     if path.is_dir():
         files = list_files(path, ".xml")
     elif path.exists():
@@ -112,7 +116,7 @@ def _read(path: Path, encoding: str | None, errors: str, label: str, check_text:
         yield st.count(InputError("no such file or folder", path=path))
         return
     for f in files:
-        yield st.count(guard(f, lambda f=f: _read_file(f, encoding, errors, label, check_text, st), f.stem),  # type: ignore[misc]
+        yield st.count(guard(f, lambda f=f: _read_file(f, encoding, errors, label, check_text, st, bom), f.stem),  # type: ignore[misc]
                        path=f)
 
 
@@ -186,7 +190,7 @@ def _parse(text: str, path: Path) -> _Collector:
 
 
 def _read_file(f: Path, encoding: str | None, errors: str, label: str, check_text: bool,
-               st: ReadStats) -> Document:
+               st: ReadStats, bom_policy: str = "strip") -> Document:
     data = read_bytes(f)
     if encoding is None:
         m = _DECL_ENCODING.match(data[:1024])
@@ -201,7 +205,7 @@ def _read_file(f: Path, encoding: str | None, errors: str, label: str, check_tex
     if not c.seen_text:
         raise InputError("no <TEXT> element under the root element", path=f)
     stored = "".join(c.text_parts)
-    bom = stored.startswith("\ufeff")
+    bom = stored.startswith("\ufeff") and bom_policy != "keep"
     if bom:
         st.boms_stripped += 1
     src = SourceText(stored[1:], stored[1:], bom) if bom else SourceText(stored, stored)
@@ -255,14 +259,17 @@ def _tag_for(label: str) -> str:
     return "OTHER"
 
 
-def write_xml(docs: Iterable[Document], path: str | Path, *, root: str = "deIdi2b2", label: str = "subtype") -> None:
+def write_xml(docs: Iterable[Document], path: str | Path, *, root: str = "deIdi2b2", label: str = "subtype",
+              bom: str = "strip") -> None:
     """Write ``<path>/<id>.xml`` for every document (folder created, files written atomically).
 
     ``label="both"`` splits each label at its first dot into tag and ``TYPE`` (the inverse of reading with
     ``label="both"``); otherwise the label is the ``TYPE`` and the tag is chosen as the module doc says.
     Span source and score are not stored. A text with a character XML 1.0 forbids raises :class:`FormatError`.
+    ``bom="keep"`` (texts read with ``bom="keep"``): a text that starts with U+FEFF is stored as it is.
     """
     check_choice("label", label, ("subtype", "both"))
+    check_choice("bom", bom, BOM_POLICIES)
     if not _NAME.fullmatch(root):
         raise ConfigError(f"option root={root!r} is not an XML element name")
     folder = Path(path)
@@ -273,7 +280,7 @@ def write_xml(docs: Iterable[Document], path: str | Path, *, root: str = "deIdi2
         if bad is not None:
             raise FormatError(f"document {doc.id!r}: character U+{ord(bad.group()):04X} at offset {bad.start()} "
                               "cannot be stored in XML 1.0")
-        stored, shift = with_bom(doc.text)
+        stored, shift = with_bom(doc.text, bom)
         out = ["<?xml version='1.0' encoding='UTF-8'?>\n", f"<{root}>\n", "  <TEXT>", _cdata(stored), "</TEXT>\n",
                "  <TAGS>\n"]
         for i, sp in enumerate(doc.spans, 1):

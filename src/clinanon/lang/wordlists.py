@@ -16,7 +16,7 @@ from pathlib import Path
 from clinanon.caches import memo
 from clinanon.errors import ConfigError, InputError
 
-__all__ = ["LIST_FILES", "data_dir", "load_rows", "read_rows", "read_user_list"]
+__all__ = ["LIST_FILES", "context_cities", "data_dir", "load_rows", "read_rows", "read_user_list"]
 
 #: kinds with a built-in list, and the file each one is read from
 LIST_FILES: Mapping[str, str] = {
@@ -62,6 +62,16 @@ def load_rows(lang: str, kind: str) -> tuple[tuple[str, ...], ...]:
     if not path.is_file():
         return ()
     return tuple(tuple(cols) for _, cols in read_rows(path))
+
+
+@memo(maxsize=8)
+def context_cities(lang: str) -> tuple[str, ...]:
+    """City names that are also people's names (``cities_context.txt``, built by ``scripts/build_city_context.py``;
+    English only): gazetteer cities reported only with place context. Empty when none ships."""
+    path = data_dir(lang) / "cities_context.txt"
+    if not path.is_file():
+        return ()
+    return tuple(cols[0] for _, cols in read_rows(path) if cols and cols[0])
 
 
 def read_user_list(path: str | Path, kind: str) -> list[tuple[str, str, str]]:

@@ -15,6 +15,7 @@ language model's pretraining data; ``"type"`` writes ``[NAME]``, ``"category"`` 
 
 from __future__ import annotations
 
+import re
 import string
 from typing import Any, Literal
 
@@ -22,6 +23,8 @@ from pydantic import Field, field_validator, model_validator
 
 from clinanon.document import Span
 from clinanon.errors import ConfigError
+from clinanon.lang.fold import fold
+from clinanon.lang.lexicon import trigger_words
 from clinanon.taxonomy import CANONICAL_CATEGORIES, get_scheme, parent
 from clinanon.transform.base import Edit, OperatorBase, OperatorContext, register_operator
 
@@ -122,5 +125,29 @@ class TagOperator(OperatorBase):
         )
 
     def edit(self, span: Span, ctx: OperatorContext) -> Edit:
-        """An edit of exactly the span."""
-        return Edit(span.start, span.end, self.render(span, ctx))
+        """An edit of the span; a name's leading lower-case kinship words and possessives stay in the text ("su
+        marido Julián" -> "su marido [NAME]"), as the surrogate operator keeps them."""
+        keep = ""
+        if ctx.category.startswith("NAME"):
+            keep = ctx.doc.text[span.start:_after_kinship(ctx.doc.text, span.start, span.end, ctx.lang)]
+        return Edit(span.start, span.end, keep + self.render(span, ctx))
+
+
+_LEAD_WORD = re.compile(r"([^\W\d_]+)[ \t]+")
+#: possessives before a kinship word ("su marido", "his wife", "ihr Ehemann", "haar man", "hennes man")
+_POSSESSIVES = frozenset(("su", "sus", "mi", "his", "her", "their", "my", "the", "sein", "seine", "ihr", "ihre",
+                          "zijn", "haar", "hun", "mijn", "hans", "hennes", "deras", "min", "mitt"))
+
+
+def _after_kinship(text: str, start: int, end: int, lang: str) -> int:
+    """Where the name proper starts in ``text[start:end]``: after leading lower-case possessives and kinship words
+    (the ``kin`` trigger words of ``lang``) when a capitalised word follows them; else ``start``."""
+    kin = trigger_words(lang, "kin")
+    pos = start
+    while True:
+        m = _LEAD_WORD.match(text, pos, end)
+        if m is None or not m.group(1).islower() or (fold(m.group(1)) not in kin
+                                                     and m.group(1) not in _POSSESSIVES):
+            break
+        pos = m.end()
+    return pos if pos < end and text[pos].isupper() else start

@@ -33,7 +33,6 @@ from __future__ import annotations
 import copy
 import io
 import json
-import os
 import random
 import time
 from bisect import bisect_left
@@ -45,6 +44,7 @@ from typing import Any, ClassVar, Literal
 
 from clinanon.analysis import Analysis
 from clinanon.bio import decode_bio, encode_bio, span_token_range
+from clinanon.detect import model_dir
 from clinanon.detect.base import BaseDetector, GoldDataReport
 from clinanon.detect.neural._torch import choose_device, require_torch, seed_everything
 from clinanon.detect.neural.vocab import Vocab, casing
@@ -58,7 +58,7 @@ __all__ = ["META_FILE", "MODEL_FILE", "VOCAB_FILE", "BiLSTMCRFDetector", "EpochI
 
 MODEL_FILE = "model.pt"
 VOCAB_FILE = "vocab.json"
-META_FILE = "meta.json"
+META_FILE = model_dir.META_FILE
 FORMAT = 1
 
 ScoreMode = Literal["mean", "min"]
@@ -600,13 +600,10 @@ class BiLSTMCRFDetector(BaseDetector):
         data = {**self.meta(), **(dict(meta) if meta else {})}
         buf = io.BytesIO()
         torch.save({k: v.detach().cpu() for k, v in net.state_dict().items()}, buf)
-        tmp = out / (MODEL_FILE + ".tmp")
-        tmp.write_bytes(buf.getvalue())
-        os.replace(tmp, out / MODEL_FILE)
+        model_dir.write_bytes(out / MODEL_FILE, buf.getvalue())
         atomic_write_text(out / VOCAB_FILE, json.dumps(self.vocab.to_dict(), ensure_ascii=False))  # type: ignore
-        atomic_write_text(out / META_FILE, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-        for name in (MODEL_FILE, VOCAB_FILE, META_FILE):
-            os.chmod(out / name, 0o644)
+        model_dir.write_meta(out, data)
+        model_dir.share(out, (MODEL_FILE, VOCAB_FILE, META_FILE))
         return out
 
     def _restore(self, vocab: Vocab, state: Mapping[str, Any], word_dim: int) -> None:
@@ -634,27 +631,8 @@ class BiLSTMCRFDetector(BaseDetector):
         ``device`` override the saved settings. :class:`InputError` names the file that is missing or wrong."""
         torch = require_torch("the BiLSTM-CRF detector")
         p = Path(path)
-        meta_path = p / META_FILE
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise InputError("no meta.json: not a clinanon model directory", path=meta_path) from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise InputError(f"cannot read the model metadata ({type(e).__name__})", path=meta_path) from None
-        if not isinstance(meta, dict) or meta.get("detector") != cls.name:
-            raise InputError(f"expected a {cls.name!r} model", path=meta_path)
-        if meta.get("format") != FORMAT:
-            raise InputError(f"model format {meta.get('format')!r}; this clinanon reads format {FORMAT}: retrain it",
-                             path=meta_path)
-        params = dict(meta.get("params") or {})
-        if canonical is not None:
-            params["canonical"] = canonical
-        if device is not None:
-            params["device"] = device
-        try:
-            det = cls(**params)
-        except (TypeError, ConfigError):
-            raise InputError("unexpected model parameters", path=meta_path) from None
+        meta = model_dir.read_meta(p, cls.name, version=FORMAT, hint=": retrain it")
+        det = model_dir.build(cls, meta, p, canonical=canonical, device=device)
         vocab_path = p / str(meta.get("vocab_file", VOCAB_FILE))
         try:
             vocab = Vocab.from_dict(json.loads(vocab_path.read_text(encoding="utf-8")))

@@ -7,9 +7,13 @@
 * :func:`export_onnx` (needs torch) traces the fine-tuned checkpoint of a
   :class:`~clinanon.detect.neural.transformer.TransformerDetector` directory (inputs ``input_ids`` and
   ``attention_mask``, ``[batch, sequence]``, both dynamic; output ``logits``) with PyTorch's TorchScript-based
-  exporter, then quantizes the weights of its MatMul/Gemm nodes to int8 with
-  ``onnxruntime.quantization.quantize_dynamic`` (activations are quantized on the fly). Both files go into the
-  model directory and ``meta.json`` records them.
+  exporter, then quantizes its weights to int8 with ``onnxruntime.quantization.quantize_dynamic`` (activations are
+  quantized on the fly; :func:`quantize_int8`): one scale per output channel, the token-classification head and the
+  feed-forward output projections kept in float. That is the best of the settings ``benchmarks/onnx_quant.py``
+  measured that keeps most of the size gain (MiniLM fine-tuned on 20 MEDDOCAN notes, 20 dev notes: token tag
+  agreement with the float model 0.9945, span agreement 0.9407, 33.6 MB for 90.4 MB in float; one scale per matrix,
+  the first default: 0.9846 / 0.8023, 22.9 MB; per channel alone: 0.9913 / 0.8996). Both files go into the model
+  directory and ``meta.json`` records them and the settings.
 * :class:`OnnxTransformerDetector` needs onnxruntime, NumPy and the checkpoint's tokenizer (``transformers``
   without torch): the same words, windows, merging, BIO repair and CRF decoding as the PyTorch detector (the code
   is shared), so the only difference is the network's arithmetic. ``threads`` sets onnxruntime's intra-op threads
@@ -18,7 +22,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import warnings
 from collections.abc import Iterable, Sequence
@@ -27,9 +30,9 @@ from typing import Any, ClassVar, Literal
 
 from clinanon.analysis import Analysis
 from clinanon.detect.base import BaseDetector
+from clinanon.detect.model_dir import write_meta
 from clinanon.detect.neural.transformer import (
     HF_DIR,
-    META_FILE,
     SubwordWindows,
     TaggerCore,
     TransformerDetector,
@@ -41,22 +44,79 @@ from clinanon.errors import ConfigError, InputError
 from clinanon.lang import check_language
 from clinanon.text import token_table
 
-__all__ = ["INT8_FILE", "ONNX_FILE", "OnnxTransformerDetector", "export_onnx"]
+__all__ = ["DEFAULT_KEEP_FLOAT", "DEFAULT_OP_TYPES", "FLOAT_GROUPS", "INT8_FILE", "ONNX_FILE",
+           "OnnxTransformerDetector", "export_onnx", "float_node_names", "quantize_int8"]
 
 ONNX_FILE = "model.onnx"
 INT8_FILE = "model.int8.onnx"
 
 
-def export_onnx(model_dir: str | Path, *, quantize: bool = True, per_channel: bool = True, opset: int = 17
-                ) -> dict[str, Any]:
+#: the nodes :func:`export_onnx` keeps in float by default (see :func:`float_node_names`)
+DEFAULT_KEEP_FLOAT: tuple[str, ...] = ("classifier", "ffn_out")
+#: the node types it quantizes by default (``None``: every type onnxruntime's dynamic quantizer knows, the
+#: embedding tables' ``Gather`` included)
+DEFAULT_OP_TYPES: tuple[str, ...] | None = None
+#: the groups of nodes :func:`float_node_names` knows
+FLOAT_GROUPS = ("classifier", "ffn_out", "first_last")
+
+
+def float_node_names(onnx_path: str | Path, groups: Iterable[str]) -> list[str]:
+    """The names of the MatMul/Gemm nodes of an exported transformer that belong to ``groups`` (read from the
+    node names the exporter writes after the PyTorch modules): ``"classifier"``, the token-classification head;
+    ``"ffn_out"``, the feed-forward output projections (``layer.N/output/dense`` in BERT-like models, ``ffn/lin2``
+    in DistilBERT), whose input is the GELU output with its outliers; ``"first_last"``, every MatMul of the first
+    and the last layer. A group whose names a model does not use matches nothing there (its nodes are quantized)."""
+    onnx = require("onnx")
+    groups = set(groups)
+    unknown = groups - set(FLOAT_GROUPS)
+    if unknown:
+        raise ConfigError(f"unknown node groups {sorted(unknown)}; expected some of {list(FLOAT_GROUPS)}")
+    model = onnx.load(str(onnx_path), load_external_data=False)
+    names = [n.name for n in model.graph.node if n.op_type in ("MatMul", "Gemm")]
+    layers = sorted({int(part.split(".")[1]) for n in names for part in n.split("/")
+                     if part.startswith("layer.") and part.split(".")[1].isdigit()})
+    edge = {f"layer.{layers[0]}", f"layer.{layers[-1]}"} if layers else set()
+    out = []
+    for n in names:
+        parts = set(n.split("/"))
+        hit = {"classifier": any("classifier" in p for p in parts),
+               "ffn_out": ({"output", "dense"} <= parts and "attention" not in parts) or {"ffn", "lin2"} <= parts,
+               "first_last": bool(parts & edge)}
+        if any(hit[g] for g in groups):
+            out.append(n)
+    return out
+
+
+def quantize_int8(fp32_path: str | Path, out_path: str | Path, *, per_channel: bool = True,
+                  reduce_range: bool = False, keep_float: Iterable[str] = DEFAULT_KEEP_FLOAT,
+                  op_types: Sequence[str] | None = DEFAULT_OP_TYPES) -> dict[str, Any]:
+    """Dynamic int8 quantization (``onnxruntime.quantization.quantize_dynamic``: int8 weights, activations
+    quantized on the fly) of ``fp32_path`` into ``out_path``; ``keep_float``: node groups left in float
+    (:func:`float_node_names`); ``op_types``: the node types quantized (``None``: all). Returns the settings."""
+    quant = require("onnxruntime.quantization")
+    keep = list(keep_float)
+    exclude = float_node_names(fp32_path, keep) if keep else []
+    kw: dict[str, Any] = {}
+    if op_types is not None:
+        kw["op_types_to_quantize"] = list(op_types)
+    quant.quantize_dynamic(str(fp32_path), str(out_path), weight_type=quant.QuantType.QInt8,
+                           per_channel=per_channel, reduce_range=reduce_range, nodes_to_exclude=exclude, **kw)
+    return {"per_channel": per_channel, "reduce_range": reduce_range, "keep_float": keep,
+            "float_nodes": len(exclude), "op_types": list(op_types) if op_types is not None else "all"}
+
+
+def export_onnx(model_dir: str | Path, *, quantize: bool = True, per_channel: bool = True, opset: int = 17,
+                reduce_range: bool = False, keep_float: Iterable[str] = DEFAULT_KEEP_FLOAT,
+                op_types: Sequence[str] | None = DEFAULT_OP_TYPES) -> dict[str, Any]:
     """Write ``model.onnx`` (and, with ``quantize``, ``model.int8.onnx``) into a transformer model directory and
     record them in its ``meta.json`` (``"onnx"``); returns that record (file names and sizes in bytes).
 
     ``per_channel``: one int8 scale per output channel of each weight matrix (default) rather than one per matrix;
     on MiniLM fine-tuned on the English nursing notes it moved the int8/PyTorch span agreement from 0.749 to 0.928
-    (fold 0 of ``benchmarks/transformer_notes.py``)."""
-    from clinanon.io import atomic_write_text
-
+    (fold 0 of ``benchmarks/transformer_notes.py``). ``reduce_range``, ``keep_float`` and ``op_types``: see
+    :func:`quantize_int8`; the defaults are the setting ``benchmarks/onnx_quant.py`` measured best for its size
+    (``op_types=("MatMul",)`` also keeps the embedding tables in float: a little closer to the float model, at twice
+    the size)."""
     torch = require("torch")
     transformers = require("transformers")
     require("onnx")
@@ -93,17 +153,17 @@ def export_onnx(model_dir: str | Path, *, quantize: bool = True, per_channel: bo
     os.replace(tmp, out)
     record: dict[str, Any] = {"fp32": ONNX_FILE, "fp32_bytes": out.stat().st_size, "opset": opset}
     if quantize:
-        quant = require("onnxruntime.quantization")
         q_out = p / INT8_FILE
         q_tmp = p / ("tmp-" + INT8_FILE)
-        quant.quantize_dynamic(str(out), str(q_tmp), weight_type=quant.QuantType.QInt8, per_channel=per_channel)
+        how = quantize_int8(out, q_tmp, per_channel=per_channel, reduce_range=reduce_range, keep_float=keep_float,
+                            op_types=op_types)
         os.replace(q_tmp, q_out)
-        record.update({"int8": INT8_FILE, "int8_bytes": q_out.stat().st_size, "per_channel": per_channel})
+        record.update({"int8": INT8_FILE, "int8_bytes": q_out.stat().st_size, **how})
     for name in (ONNX_FILE, INT8_FILE):
         if (p / name).is_file():
             os.chmod(p / name, 0o644)
     meta["onnx"] = record
-    atomic_write_text(p / META_FILE, json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
+    write_meta(p, meta)
     return record
 
 

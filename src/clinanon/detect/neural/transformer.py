@@ -35,9 +35,7 @@ from __future__ import annotations
 
 import copy
 import importlib
-import json
 import math
-import os
 import random
 import time
 from bisect import bisect_left, bisect_right
@@ -49,6 +47,7 @@ from typing import Any, ClassVar, Literal
 
 from clinanon.analysis import Analysis
 from clinanon.bio import decode_bio, encode_bio
+from clinanon.detect import model_dir
 from clinanon.detect.base import BaseDetector, GoldDataReport
 from clinanon.document import Document, Span
 from clinanon.errors import ConfigError, InputError
@@ -58,7 +57,7 @@ from clinanon.text import TokenTable, token_table
 __all__ = ["HF_DIR", "META_FILE", "EpochInfo", "StepInfo", "SubwordWindows", "TrainingReport",
            "TransformerDetector", "require"]
 
-META_FILE = "meta.json"
+META_FILE = model_dir.META_FILE
 #: the fine-tuned checkpoint (model + tokenizer) inside a model directory
 HF_DIR = "hf"
 EXTRA = "neural"
@@ -809,7 +808,6 @@ class TransformerDetector(TaggerCore, BaseDetector):
 
     def save(self, path: str | Path, meta: Mapping[str, Any] | None = None) -> Path:
         """Write the model directory (``meta.json`` + ``hf/``); ``meta`` adds keys to meta.json."""
-        from clinanon.io import atomic_write_text
 
         if self._model is None:
             raise ConfigError("the transformer detector is not fitted: call fit() or TransformerDetector.load()")
@@ -818,28 +816,16 @@ class TransformerDetector(TaggerCore, BaseDetector):
         self._model.save_pretrained(str(out / HF_DIR))
         self._tokenizer.save_pretrained(str(out / HF_DIR))
         data = {**self.meta(), **(dict(meta) if meta else {})}
-        atomic_write_text(out / META_FILE, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-        for p in out.rglob("*"):
-            if p.is_file():
-                os.chmod(p, 0o644)
+        model_dir.write_meta(out, data)
+        model_dir.share(out)
         self.meta_ = data
         return out
 
     @classmethod
     def read_meta(cls, path: str | Path) -> dict[str, Any]:
-        meta_path = Path(path) / META_FILE
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise InputError("no meta.json: not a clinanon model directory", path=meta_path) from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise InputError(f"cannot read the model metadata ({type(e).__name__})", path=meta_path) from None
-        if not isinstance(meta, dict) or meta.get("detector") != cls.name:
-            raise InputError(f"expected a {cls.name!r} model", path=meta_path)
-        if meta.get("format") != FORMAT:
-            raise InputError(f"model format {meta.get('format')!r}; this clinanon reads format {FORMAT}",
-                             path=meta_path)
-        return meta
+        """``meta.json`` of a transformer model directory (:class:`InputError` naming the file when it is missing,
+        unreadable, another detector's or another format's)."""
+        return model_dir.read_meta(path, cls.name, version=FORMAT)
 
     @classmethod
     def load(cls, path: str | Path, *, canonical: bool | None = None, device: str | None = None
@@ -848,15 +834,7 @@ class TransformerDetector(TaggerCore, BaseDetector):
         transformers = require("transformers")
         p = Path(path)
         meta = cls.read_meta(p)
-        params = dict(meta.get("params") or {})
-        if canonical is not None:
-            params["canonical"] = canonical
-        if device is not None:
-            params["device"] = device
-        try:
-            det = cls(**params)
-        except (TypeError, ConfigError):
-            raise InputError("unexpected model parameters", path=p / META_FILE) from None
+        det = model_dir.build(cls, meta, p, canonical=canonical, device=device)
         det.labels_ = list(meta.get("labels") or [])
         det.tags_ = list(meta.get("tags") or [])
         det.crf_params_ = meta.get("crf")

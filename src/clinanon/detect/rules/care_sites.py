@@ -83,8 +83,11 @@ _UNIVERSITY_HEAD = re.compile(rf"{_UNI_START}([^\W\d_]{{2,20}}(?:[ \t]{{1,2}}[^\
 _HEADS_KEPT = ("memorial", "general", "health")
 _HEADS = ("hospital", "hosp", "hospitals", "medical center", "med center", "medical ctr", "med ctr", "campus",
           "health center", "health system", "healthcare", "health", "clinic", "infirmary", "rehab", "nursing home",
-          "memorial", "general", "medical", "med")
-_HOME = ("lives in", "lives alone in", "living in", "lives with", "resides in", "resident of", "home in",
+          "memorial", "general", "medical", "med", "assisted living", "rehabilitation center",
+          "rehabilitation hospital", "rehab center", "nursing center", "nursing facility", "care center", "hospice",
+          "rest home", "retirement home", "living center", "senior living")
+_HOME = ("lives in", "lives alone in", "living in", "lives with", "resides in", "resident of", "home in", "live in",
+         "lived in",
          "house in", "moved from", "moved to", "originally from", "is from", "was from", "relocated to",
          "relocated from", "grew up in", "raised in", "born in")
 _UNIT = re.compile(r"[a-z]{0,4}(?:icu|cu|ru|du)\Z")
@@ -92,10 +95,12 @@ _WORD = re.compile(r"[^\W\d_](?:['’&]?[^\W\d_]){0,30}")
 #: a ward number (1 to 20, a capital letter may follow) that nothing numeric continues ("6", "12B", glued to
 #: the ward's name "QUARTERMAIN3"; not "88", "90s", "5=", "95-97%")
 _WARD_NO = re.compile(r"[ \t]{0,2}((?:1\d|20|[1-9])[A-Z]?)(?=[ \t]{0,2}(?:[.,;:)\n]|\Z)|[ \t]{1,2}[^\W\d_])")
-_ON_TO = re.compile(r"(?<![\w])(?i:on|to)[ \t]{1,2}")
+_ON_TO = re.compile(r"(?<![\w])(?i:on|to|from)[ \t]{1,2}")
 #: a hospital's acronym after a preposition: two to five capitals ending in H or MC ("at GH", "to JHH", "from
 #: BMC"), with no word character glued to it
-_SITE_ACRONYM = re.compile(r"(?<![\w])(?i:at|in|to|from|@)[ \t]{1,2}([A-Z]{1,3}(?:H|MC))(?![\w\-/'’])")
+_SITE_ACRONYM = re.compile(r"(?<![\w])(?i:at|in|to|from|leave|left|@)[ \t]{1,2}(?i:the[ \t]{1,2})?"
+                           r"([A-Z]{1,3}(?:H|MC)|[a-z]{1,3}(?:h|mc)(?=[ \t]{1,2}(?i:er|ed|cath|icu|ccu|micu|sicu|ew)"
+                           r"(?![\w])))(?![\w\-/'’])")
 #: acronyms of that shape that are no hospital: bleeds, hormones, enlargements, homes
 _NOT_SITE_ACRONYMS = frozenset((
     "ich", "sah", "ivh", "sdh", "edh", "bph", "lvh", "rvh", "pph", "nh", "ph", "uh", "ah", "oh", "ch", "sh", "th",
@@ -105,9 +110,15 @@ _NOT_SITE_ACRONYMS = frozenset((
 #: Samaritan", "Sacred Heart", "Our Lady of ..."): after a movement cue, the next one or two words are the name
 _SAINTLY = frozenset(("holy", "st", "st.", "saint", "ste", "mt", "mt.", "mount", "sacred", "good", "our", "new",
                       "north", "south", "east", "west", "upper", "lower", "greater"))
+#: a saint's name in the possessive ("St. Elizabeth's", "ST JOHN'S", "Saint Mary's"): an institution named after
+#: the saint; the "'s" belongs to the name
+_SAINT_POSSESSIVE = re.compile(r"(?<![\w\-])(?:S[Tt]\.?|Saint|SAINT)[ \t]{1,2}(?:[A-Z][a-z]{2,20}|[A-Z]{3,20})['’][sS]"
+                               r"(?![\w\-])")
 #: heads of a hospital's name that make the words before them a name even when they are common words
 _STRONG_HEADS = re.compile(r"(?i:hospital|hosp\.?|medical[ \t]{1,2}cent(?:er|re)|med[ \t]{1,2}ctr|medical[ \t]{1,2}ctr|"
-                           r"med[ \t]{1,2}center|memorial|infirmary)(?![\w\-])")
+                           r"med[ \t]{1,2}center|memorial|infirmary|assisted[ \t]living|rehabilitation[ \t]{1,2}"
+                           r"(?:center|hospital)|nursing[ \t]{1,2}(?:home|center|facility)|care[ \t]center"
+                           r"|rest[ \t]home|retirement[ \t]home)(?![\w\-])")
 _GAP = re.compile(r"[ \t]{1,3}")
 
 
@@ -200,13 +211,17 @@ class CareSiteRecognizer:
                 if no is not None:  # "ON QUARTERMAIN 6"
                     out.append(Span(words[0][0], words[-1][1], "LOCATION.DEPARTMENT", f"{self.name}:ward", 0.65))
         if any(h in lower for h in ("hosp", "memorial", "campus", "general", "medical", "health", "clinic",
-                                    "infirmary", "rehab", "nursing home", "med ")):
+                                    "infirmary", "rehab", "nursing ", "med ", "assisted living", "care center",
+                                    "rest home", "retirement home", "living center", "senior living")):
             out += self._heads(text)
         if "of" in lower:
             out += self._universities(text)
         for m in _SITE_ACRONYM.finditer(text):  # "at GH", "to JHH", "from BMC"
             if m.group(1).casefold() not in _NOT_SITE_ACRONYMS and m.group(1).casefold() not in self.common:
                 out.append(Span(m.start(1), m.end(1), "LOCATION.HOSPITAL", f"{self.name}:acronym", 0.65))
+        if "'" in text or "’" in text:
+            for m in _SAINT_POSSESSIVE.finditer(text):  # "at St. Elizabeth's": a hospital, a church or a school
+                out.append(Span(m.start(), m.end(), "LOCATION.HOSPITAL", f"{self.name}:saint", 0.7))
         for m in _home_regex().finditer(text):
             words = self._words(text, m.end(), 2)
             if not words and (m.end() < len(text)):

@@ -122,6 +122,20 @@ def _is_date_like(num: str) -> bool:
     return bool(_TIME.fullmatch(num))
 
 
+def _balanced(text: str, start: int, num_end: int, end: int) -> tuple[int, int, str]:
+    """A phone candidate ``text[start:end]`` without a closing bracket that closes nothing inside it
+    (``"503-555-0144)"`` of ``"(phone 503-555-0144), who"``; a number never ends in a bracket of its own) and without
+    an opening bracket that nothing inside it closes (``"(503-555-0144"`` of ``"(503-555-0144 cell)"``);
+    ``"(503) 555-0144"`` stays. ``num_end``: the end of the number (``end`` is later when an extension follows
+    it). Returns the new start and end and the number's text."""
+    if end == num_end and text[end - 1] == ")" and text.count("(", start, end) < text.count(")", start, end):
+        end = num_end = end - 1
+    # "(503-555-0144)": a pair of brackets around the whole number stays with it (as annotators mark it)
+    if text[start] == "(" and text.find(")", start, end) < 0:
+        start += 1
+    return start, end, text[start:num_end]
+
+
 #: a German day.month. inside a phone candidate ("13.6.2023", "05.11-18.11.2024"): a date or a range of dates
 _DE_DATE_IN_NUMBER = re.compile(r"(?<!\d)(?:0?[1-9]|[12]\d|3[01])\.(?:0?[1-9]|1[0-2])(?:\.|-|$)")
 
@@ -223,12 +237,14 @@ class PhoneRecognizer:
         prev_end = 0
         for m in _PHONE_CANDIDATE.finditer(text):
             start, end = m.span()
+            num = m.group("num")
+            if text[start] == "(" or text[end - 1] == ")":
+                start, end, num = _balanced(text, start, start + len(num), end)
             if end - start < self.min_digits:
                 continue
             if _glued(text, start, "+/\\@") or (start >= 2 and text[start - 1] == "-" and text[start - 2].isalpha()
                                                    and not self._phone_word_before(text, start - 1)):
                 continue
-            num = m.group("num")
             if _DECIMAL_RUN.search(num):
                 continue  # "7.35-39-142-22": blood gas values, not a number to call
             groups = _DIGIT_GROUP.findall(num)
@@ -320,9 +336,11 @@ class PagerRecognizer:
         words = sorted({w for w in _PAGER_WORDS[self.lang] if w != "x"}, key=len, reverse=True)
         alt = "|".join(re.escape(w) for w in words)
         # the word, then at most a few characters of ":", "#", ".", "no" or "number", then the number
-        self._rx = re.compile(rf"(?i)(?<![\w])(?:{alt})\.?(?:[ \t]{{0,2}}(?:no\.?|nr\.?|number|num|#|:)){{0,2}}"
-                              rf"[ \t]{{0,2}}#?[ \t]?(\d{{3}}-\d{{4}}|\d{{3,7}})(?![\w/.,:]\d|[\w/])")
-        self._x = re.compile(r"(?i)(?<![\w])x(\d{2,5})(?![\w/]|[.,:]\d)") if "x" in _PAGER_WORDS[self.lang] else None
+        # (an internal number may be written with a dash after its first one or two digits: "pager #4-2217")
+        self._rx = re.compile(rf"(?i)(?<![\w])(?:{alt})\.?(?:[ \t]{{0,2}}(?:no\.?|nr\.?|number|num|#|:|at)){{0,2}}"
+                              rf"[ \t]{{0,2}}#?[ \t]?(\d{{1,3}}-\d{{4}}|\d{{3,7}})(?![\w/.,:]\d|[\w/]|-\d)")
+        self._x = (re.compile(r"(?i)(?<![\w])x(\d-\d{4}|\d{2,5})(?![\w/\-]|[.,:]\d)") if "x" in _PAGER_WORDS[self.lang]
+                   else None)
         self._slash = _SLASH_PHONE if self.lang == "en" else None
 
     def __repr__(self) -> str:

@@ -189,6 +189,39 @@ _NL_SV_WEEKDAYS: dict[str, str] = {
 _SV_SEASONS = r"våren|sommaren|hösten|vintern|vårvintern|försommaren|sensommaren|senhösten"
 
 
+#: a word between a weekday and its date ("Montag, den 3. März", "lunes, día 3 de marzo"); the languages whose
+#: weekday before a date is part of the date span (English notes do not annotate it: "Friday 10/7" has the date
+#: "10/7"; the surrogate operator renders such a weekday for the shifted date)
+_WEEKDAY_JOINERS = {"es": r"(?:d[ií]a[ \t]{1,2})?", "de": r"(?:den[ \t]{1,2})?"}
+
+
+def _weekday_date_pattern(lang: str, M: str, D: str, months: str, spec: _DateLang) -> RulePattern:
+    """A weekday name before a date, one span ("lunes, 3 de marzo", "Montag, den 03.03.2014", "mié 5 de marzo"),
+    so that a surrogate renders the weekday of the shifted date (two spans would keep the old weekday before the
+    new date). Spanish and German (Dutch and Swedish: :func:`_nl_sv_patterns`)."""
+    sep = rf",?[ \t]{{1,2}}{_WEEKDAY_JOINERS.get(lang, '')}"
+    names = [rf"{D}(?:{spec.dm_sep}){months}(?:(?:{spec.my_sep}){_YEAR4})?"]
+    if spec.md_sep:
+        names.insert(0, rf"{M}(?:{spec.md_sep}){D}(?:st|nd|rd|th)?(?:,?\s{{1,3}}{_YEAR4})?")
+    numeric = rf"\d{{1,2}}[-/.]\d{{1,2}}(?:[-/.](?:{_YEAR4}|{_YEAR2}))?"
+    # an abbreviation ("Wed", "mié") only before a month name: "sat 3/4 of the day" is no date
+    regex = (rf"\b(?:{weekday_regex(lang)}{sep}(?:{'|'.join(names)}|{numeric})"
+             rf"|{weekday_regex(lang, abbreviated=True)}{sep}(?:{'|'.join(names)}))")
+    valid3 = _numeric_valid(lang)
+
+    def valid(t: str) -> bool:
+        raw = _DIGITS.findall(t)
+        if len(raw) == 3:
+            return valid3(t)
+        if len(raw) == 2 and len(raw[1]) <= 2:  # "3/4": a day and a month, in either order
+            a, b = int(raw[0]), int(raw[1])
+            return (1 <= a <= 31 and 1 <= b <= 12) or (1 <= a <= 12 and 1 <= b <= 31)
+        return True
+
+    return RulePattern("weekday_date", first="letter", regex=rf"{regex}(?![\w/%]|[.,:-]\d)",
+                       score=0.9, flags=re.IGNORECASE, validator=valid)
+
+
 def _nl_sv_patterns(lang: str, M: str, D: str, months: str, spec: _DateLang) -> list[RulePattern]:
     """Dutch and Swedish date forms: a weekday (or its abbreviation) before a date ("vrijdag 9 februari 2024",
     "zo 8 okt 2023", "di 14-11"); day, month and year separated by spaces ("23 10 2011"); year, month name, day
@@ -293,6 +326,28 @@ def _year_adjust(lang: str) -> Callable[[str, int, int], float]:
     return adjust
 
 
+#: public holidays, which name a day of the year ("over Christmas", "after Thanksgiving"; the US Safe Harbor
+#: method counts them as elements of a date); a holiday that is also an ordinary word stands with its "Day"
+_HOLIDAYS: dict[str, str] = {
+    "en": r"Christmas(?:[ \t](?:Day|Eve))?|Xmas|New[ \t]Year'?s(?:[ \t](?:Day|Eve))?|Thanksgiving(?:[ \t]Day)?"
+          r"|Easter(?:[ \t](?:Sunday|Monday))?|Good[ \t]Friday|Halloween|Hanukk?ah|Chanukah|Passover"
+          r"|Yom[ \t]Kippur|Rosh[ \t]Hashanah|Eid(?:[ \t]al-(?:Fitr|Adha))|Diwali"
+          r"|(?:Memorial|Labor|Labour|Veterans'?|Columbus|Presidents'?|Independence|Boxing|Valentine'?s"
+          r"|Mother'?s|Father'?s|St\.?[ \t]Patrick'?s|Martin[ \t]Luther[ \t]King(?:[ \t]Jr\.?)?|MLK)[ \t]Day"
+          r"|(?:the[ \t])?Fourth[ \t]of[ \t]July",
+    "es": r"Nochebuena|Nochevieja|Navidad(?:es)?|A[ñn]o[ \t]Nuevo|D[íi]a[ \t]de[ \t]Reyes|Semana[ \t]Santa"
+          r"|Jueves[ \t]Santo|Viernes[ \t]Santo|Domingo[ \t]de[ \t]Resurrecci[óo]n",
+    "de": r"Weihnachten|Heiligabend|Heiligem[ \t]Abend|Silvester|Neujahr(?:stag)?|Ostern|Ostersonntag|Ostermontag"
+          r"|Karfreitag|Pfingsten|Pfingstmontag|Himmelfahrt|Fronleichnam|Allerheiligen|Tag[ \t]der[ \t]Deutschen"
+          r"[ \t]Einheit",
+    "nl": r"Kerstmis|Kerstavond|Kerstdag|eerste[ \t]kerstdag|tweede[ \t]kerstdag|Oudejaarsavond|Oud[ \t]en[ \t]"
+          r"Nieuw|Nieuwjaarsdag|Pasen|Paaszondag|Paasmaandag|Goede[ \t]Vrijdag|Pinksteren|Hemelvaartsdag"
+          r"|Koningsdag|Bevrijdingsdag|Sinterklaas(?:avond)?",
+    "sv": r"julafton|juldagen|annandag[ \t]jul|nyårsafton|nyårsdagen|påskafton|påskdagen|annandag[ \t]påsk"
+          r"|långfredagen|midsommarafton|midsommardagen|Kristi[ \t]himmelsfärdsdag|nationaldagen|trettondagen",
+}
+
+
 @memo
 def date_patterns(lang: str) -> tuple[RulePattern, ...]:
     """The date patterns of ``lang``, most specific first (the order the engine tries them in)."""
@@ -382,10 +437,13 @@ def date_patterns(lang: str) -> tuple[RulePattern, ...]:
                     rf"\b{weekday_regex(lang)}",
                     score=0.4, flags=IC,
                     context=Context.of(before=spec.date_words, boost=0.2)),
+        RulePattern("holiday", first="letter", regex=rf"\b(?:{_HOLIDAYS[lang]})(?![\w'’])", score=0.7, flags=IC),
     ]
     out += _partial_date_patterns(lang, spec)
     if lang in _NL_SV_WEEKDAYS:
         out[:0] = _nl_sv_patterns(lang, M, D, months, spec)
+    elif lang in _WEEKDAY_JOINERS:
+        out[:0] = [_weekday_date_pattern(lang, M, D, months, spec)]
     if lang == "de":
         out[2:2] = _german_numeric_patterns(M)
     if lang == "en":
@@ -642,13 +700,17 @@ def _md_adjust(text: str, start: int, end: int) -> float:
     for i, w in enumerate(before):
         if i == 0 and w.endswith("%"):
             return -0.5  # "FiO2 50% 5/5": a ventilator setting
+        if i < 2 and _MD_SHAPE.match(w) and m > 2 and all(x in ("and", "&") for x in before[:i]) and w != pair:
+            pm = int(w.split("/")[0])
+            if _md_valid(w) and min((m - pm) % 12, (pm - m) % 12) <= 1 and not _md_score_shaped(w, 0, len(w)):
+                return 0.3  # "cultures 10/12, 10/14 and 10/16": a list of dates of the same weeks
         if i == 0 and w.isdigit() and m < d <= 8:
             return -0.5  # "1 1/2 hr", "received 2 3/4"
         if w in _RANGE_WORDS and i + 1 < len(before) and _MD_SHAPE.match(before[i + 1]):
             return 0.3  # "8/15 to 8/20"
         if _md_neg(w) and (w != "to" or i == 0):
-            if w in _MD_DATED and m > d:
-                return 0.3  # "blood cx 10/2": a culture's date (a count of bottles is "2/4")
+            if w in _MD_DATED and (m > d or d > 6):
+                return 0.3  # "blood cx 10/2", "cultures 10/12": a culture's date (a count of bottles is "2/4")
             return -0.5
         if w in _MD_CUES_BEFORE or _CLOCK.match(w) or _MILITARY.match(w) or w.endswith("'d"):
             if (w in _MD_WEAK_CUES and i + 1 < len(before) and _md_neg(before[i + 1])
@@ -735,13 +797,23 @@ def _md_range_valid(s: str) -> bool:
     return _md_valid(f"{m1}/{d1}") and _md_valid(f"{m2}/{d2}") and (m1, d1) <= (m2, d2) and m2 - m1 <= 2
 
 
+#: a day of the month as an ordinal after a preposition and "the", where no noun follows ("on the 14th.", "until
+#: the 3rd and"; not "on the 3rd day", "to the 4th floor", "the 2nd dose")
+_ORDINAL_DAY = (r"(?i:(?<![\w])(?:on|since|until|till|til|by|before|after|from|through|thru|over)"
+                r"[ \t]{1,2}the[ \t]{1,2})"
+                r"((?:[12]?1st|[12]?2nd|[12]?3rd|(?:[4-9]|1\d|2[04-9]|30)th|31st)(?![\w/%-]))"
+                r"(?=[ \t]{0,2}(?:[.,;:)!?\n]|\Z|(?i:and|or|at|in|when|if|with|but|pt|around|@)(?![\w])))")
+
+
 def _month_day_numeric_en() -> list[RulePattern]:
     """A month and a day without a year (``10/19``, ``4/16``), US order. In clinical notes such a pair is a date
     about two times in three; what else it is can be told from the words around it (:func:`_md_adjust`): a
     ventilator setting, a pain score, a fraction, a culture count."""
     md = r"(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])"
-    return [RulePattern("apostrophe_year", first="digit",  # "CABG '79", "'09 PTCA": a year of two digits
-                        regex=r"(?<=['’])(?<![\w'’]['’])\d\d(?![\w'’%]|[.,:/-]\d)", score=0.6),
+    return [RulePattern("ordinal_day", first="letter",  # "seen on the 14th.", "visiting until the 20th and"
+                        regex=_ORDINAL_DAY, group=1, score=0.6),
+            RulePattern("apostrophe_year", first="digit",  # "CABG '79", "'09 PTCA": a year of two digits
+                        regex=r"(?<=['’])(?<![a-z\d_'’]['’])\d\d(?![\w'’%]|[.,:/-]\d)", score=0.6),  # "CA'88" too
             RulePattern("month_year_short_numeric", first="digit",  # "CABG 1/78": a month and a year > 31
                         regex=r"(?<![\w/,\-+:])(?<!\d\.)(?:0?[1-9]|1[0-2])/(?:3[2-9]|[4-9]\d)(?![\w/%+]|[.,:-]\d)",
                         score=0.25, adjust=_my_adjust),
@@ -751,9 +823,9 @@ def _month_day_numeric_en() -> list[RulePattern]:
             RulePattern("month_day_range", first="digit",
                         regex=rf"(?<![\w/.,\-+:]){md}[ \t]?[-–][ \t]?{md}(?![\w/%+]|[.,:-]\d)",
                         score=0.75, validator=_md_range_valid),
-            RulePattern("month_day_numeric", first="digit",
+            RulePattern("month_day_numeric", first="digit",  # "10/19", "10/18pm", "10/19/ with"
                         regex=r"(?<![\w/,\-+:])(?<![\d.]\.)(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])"
-                              r"(?![\w/%+]|[.,:-]\d)",
+                              r"(?:(?=(?i:am|pm)(?!\w))|(?=/(?![\w/]))|(?![\w/%+]|[.,:-]\d))",
                         score=0.55, validator=_md_valid, adjust=_md_note_adjust)]
 
 

@@ -212,10 +212,10 @@ def _name_extent(text: str, start: int, end: int) -> tuple[int, int] | None:
     if m:
         start = m.end()
     tokens: list[tuple[int, int]] = []
-    n_names = 0
+    n_names = lead = 0
     for t in _TOKEN.finditer(text, start, end):
         raw = t.group()
-        core = raw.rstrip(".,;")
+        core = raw.rstrip(".,;)]}")  # "(Dr. Lee)": the bracket closes the name
         ends_sentence = len(core) < len(raw)
         if not core:
             break
@@ -223,8 +223,10 @@ def _name_extent(text: str, start: int, end: int) -> tuple[int, int] | None:
         word = core.casefold()
         if word in _NAME_STOP or not _NAME_TOKEN.fullmatch(core) or not _NAME_CHARS.fullmatch(core):
             break
-        if word in _PARTICLES and tokens:  # "de", "del", "Del", "van": inside a name, not counted
+        # "de", "del", "van": inside a name, not counted; two may lead after a title ("Dr. van der Berg")
+        if word in _PARTICLES and (tokens or (lead < 2 and core.islower())):
             tokens.append((t.start(), t.start() + len(core)))
+            lead += not n_names
             continue
         if not core[0].isupper():
             break
@@ -233,8 +235,11 @@ def _name_extent(text: str, start: int, end: int) -> tuple[int, int] | None:
         if n_names >= 5 or (ends_sentence and not is_initial):
             break
     # an initial keeps its dot inside a name ("Juan P. García"), not at its end ("Antoniadis P.")
-    while tokens and text[tokens[-1][0]:tokens[-1][1]].casefold() in _PARTICLES:
+    while tokens and text[tokens[-1][0]:tokens[-1][1]].casefold() in _PARTICLES and (
+            len(tokens) > 1 or text[tokens[-1][0]].islower()):  # "Dr. Le": a surname alone stays
         tokens.pop()
+    if not n_names:
+        return None
     if not tokens:
         return None
     return tokens[0][0], tokens[-1][1]
@@ -456,7 +461,7 @@ def _en_title_name(text: str, start: int, end: int) -> tuple[int, int] | None:
     for n, m in enumerate(_EN_TITLE_WORD.finditer(text, start, end)):
         w = m.group().strip(".,;")
         f = w.casefold()
-        if n and (f in stop or (fold(w) in lex and fold(w) not in _en_names())):
+        if n and f not in _PARTICLES and (f in stop or (fold(w) in lex and fold(w) not in _en_names())):
             break
         if n and text[m.start() - 1] == "-" and w[:1].islower():
             break

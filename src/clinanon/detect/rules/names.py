@@ -118,6 +118,19 @@ def _split(words: str) -> tuple[str, ...]:
     return tuple(words.split())
 
 
+#: the kind of nurse or clinician a word before a credential names ("Stoma RN", "Charge RN", "Wound NP"): no name
+_ROLE_BEFORE_DEGREE = frozenset(_split(
+    "stoma ostomy wound charge float triage case iv picc resource night day evening staff primary covering icu ccu "
+    "micu sicu or er ed home hospice school travel travelling traveling agency admitting discharging team unit "
+    "floor nursery psych rehab dialysis cath endo infusion pacu clinic office research transplant"))
+
+
+def _degree_adjust(text: str, start: int, end: int) -> float:
+    """A name before a credential is a kind of nurse when its one word says what kind ("Stoma RN")."""
+    word = text[start:end]
+    return -1.0 if " " not in word and word.casefold() in _ROLE_BEFORE_DEGREE else 0.0
+
+
 #: genus initial + species / organism words: "H. pylori", "E. Coli" are not names
 _ORGANISMS = frozenset(_split(
     "pylori coli aureus epidermidis difficile aeruginosa pneumoniae tuberculosis albicans meningitidis "
@@ -270,7 +283,7 @@ def name_patterns(lang: str) -> tuple[RulePattern, ...]:
                           rf"(?![\w])", group=1),
         # a capitalised word starts these two: the triggers (the degree; initials before a capital) let most texts
         # skip them instead of rejecting every capitalised word
-        RulePattern("degree", first="letter", label="NAME.DOCTOR", score=0.8,
+        RulePattern("degree", first="letter", label="NAME.DOCTOR", score=0.8, adjust=_degree_adjust,
                     regex=rf"(?<![\w.])({_LEAD_INITIALS}{NAME_SEQ}),?[ \t]{{1,2}}{_DEGREES}(?![\w])", group=1,
                     trigger=rf"{_DEGREES}(?![\w])"),
         RulePattern("initials_surname", first="letter", score=0.65,
@@ -715,16 +728,34 @@ _DOT_CUES = frozenset(("dr", "drs", "mr", "mrs", "ms", "dtr", "dau", "sis", "bro
 #: cues after which a listed first name or surname must be among the words ("md aware" is no name)
 _WEAK_CUES = frozenset(("pt", "patient", "md", "rn", "pa", "ho", "rt", "sw", "cm", "fellow", "resident", "intern",
                         "attending", "friend", "partner", "proxy", "hcp", "poa", "guardian", "caregiver"))
+#: words of a note's routine that follow "dr" and are no surname ("dr aware", "DR. HERE", "dr team")
+_NOT_AFTER_TITLE = frozenset((
+    "aware", "here", "there", "present", "team", "teams", "office", "note", "notes", "order", "orders", "rounds",
+    "said", "says", "told", "wants", "feels", "thinks", "states", "knows", "saw", "came", "spoke", "gave", "took",
+    "made", "put", "ok", "okay", "also", "re", "regarding", "to", "on", "off", "in", "out", "at", "with", "via",
+    "called", "paged", "notified", "informed", "visit", "visited", "saw", "see", "sees", "seen", "consult", "plan",
+    "plans", "service", "services", "group", "appt", "appointment", "unavailable", "available", "busy", "now",
+    "today", "tomorrow", "tonight", "yesterday", "again", "too", "only", "will", "would", "should", "may", "might",
+    "can", "could", "does", "did", "has", "had", "was", "were", "is", "are", "be", "been", "not", "no", "yes"))
+#: an oxygen flow right before "NP" (nasal prongs): "4L NP", "2 l np", "O2 NP"
+_FLOW_BEFORE = re.compile(r"(?i:\d[ \t]?(?:l|lpm|l/min|liters?)|o2)[ \t]{1,2}\Z")
 #: cue phrases of two words (the second word is the one in the table above, the first one is checked here)
 _TWO_WORD_CUES = {"other": "significant", "law": "in"}
 #: clinical credentials at the end of a signature line ("irene snell, rn", "J. Doe RN", "jane roe bsn/rn")
 _CREDENTIALS = (r"(?:rn|bsn|msn|lpn|lvn|np|cnp|fnp|aprn|crna|rrt|crt|rt|pt|ot|slp|msw|lcsw|licsw|md|do|pa|pa-c|"
                 r"phd|pharmd|rd|ccrn|cns|sn)")
-_SIGNATURE = re.compile(
-    rf"(?im)^[ \t]{{0,20}}((?:[^\W\d_]{{2,30}}|[^\W\d_]\.?)"
+_SIGNATURE = re.compile(  # at a line's start, or after the last sentence of the line ("... tomorrow. s. roe rrt")
+    rf"(?im)(?:^|(?<=[.!?][ \t]))[ \t]{{0,20}}((?:[^\W\d_]{{2,30}}|[^\W\d_]\.?)"
     rf"(?:[ \t]{{1,2}}(?:[^\W\d_][\w'’\-]{{0,30}}|[^\W\d_]\.)){{1,3}})"
     rf"[ \t]{{0,2}},?(?:[ \t]{{1,3}}|[ \t]{{0,3}}\n[ \t]{{0,20}})"  # the credential may be on the next line
     rf"{_CREDENTIALS}(?:[ \t]?/[ \t]?{_CREDENTIALS}){{0,3}}\.?[ \t]{{0,20}}$")
+#: one to three words, then a clinician's role in brackets ("DICK ROE (RESIDENT)", "jane (sw)")
+_ROLE_AFTER = re.compile(
+    r"(?<![\w'’\-])((?:[^\W\d_][\w'’\-]{0,30}\.?[ \t]{1,2}){0,2}[^\W\d_][\w'’\-]{1,30})[ \t]{0,2}\("
+    r"(?i:resident|intern|attending|fellow|np|pa|md|rn|rrt|rt|sw|cm|case[ \t]manager|social[ \t]worker|nurse"
+    r"|pcp|surgeon|cardiologist|hospitalist|consultant|chaplain|pharmacist|dietitian|nutritionist|pt|ot|slp"
+    r"|respiratory[ \t]therapist|physical[ \t]therapist|charge[ \t]nurse|nurse[ \t]practitioner|house[ \t]officer"
+    r"|ho|md[ \t]on[ \t]call|covering)\)")
 #: verbs of talking to someone, after which a listed first name is a person ("spoke with sarah", "updated john")
 _TALKED = re.compile(r"(?<![\w'’])(?i:(?:spoke|spoken|speaking|talked|talking|met|discussed|conferred)[ \t]{1,2}"
                      r"(?:with|to)|updated|called|phoned|paged|notified|informed)[ \t]{1,2}(?=[^\W\d_])")
@@ -736,7 +767,8 @@ def _cue_word_regex(lang: str) -> re.Pattern[str]:
     then a dot or spaces, commas, a colon or a parenthesis before a letter."""
     words = {*_CASELESS_CUES.get(lang, {}), "per", "by", *_TWO_WORD_CUES}
     forms = {f for w in words for f in (w, w.upper(), w[:1].upper() + w[1:])}
-    return re.compile(rf"(?<![\w'’])({trie_regex(forms)})(?:\.[ \t,:(]{{0,4}}|[ \t,:(]{{1,4}})(?=[^\W\d_])")
+    return re.compile(rf"(?<![\w'’])({trie_regex(forms)})(?:\.[ \t,:(\"“]{{0,4}}|(?<=[Dd][Rr][Ss])['’][ \t]{{1,2}}"
+                      rf"|[ \t,:(\"“]{{1,4}})(?=[^\W\d_])")
 _ANY_WORD = re.compile(r"[^\W\d_](?:['’]?[^\W\d_]){0,30}(?:-[^\W\d_]{2,30})?(?![\w\-])|[^\W\d_]\.?(?![\w\-])")
 
 
@@ -790,7 +822,21 @@ class CaselessCueRecognizer:
     def _known(self, w: str) -> bool:
         return fold(w) in self.names and w.casefold() not in self.common
 
-    def _take(self, text: str, pos: int, *, initial_first: bool = False) -> list[tuple[int, int]]:
+    def _role_name_word(self, w: str) -> bool:
+        """A word of a name before a role in brackets: name-like, or a listed first name that is no stop word."""
+        return len(w.rstrip(".")) == 1 or self._name_like(w) or (
+            fold(w) in self.first and w.casefold() not in self.stop and not _service_word(w.casefold()))
+
+    def _after_title(self, w: str) -> bool:
+        """After "dr" / "doctor", a word of the big lexicon may still be a surname ("dr. chung", "DR. MAHN"): one
+        that is no frequent word, no word of a note's clinical routine and not shaped like a verb or an adverb."""
+        f = w.casefold()
+        return (len(f) >= 3 and f.isalpha() and f not in self.stop and f not in self.common and f not in self.cues
+                and f not in _NOT_AFTER_TITLE and not f.endswith(("ed", "ing", "ly")) and not _service_word(f)
+                and not self.allow.is_allowed(w))
+
+    def _take(self, text: str, pos: int, *, initial_first: bool = False,
+              title: bool = False) -> list[tuple[int, int]]:
         """The name words from ``pos`` (after a cue): up to three words, initials inside, stopping at the first
         word that is not name-like."""
         out: list[tuple[int, int]] = []
@@ -808,7 +854,7 @@ class CaselessCueRecognizer:
                 if not out and not initial_first and text[m.end():m.end() + 1] not in ". ":
                     break
                 out.append((m.start(), m.end()))
-            elif self._name_like(w, cased):
+            elif self._name_like(w, cased) or (title and not out and self._after_title(w)):
                 out.append((m.start(), m.end()))
             else:
                 break
@@ -836,12 +882,14 @@ class CaselessCueRecognizer:
             if label is None:
                 continue
             punct = text[m.end(1):m.end()]
+            if cue == "np" and _FLOW_BEFORE.search(text, max(0, m.start() - 12), m.start()):
+                continue  # "O2 4L NP GOOD": nasal prongs, not a nurse practitioner
             if "." in punct and cue not in _DOT_CUES:
                 continue  # "attorney. Legal work", "np. Instructed": a sentence's end, not an abbreviation's dot
             comma_listed = "," in punct and label != "NAME.RELATIVE"  # "MR , AI" (mitral regurgitation): a list
             if label == "NAME" and cue not in ("per", "by") and text[m.end():m.end() + 2].istitle():
                 continue  # "Mrs. Lennox": the honorific pattern's (a lower-case "mr.renzi" is this one's)
-            words = self._take(text, m.end(), initial_first=True)
+            words = self._take(text, m.end(), initial_first=True, title=cue in ("dr", "drs", "doctor"))
             if not words:
                 continue
             first = text[words[0][0]:words[0][1]]
@@ -869,6 +917,14 @@ class CaselessCueRecognizer:
                     and not (first.isupper() and len(words) == 1):
                 out.append(Span(words[0][0], words[-1][1], "NAME", f"{self.name}:talked", 0.6))
                 out += self._more(text, words[-1][1], "NAME")
+        if "(" in text:
+            for m in _ROLE_AFTER.finditer(text):  # "DICK ROE (RESIDENT)", "spoke with jane (sw)"
+                words = [(m.start(1) + w.start(), m.start(1) + w.end()) for w in _ANY_WORD.finditer(m.group(1))]
+                while words and not self._role_name_word(text[words[0][0]:words[0][1]]):
+                    words.pop(0)  # the words before the name ("... TAP...DICK ROE": "TAP" is no name)
+                full = [text[a:b] for a, b in words if len(text[a:b].rstrip(".")) > 1]
+                if full and all(self._role_name_word(w) for w in full):
+                    out.append(Span(words[0][0], words[-1][1], "NAME.DOCTOR", f"{self.name}:role", 0.7))
         for m in _SIGNATURE.finditer(text):
             words = [(m.start(1) + w.start(), m.start(1) + w.end()) for w in _ANY_WORD.finditer(m.group(1))]
             full = [text[a:b] for a, b in words if len(text[a:b].rstrip(".")) > 1]

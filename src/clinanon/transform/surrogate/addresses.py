@@ -93,6 +93,17 @@ def _place_piece(piece: str, lang: str) -> list[Part] | None:
     return None
 
 
+def _state_piece(town: str, piece: str, lang: str) -> bool:
+    """Whether ``piece`` is a state with or without its ZIP code (``"TX"``, ``"TX 75201"``), which makes the
+    piece of letters ``town`` before it a town (English notes: US addresses)."""
+    if any(map(str.isdigit, town)) or not any(map(str.isalpha, town)):
+        return False
+    if is_state(piece, lang):
+        return True
+    parts = _place_piece(piece, lang)
+    return parts is not None and parts[0][0] == "place" and is_state(parts[0][1], lang)
+
+
 def _zip_then_place(piece: str, m: re.Match[str]) -> list[Part]:
     """The parts of a street piece holding a distinct postcode at ``m`` (after the street): the postcode and, after
     it, the place (known or not)."""
@@ -114,6 +125,11 @@ def split_address(text: str, lang: str, street: bool) -> tuple[Part, ...] | None
     cached."""
     if len(text) > _MAX_ADDRESS or _DIGIT_OR_COMMA.search(text) is None:
         return None
+    if not street:  # every piece must be a place or a postcode: the first one is looked at before any splitting
+        m = _SEPARATOR.search(text)
+        first = text[:m.start()].rstrip() if m is not None else text
+        if first.strip() and _place_piece(first, lang) is None and (lang != "en" or m is None):
+            return None
     pieces = _split_commas(text)
     out: list[Part] = []
     head: list[str] = []  # the street: its pieces and the separators between them
@@ -146,9 +162,12 @@ def split_address(text: str, lang: str, street: bool) -> tuple[Part, ...] | None
             if in_street:
                 head.append(piece)
                 continue
-            if not (street and seen_zip):
+            if not (street and seen_zip) and not (lang == "en" and i + 2 < len(pieces)
+                                                  and _state_piece(piece, pieces[i + 2], lang)):
                 return None
-            parts = [("place", piece)]  # after the postcode of a street: the town, even one the lists lack
+            # after the postcode of a street, or before a US state ("Dallas, TX 75201"): the town, even one the
+            # lists lack
+            parts = [("place", piece)]
         in_street = False
         seen_zip = seen_zip or any(k == "zip" for k, _ in parts)
         out.extend(parts)

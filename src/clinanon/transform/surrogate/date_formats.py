@@ -393,16 +393,43 @@ def _en_ordinal(day: int) -> str:
     return {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
 
 
+def _misread_order(parsed: ParsedDate, day: int | None, lang: str) -> bool:
+    """Whether a numeric day and month written in ``parsed``'s order would be read back in the other one: an order
+    that only the original's values forced (``"13/3/2005"`` in English, whose default is month first; ``"3/13"`` in
+    the other languages) with a new day of at most 12 (``"1/3/2005"`` reads as January 3 in English)."""
+    if day is None or day > 12:
+        return False
+    kinds = [p.kind for p in parsed.pieces if p.kind in ("day", "month", "year")]
+    if kinds.count("day") != 1 or kinds.count("month") != 1 or kinds[0] == "year":  # a year first: no doubt
+        return False
+    return kinds[0] == ("day" if lang == "en" else "month")
+
+
 def render_date(parsed: ParsedDate, year: int | None, month: int | None, day: int | None,
-                weekday: int | None = None) -> str:
-    """``parsed``'s template filled with new values (``weekday``: 0 = Monday; ``None`` keeps the original)."""
+                weekday: int | None = None, lang: str | None = None) -> str:
+    """``parsed``'s template filled with new values (``weekday``: 0 = Monday; ``None`` keeps the original).
+
+    Written so that :func:`parse_date` reads the new values back: a two-digit year whose digits would read in
+    another century (:data:`_YEAR_PIVOT`: 2031 is not ``"31"``, which reads as 1931) is written in full; with
+    ``lang``, a numeric day and month whose order only the original's values forced (``"13/3/2005"`` in English)
+    are written in the language's default order when the new values would be read in that order (a new 1 March
+    is ``"3/1/2005"``, not ``"1/3/2005"``, January 3)."""
+    # each of the day and the month written in the other's place: read back in the default order
+    swapped = lang is not None and month is not None and _misread_order(parsed, day, lang)
     out: list[str] = []
     for p in parsed.pieces:
         kind = p.kind
+        if swapped and kind in ("day", "month"):
+            kind = "month" if kind == "day" else "day"
         if kind == "lit":
             out.append(p.text)
         elif kind == "year" and year is not None:
-            out.append(f"{year % 100:02d}" if p.width <= 2 else str(year).zfill(p.width))
+            if p.width > 2:
+                out.append(str(year).zfill(p.width))
+            elif 1900 + _YEAR_PIVOT < year <= 2000 + _YEAR_PIVOT:
+                out.append(f"{year % 100:02d}")
+            else:
+                out.append(str(year))  # its two digits would read in another century
         elif kind == "month" and month is not None:
             out.append(str(month).zfill(p.width) if p.width else str(month))
         elif kind == "day" and day is not None:
@@ -421,3 +448,43 @@ def render_date(parsed: ParsedDate, year: int | None, month: int | None, day: in
         else:
             out.append(p.text)
     return "".join(out)
+
+
+#: a word right before a date span, with an optional dot and comma ("Monday, " of "Monday, March 3")
+_WORD_BEFORE = re.compile(r"(?<![\w.])([^\W\d_]{2,12})\.?,?[ \t]{1,2}\Z")
+
+
+def weekday_before(text: str, start: int, lang: str, original: str, new: str) -> tuple[int, str] | None:
+    """For a date span ``text[start:...]`` (``original``) becoming ``new``, written right after a weekday name
+    outside the span (``"Monday, "`` + ``"March 3, 2014"``: a detector that leaves the weekday out), ``(where the
+    weekday starts, the text from there to the span)`` with the weekday of the new date, in the original's shape;
+    ``None`` when no weekday is there, or when its new value cannot be told (a weekday that does not fit the
+    original full date is not the date's: left as it is)."""
+    if start < 3 or text[start - 1] not in " \t":
+        return None
+    m = _WORD_BEFORE.search(text, max(0, start - 18), start)
+    if m is None:
+        return None
+    word = m.group(1)
+    hit = _find_name(word, lang, "weekday")
+    if hit is None:
+        return None
+    old, now = parse_date(original, lang), parse_date(new, lang)
+    if old is None or now is None or old.kind != now.kind or old.kind not in ("full", "day_month"):
+        return None
+    wd_lang, variant, value = hit
+    if old.kind == "full":
+        if old.date is None or now.date is None or old.date.weekday() != value:  # type: ignore[union-attr]
+            return None
+        new_value = now.date.weekday()  # type: ignore[union-attr]
+    else:  # a day and a month: the weekday moves by the shift (the shortest way round the year)
+        a = dt.date(2001, old.month, min(old.day, 28) if (old.month, old.day) == (2, 29) else old.day)  # type: ignore[arg-type]
+        b = dt.date(2001, now.month, min(now.day, 28) if (now.month, now.day) == (2, 29) else now.day)  # type: ignore[arg-type]
+        days = (b - a).days
+        if days > 183:
+            days -= 365
+        elif days < -183:
+            days += 365
+        new_value = (value + days) % 7
+    names = _weekday_variants(wd_lang)[variant]
+    return m.start(1), _shape_name(word, names[value], names[new_value]) + text[m.end(1):start]

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from clinanon.caches import memo
+from clinanon.transform.surrogate._choice import pick
 from clinanon.transform.surrogate.date_formats import ParsedDate, _find_name, parse_date, render_date
 from clinanon.transform.surrogate.scope import GenContext
 
@@ -285,7 +286,7 @@ def _shift_one(text: str, lang: str, days: int, months: int, years: int) -> str 
     parsed = parse_date(text, lang)
     if parsed is None:
         return None
-    return render_date(parsed, *_shift_values(parsed, days, months, years))
+    return render_date(parsed, *_shift_values(parsed, days, months, years), lang=lang)
 
 
 #: a numeric date with a 4-digit year (``2013-06-08``, ``08.06.2013``, ``06/08/2013``, ``23.04 2029``,
@@ -306,9 +307,65 @@ def is_full_date(text: str, lang: str) -> bool:
     return parsed is not None and parsed.kind == "full" and 1900 <= parsed.year <= 2099  # type: ignore[operator]
 
 
+#: surrogates for a date written as a holiday's name ("over Christmas"), which no offset can shift
+_HOLIDAYS: dict[str, tuple[str, ...]] = {
+    "en": ("Christmas", "Thanksgiving", "Easter", "New Year's Day", "Labor Day", "Memorial Day", "Independence Day",
+           "Halloween", "Veterans Day", "Columbus Day"),
+    "es": ("Navidad", "Nochevieja", "Semana Santa", "Año Nuevo", "Día de Reyes", "Nochebuena"),
+    "de": ("Weihnachten", "Ostern", "Pfingsten", "Silvester", "Neujahr", "Himmelfahrt"),
+    "nl": ("Kerstmis", "Pasen", "Pinksteren", "Koningsdag", "Oud en Nieuw", "Hemelvaartsdag"),
+    "sv": ("julafton", "midsommarafton", "nyårsafton", "påskafton", "nationaldagen", "trettondagen"),
+}
+
+
+_ORDINAL = re.compile(r"(\d{1,2})(st|nd|rd|th)", re.IGNORECASE)
+_TWO_DIGITS = re.compile(r"\d\d")
+
+
+def _ordinal_suffix(day: int) -> str:
+    return "th" if 10 <= day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+
+
+def _bare_day_or_year(text: str, off: Offsets) -> str | None:
+    """A day alone as an ordinal ("14th": moved by the offset's days within a 28-day cycle, which every month
+    has) or a two-digit year alone ("98" of "CABG '98": moved by the offset's years); None for other text."""
+    t = text.strip()
+    m = _ORDINAL.fullmatch(t)
+    if m is not None and 1 <= int(m.group(1)) <= 31:
+        day = (int(m.group(1)) - 1 + (off.days % 28 or 1)) % 28 + 1
+        suffix = _ordinal_suffix(day)
+        return text.replace(t, f"{day}{suffix.upper() if m.group(2).isupper() else suffix}")
+    if _TWO_DIGITS.fullmatch(t):
+        return text.replace(t, f"{(int(t) + (off.years % 100 or 1)) % 100:02d}")
+    return None
+
+
+#: words of the holidays the date rules find, in the five languages (a relative date, "ayer", "today", stays)
+_HOLIDAY_WORD = re.compile(
+    r"(?i)christmas|xmas|thanksgiving|easter|new year|halloween|hanukk?ah|chanukah|passover|kippur|hashanah|\beid\b"
+    r"|diwali|(?:memorial|labou?r|veterans'?|columbus|presidents'?|independence|boxing|valentine'?s|mother'?s"
+    r"|father'?s|patrick'?s|king|mlk) day|fourth of july|good friday|navidad|nochebuena|nochevieja|a[ñn]o nuevo"
+    r"|d[íi]a de reyes|semana santa|jueves santo|viernes santo|resurrecci[óo]n|weihnacht|heilig\w* abend"
+    r"|heiligabend|silvester|neujahr|oster|karfreitag|pfingst|himmelfahrt|fronleichnam|allerheiligen"
+    r"|deutschen einheit|kerst|oudejaars|oud en nieuw|nieuwjaar|pasen|paas|goede vrijdag|pinkster|hemelvaart"
+    r"|koningsdag|bevrijdingsdag|sinterklaas|\bjul|nyår|påsk|långfredag|midsommar|himmelsfärd|nationaldag"
+    r"|trettondag")
+
+
 def surrogate_date(text: str, ctx: GenContext) -> str:
-    """The shifted date (see the module docstring); ``text`` itself when it holds no date."""
-    return _surrogate_date_with(text, ctx.lang, date_offsets(ctx))
+    """The shifted date (see the module docstring). A holiday's name ("over Christmas", which no offset can
+    shift) becomes a keyed holiday of the language, never itself; other text with no date in it ("ayer") is
+    returned as it is."""
+    off = date_offsets(ctx)
+    out = _surrogate_date_with(text, ctx.lang, off)
+    if out == text:
+        bare = _bare_day_or_year(text, off)
+        if bare is not None:
+            return bare
+    if out == text and not any(c.isdigit() for c in text) and _HOLIDAY_WORD.search(text):
+        pool = _HOLIDAYS.get(ctx.lang, _HOLIDAYS["en"])
+        return pick(ctx, pool, "date:holiday", " ".join(text.lower().split()))
+    return out
 
 
 def _surrogate_date_with(text: str, lang: str, off: Offsets) -> str:

@@ -142,12 +142,77 @@ def _hospital_core_maker(phrase: str, head: bool, lang: str,
     return core
 
 
+#: what may join a hospital name to a head or tail phrase written outside its span (``"Riverside Hospital"``,
+#: ``"St.-Lukas-Klinikum"``)
+_JOIN = (" ", "-")
+
+
+def _outside_phrase(ctx: GenContext) -> tuple[str, bool, str] | None:
+    """A hospital head phrase of the language written right before the current span (``"Hospital "`` + ``"La
+    Paz"``) or a tail phrase right after it (``"Riverside"`` + ``" Hospital"``, ``"St.-Lukas"`` + ``"-Klinikum"``),
+    as ``(phrase as written, True for a head, the joining character)``; ``None`` when there is none (or no span)."""
+    span, doc = ctx.span, ctx.doc
+    if span is None or doc is None:
+        return None
+    text, start, end = doc.text, span.start, span.end
+    heads, tails = _hospital_phrases(ctx.lang)
+    if start >= 2 and text[start - 1] in _JOIN:
+        cut = start - 1
+        for h, p in heads:
+            i = cut - len(h)
+            if i >= 0 and (i == 0 or not _word_char(text[i - 1])) and normalize(text[i:cut]) == p:
+                return text[i:cut], True, text[cut]
+    if end + 1 < len(text) and text[end] in _JOIN:
+        for h, p in tails:
+            j = end + 1 + len(h)
+            if j <= len(text) and (j == len(text) or not _word_char(text[j])) and normalize(text[end + 1:j]) == p:
+                return text[end + 1:j], False, text[end]
+    return None
+
+
+def _word_char(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
 def surrogate_hospital(text: str, ctx: GenContext) -> str:
     """Another hospital of the same kind (see the module docstring): with the same head phrase (``Hospital
     Universitario``, ``Clínica``, ``Centro de Salud``) or tail phrase (``General Hospital``, ``sjukhus``), and a
     keyed name part — a city of the home country, a person, a saint or a surname (one in four times, when the
     gazetteer knows at least three hospitals of that kind, a real hospital of the kind). Without a phrase (or when
-    the phrase alone is an original of the document), the language's default phrase (``Hospital``)."""
+    the phrase alone is an original of the document), the language's default phrase (``Hospital``).
+
+    A span whose head or tail phrase is written outside it (``"Riverside"`` before ``" Hospital"``, ``"La Paz"``
+    after ``"Hospital "``, ``"St.-Lukas"`` before ``"-Klinikum"``) gets a name without that phrase, so that the
+    text does not repeat it: the surrogate of the whole name with the phrase (the same as a span holding the whole
+    name gets) less the phrase, else a keyed name part alone."""
+    outside = _outside_phrase(ctx)
+    if outside is None:
+        return _surrogate_hospital(text, ctx)
+    phrase, head, _ = outside
+    stripped = text.strip()
+    if not stripped:
+        return text
+    whole = f"{phrase} {stripped}" if head else f"{stripped} {phrase}"
+    new_whole = _surrogate_hospital(whole, ctx)
+    k = len(phrase.split())
+    words = new_whole.split(" ")
+    part = words[:k] if head else words[-k:]
+    rest = " ".join(words[k:] if head else words[:-k]).strip()
+    if len(words) > k and normalize(" ".join(part)) == normalize(phrase) and ctx.fresh(rest, normalize(stripped)):
+        new = rest  # the whole name's surrogate less the phrase
+    else:
+        key = normalize(whole)
+        new = _rebuild(ctx, key, "hospital-part", lambda core: core,
+                       _hospital_core_maker(phrase, head, ctx.lang, bare=False))
+    if stripped.isupper():
+        new = apply_shape(stripped, new)
+    if normalize(new) == normalize(stripped):
+        return format_preserving(text, ctx, "hospital")
+    return text.replace(stripped, new, 1)
+
+
+def _surrogate_hospital(text: str, ctx: GenContext) -> str:
+    """:func:`surrogate_hospital` of a span that holds its whole name (no phrase written outside it)."""
     stripped = text.strip()
     key = normalize(stripped)
     avoid = ctx.original_strings()

@@ -52,6 +52,7 @@ from clinanon.transform.surrogate._text import normalize, same_key
 from clinanon.transform.surrogate.ages import surrogate_age
 from clinanon.transform.surrogate.contacts import surrogate_email, surrogate_ip, surrogate_phone, surrogate_url
 from clinanon.transform.surrogate.countries import surrogate_country
+from clinanon.transform.surrogate.date_formats import weekday_before
 from clinanon.transform.surrogate.dates import surrogate_date
 from clinanon.transform.surrogate.hospitals import surrogate_hospital
 from clinanon.transform.surrogate.identifiers import format_preserving, surrogate_identifier
@@ -96,6 +97,9 @@ def _type(category: str) -> str:
 #: ``LOCATION`` subtypes whose generator never looks at the span's position (the others may make a postcode,
 #: which follows the nearest city)
 _PLACE_POSITION_FREE = frozenset({"COUNTRY", "STREET", "HOSPITAL", "ORGANIZATION", "DEPARTMENT", "ROOM"})
+#: categories whose surrogate reads the words around the span, digits or not: a hospital name fits the head word
+#: written outside it (``"Riverside"`` + ``" Hospital"`` gets a name without one; :mod:`.hospitals`)
+_BY_POSITION = frozenset({"LOCATION.HOSPITAL"})
 
 
 @memo(maxsize=256)
@@ -174,17 +178,17 @@ def _generator_of(category: str) -> Generator:
     return _none
 
 
-#: category -> (its generator, whether a span holding digits may be memoized by its text): resolved once per
-#: category (a data-independent table)
-_PLANS: dict[str, tuple[Generator, bool]] = {}
+#: category -> (its generator, whether a span holding digits may be memoized by its text, whether no span may be:
+#: its surrogate is kept by position): resolved once per category (a data-independent table)
+_PLANS: dict[str, tuple[Generator, bool, bool]] = {}
 
 
-def _plan(category: str) -> tuple[Generator, bool]:
+def _plan(category: str) -> tuple[Generator, bool, bool]:
     plan = _PLANS.get(category)
     if plan is None:
         if len(_PLANS) > 1024:  # categories come from a scheme: a handful; never grow without bound
             _PLANS.clear()
-        plan = _PLANS[category] = (_generator_of(category), _memo_digits(category))
+        plan = _PLANS[category] = (_generator_of(category), _memo_digits(category), category in _BY_POSITION)
     return plan
 
 
@@ -396,7 +400,7 @@ class SurrogateOperator(OperatorBase):
         """The surrogate of ``span`` (not looked up in the document's results; stored there when memoizable)."""
         gctx = state.gctx
         gctx.span, gctx.category = span, category  # one context object per document, updated per span
-        gen, memo_digits = _PLANS.get(category) or _plan(category)
+        gen, memo_digits, by_position = _PLANS.get(category) or _plan(category)
         if category == "SEX":
             new = None if self.keep_sex else _sex(original, gctx)
         else:
@@ -405,7 +409,7 @@ class SurrogateOperator(OperatorBase):
                 new = None
             elif same_key(new, original):  # differs only in case/accents/spacing: not a surrogate
                 new = format_preserving(original, gctx, "fallback")
-        if memo_digits or not any(map(str.isdigit, original)):
+        if not by_position and (memo_digits or not any(map(str.isdigit, original))):
             state.results[(category, original)] = new
         else:
             state.at[(span.start, span.end, category)] = new
@@ -415,7 +419,8 @@ class SurrogateOperator(OperatorBase):
         """The surrogate text of ``span``, or ``None`` when the span is kept/tagged (see the module docstring).
 
         Within a document, a repeated (category, original) pair is generated once (generators are pure functions
-        of the document and the span text, except postcodes, which follow the nearest city)."""
+        of the document and the span text, except postcodes, which follow the nearest city, capped ages and
+        hospitals, which read the words around the span)."""
         return self._surrogate(span, ctx, self._doc_state(ctx), ctx.doc.text[span.start:span.end])
 
     def prepare_many(self, items: Sequence[tuple[Span, OperatorContext]]) -> None:
@@ -460,6 +465,12 @@ class SurrogateOperator(OperatorBase):
         state.stats["replaced"] += 1
         if state.record:
             self._record(span, ctx, original, new)  # type: ignore[arg-type]
+        if category == "DATE" and start > 2 and doc.text[start - 1] in " \t":
+            # a weekday written before the date, outside the span ("Monday, " + "March 3, 2014"): the edit also
+            # covers it, with the new date's weekday (an edit may cover more than its span)
+            weekday = weekday_before(doc.text, start, state.gctx.lang, original, new)  # type: ignore[arg-type]
+            if weekday is not None:
+                return Edit(weekday[0], end, weekday[1] + new)  # type: ignore[operator]
         return Edit(start, end, new)  # type: ignore[arg-type]
 
     # --- ledger ---------------------------------------------------------------------------------------------

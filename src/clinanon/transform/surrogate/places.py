@@ -46,6 +46,7 @@ from clinanon.transform.surrogate.identifiers import format_preserving
 from clinanon.transform.surrogate.organizations import surrogate_department, surrogate_organization
 from clinanon.transform.surrogate.postcodes import is_postcode, surrogate_zip
 from clinanon.transform.surrogate.scope import GenContext
+from clinanon.transform.surrogate.states import is_state
 from clinanon.transform.surrogate.streets import surrogate_street
 
 __all__ = [
@@ -58,12 +59,14 @@ def _render(parts: tuple[Part, ...], ctx: GenContext, street_city: bool) -> str:
     whose surrogate must not depend on where it is (a Spanish postcode follows the place of the same span, else
     the province of its own code; never the nearest city span)."""
     place = next((t for k, t in parts if k == "place"), None)
+    # a US state written with the code ("IL" of "Springfield, IL 62704"): the ZIP code follows its surrogate
+    state = next((t for k, t in reversed(parts) if k == "place" and is_state(t, ctx.lang)), None)
     out: list[str] = []
     for kind, t in parts:
         if kind == "street":
             out.append(surrogate_street(t, ctx))
         elif kind == "zip":
-            out.append(surrogate_zip(t, ctx, place if place is not None or not street_city else ""))
+            out.append(surrogate_zip(t, ctx, place if place is not None or not street_city else "", state))
         elif kind == "place":
             out.append(surrogate_place_name(t, ctx))
         else:

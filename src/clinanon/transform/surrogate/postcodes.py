@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from clinanon.caches import memo
 from clinanon.document import Span
 from clinanon.transform.surrogate._choice import MAX_ATTEMPTS
 from clinanon.transform.surrogate._data import Place
@@ -35,6 +36,7 @@ from clinanon.transform.surrogate.cities import surrogate_city_place
 from clinanon.transform.surrogate.identifiers import format_preserving
 from clinanon.transform.surrogate.keys import KeyedStream
 from clinanon.transform.surrogate.scope import GenContext
+from clinanon.transform.surrogate.states import is_state, surrogate_state, us_state_abbreviation
 
 __all__ = ["ES_PROVINCE_CODES", "POSTCODE", "is_postcode", "postcode_format", "surrogate_zip"]
 
@@ -179,6 +181,58 @@ def _us_zip(stream: KeyedStream) -> str:
     return str(1001 + stream.below(99950 - 1001 + 1)).zfill(5)  # 01001-99950: never a 000 prefix
 
 
+#: US state (postal abbreviation) -> the ranges of the first three digits of its ZIP codes (USPS sectional
+#: centers; the main ranges in use, plain facts), so that a ZIP code can follow the surrogate of its state
+_US_ZIP3: dict[str, tuple[tuple[int, int], ...]] = {
+    "AL": ((354, 369),), "AK": ((995, 999),), "AZ": ((850, 853), (855, 857)), "AR": ((716, 729),),
+    "CA": ((900, 908), (910, 928), (930, 961)), "CO": ((800, 816),), "CT": ((60, 69),), "DE": ((197, 199),),
+    "DC": ((200, 200), (202, 205)), "FL": ((320, 339),), "GA": ((300, 319),), "HI": ((967, 968),),
+    "ID": ((832, 838),), "IL": ((600, 620), (622, 629)), "IN": ((460, 479),), "IA": ((500, 516), (520, 528)),
+    "KS": ((660, 662), (664, 679)), "KY": ((400, 418), (420, 427)), "LA": ((700, 701), (703, 708), (710, 714)),
+    "ME": ((39, 49),), "MD": ((206, 212), (214, 219)), "MA": ((10, 27),), "MI": ((480, 499),),
+    "MN": ((550, 551), (553, 567)), "MS": ((386, 397),), "MO": ((630, 631), (633, 641), (644, 658)),
+    "MT": ((590, 599),), "NE": ((680, 681), (683, 693)), "NV": ((889, 891), (893, 895), (897, 898)),
+    "NH": ((30, 38),), "NJ": ((70, 89),), "NM": ((870, 871), (873, 884)), "NY": ((100, 149),),
+    "NC": ((270, 289),), "ND": ((580, 588),), "OH": ((430, 458),), "OK": ((730, 731), (734, 741), (743, 749)),
+    "OR": ((970, 979),), "PA": ((150, 196),), "RI": ((28, 29),), "SC": ((290, 299),), "SD": ((570, 577),),
+    "TN": ((370, 385),), "TX": ((750, 799),), "UT": ((840, 847),), "VT": ((50, 54), (56, 59)),
+    "VA": ((220, 246),), "WA": ((980, 986), (988, 994)), "WV": ((247, 268),), "WI": ((530, 532), (534, 535),
+                                                                                    (537, 549)),
+    "WY": ((820, 831),),
+}
+
+
+@memo(maxsize=64)
+def _us_zip3(state: str) -> tuple[int, ...]:
+    """The ZIP3 prefixes of a US state (postal abbreviation), in order; empty for anything else."""
+    return tuple(p for lo, hi in _US_ZIP3.get(state, ()) for p in range(lo, hi + 1))
+
+
+def _us_state_zip(state: str) -> Callable[[KeyedStream], str] | None:
+    """A drawer of ZIP codes of a US ``state`` (abbreviation or name, any case), ``None`` for anything else."""
+    abbreviation = us_state_abbreviation(state)
+    prefixes = _us_zip3(abbreviation) if abbreviation is not None else ()
+    if not prefixes:
+        return None
+
+    def draw(stream: KeyedStream) -> str:
+        return f"{prefixes[stream.below(len(prefixes))]:03d}{1 + stream.below(99):02d}"
+
+    return draw
+
+
+def _surrogate_state_of(ctx: GenContext, state: str | None) -> str | None:
+    """The surrogate of the state ``state`` written with the code (an address span), else of the nearest state span
+    of the document (a ``LOCATION.STATE`` or city span that is a state: ``"IL"`` before ``" 62704"``); ``None``
+    when there is none."""
+    if state is None:
+        span = _nearest_city_span(ctx)
+        state = ctx.span_text(span).strip() if span is not None else None
+    if not state or not is_state(state, ctx.lang):
+        return None
+    return surrogate_state(state, ctx)
+
+
 def _dutch_letters(stream: KeyedStream) -> str:
     pair = "SA"
     while pair in _NL_BANNED:
@@ -212,9 +266,11 @@ def _draw(fmt: str, m: re.Match[str], stream: KeyedStream) -> str:
     return prefix + _DIGITS[fmt](stream)
 
 
-def surrogate_zip(text: str, ctx: GenContext, city: str | None = None) -> str:
+def surrogate_zip(text: str, ctx: GenContext, city: str | None = None, state: str | None = None) -> str:
     """A postcode of the original's country and layout (see the module docstring). ``city``: the city or province
-    written with the code (an address span), which a Spanish code follows instead of the nearest city span."""
+    written with the code (an address span), which a Spanish code follows instead of the nearest city span;
+    ``state``: the US state written with it (``"IL"`` of ``"Springfield, IL 62704"``), whose surrogate a US ZIP
+    code follows (else the surrogate of the nearest state span): a ZIP code of the new state."""
     stripped = text.strip()
     key = normalize(stripped)
     if ctx.lang == "es" and _FIVE_DIGITS.fullmatch(stripped):  # the usual Spanish code (postcode_format: "es")
@@ -228,9 +284,17 @@ def surrogate_zip(text: str, ctx: GenContext, city: str | None = None) -> str:
         digits = m.group("five")
         return text.replace(digits, _spanish(digits, normalize(digits), ctx, city), 1)
     stream = ctx.rand.stream("zip", fmt, key)
+    draw = _draw
+    if fmt in ("us", "us+4") and (state is not None or ctx.lang == "en"):
+        new_state = _surrogate_state_of(ctx, state if state is not None else city or None)
+        in_state = _us_state_zip(new_state) if new_state is not None else None
+        if in_state is not None:
+            def draw(fmt: str, m: re.Match[str], stream: KeyedStream) -> str:
+                code = in_state(stream)
+                return f"{code}-{1 + stream.below(9999):04d}" if fmt == "us+4" else code
     new = stripped
     for _ in range(MAX_ATTEMPTS):
-        new = _draw(fmt, m, stream)
+        new = draw(fmt, m, stream)
         if ctx.fresh(new, key):  # normalize(new) != key and not ctx.leaks(new)
             break
     return text.replace(stripped, new, 1)

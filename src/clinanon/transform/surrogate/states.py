@@ -18,7 +18,7 @@ from clinanon.transform.surrogate._choice import pick
 from clinanon.transform.surrogate._text import apply_case, normalize
 from clinanon.transform.surrogate.scope import GenContext
 
-__all__ = ["STATES", "is_state", "surrogate_state"]
+__all__ = ["STATES", "is_state", "surrogate_state", "us_state_abbreviation"]
 
 #: country -> (postal abbreviation, English name) of each first-level subdivision
 STATES: Mapping[str, tuple[tuple[str, str], ...]] = {
@@ -75,6 +75,23 @@ def _kind(text: str, lang: str) -> tuple[str, bool] | None:
         return None if country is None else (country, True)
     country = names.get(normalize(stripped))
     return None if country is None else (country, False)
+
+
+def us_state_abbreviation(text: str) -> str | None:
+    """The postal abbreviation of a US state written as its abbreviation or its name (any case), else ``None``."""
+    stripped = text.strip().rstrip(".")
+    upper = stripped.upper()
+    if upper in _us_codes():
+        return upper
+    return _us_codes().get(normalize(stripped))
+
+
+@memo(maxsize=1)
+def _us_codes() -> dict[str, str]:
+    """US abbreviation -> itself and normalized name -> abbreviation."""
+    out = {code: code for code, _ in STATES["US"]}
+    out.update((normalize(name), code) for code, name in STATES["US"])
+    return out
 
 
 def is_state(text: str, lang: str) -> bool:

@@ -1,0 +1,265 @@
+"""Privacy-preserving representations (issue 22): de-identification on the representation and a fresh adversary.
+
+``nice -n 10 python benchmarks/privrep.py --corpus meddocan [--train-docs K --dev-docs K ...] [--device cpu]``
+writes ``benchmarks/results/privrep_<corpus>.json``; ``python benchmarks/privrep.py --merge`` joins the corpus
+files into ``benchmarks/results/privrep.json`` and draws ``benchmarks/results/privrep_adversary.png`` (a fresh
+adversary's held-out accuracy per epoch, per configuration).
+
+Per corpus (MEDDOCAN train -> dev; the English PhysioNet dev notes split by patient, every fourth patient held
+out): fastText vectors (gensim, ``clinanon.detect.neural.embeddings``) on the train + dev texts (no labels), then
+
+* ``plain``: the BiLSTM-CRF on the same vectors and sentences (no privacy); ``pseudonymized``: the same tagger
+  trained on N-neighbour pseudonymized notes (N = ``--pseudo-n``), scored on the real dev notes;
+* the representation model: phase 1 (de-identification only) once, shared by every configuration; its
+  de-identification scores and a fresh adversary on it (``none``); then for each strategy in ``--strategies``
+  and N in ``--n``: the privacy training, de-identification token-binary P/R/F1 on dev (scored by
+  ``clinanon.evaluate``), and a fresh adversary trained ``--attack-epochs`` epochs on the frozen representation
+  (train pairs), its accuracy on dev pairs after every epoch (0.5 = nothing recovered).
+
+Epochs are fixed (no selection on dev). ``reduced`` in the JSON is true when notes or epochs are fewer than the
+full configuration (all notes; 8 / 2 / 8 / 8 / 30 epochs: phase 1, phase 2, phase 3, baselines, attack).
+Wall and CPU seconds are recorded per step. ``--device cuda`` runs the same on a GPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import resource
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT.parent / "shared" / "data"
+RESULTS = ROOT / "benchmarks" / "results"
+FULL = {"pretrain_epochs": 8, "adv_warm_epochs": 2, "epochs": 8, "baseline_epochs": 8, "attack_epochs": 30}
+
+
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.steps: dict[str, dict[str, float]] = {}
+
+    def run(self, name: str, fn: Any) -> Any:
+        w, c = time.perf_counter(), _cpu()
+        out = fn()
+        self.steps[name] = {"wall_s": round(time.perf_counter() - w, 1), "cpu_s": round(_cpu() - c, 1)}
+        print(f"[{time.strftime('%H:%M:%S')}] {name}: {self.steps[name]}", flush=True)
+        return out
+
+
+def load(corpus: str) -> tuple[list[Any], list[Any], str]:
+    from clinanon import io as cio
+
+    if corpus == "meddocan":
+        tr = sorted(cio.read(DATA / "meddocan" / "train" / "brat", "brat"), key=lambda d: d.id)
+        dv = sorted(cio.read(DATA / "meddocan" / "dev" / "brat", "brat"), key=lambda d: d.id)
+        return tr, dv, "es"
+    docs = sorted(cio.read(DATA / "physionet-deid-dev" / "brat", "brat"), key=lambda d: d.id)
+    patients = sorted({d.id.split("_")[0] for d in docs}, key=lambda p: int(p[1:]) if p[1:].isdigit() else 0)
+    held = set(patients[3::4])
+    return ([d for d in docs if d.id.split("_")[0] not in held], [d for d in docs if d.id.split("_")[0] in held],
+            "en")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", choices=["meddocan", "physionet"], default="meddocan")
+    ap.add_argument("--merge", action="store_true", help="join the corpus files into privrep.json + the plot")
+    ap.add_argument("--train-docs", type=int, default=None, help="first K training notes (default: all)")
+    ap.add_argument("--dev-docs", type=int, default=None, help="first K dev notes (default: all)")
+    ap.add_argument("--n", type=int, nargs="+", default=[1, 10, 100, 500])
+    ap.add_argument("--strategies", nargs="+", default=["three_phase", "dann"])
+    ap.add_argument("--dann-n", type=int, nargs="*", default=None, help="N values for DANN (default: --n)")
+    ap.add_argument("--pseudo-n", type=int, default=100)
+    ap.add_argument("--pretrain-epochs", type=int, default=FULL["pretrain_epochs"])
+    ap.add_argument("--adv-warm-epochs", type=int, default=FULL["adv_warm_epochs"])
+    ap.add_argument("--epochs", type=int, default=FULL["epochs"])
+    ap.add_argument("--baseline-epochs", type=int, default=FULL["baseline_epochs"])
+    ap.add_argument("--attack-epochs", type=int, default=FULL["attack_epochs"])
+    ap.add_argument("--lam", default="1",
+                    help="weight of the adversarial term; 'tokens': the mean sentence length of the training notes "
+                         "(the same balance as a de-identification loss taken per token instead of per sentence)")
+    ap.add_argument("--dim", type=int, default=50)
+    ap.add_argument("--vector-dim", type=int, default=100)
+    ap.add_argument("--vector-epochs", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--device", default="cpu", help="cpu (default), cuda, auto")
+    ap.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    ap.add_argument("--work", type=Path, default=Path("/tmp/clinanon-privrep"), help="vectors cache")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="default results/privrep_<corpus>.json; privrep_<corpus>_<part>.json files are merged "
+                         "into it by --merge (runs of one corpus split over processes)")
+    ap.add_argument("--skip-baselines", action="store_true", help="only the representation model's runs")
+    args = ap.parse_args()
+    if args.merge:
+        merge()
+        return
+
+    import torch
+
+    from clinanon.detect.neural.embeddings import train_vectors
+    from clinanon.privrep.baselines import PlainTagger
+    from clinanon.privrep.data import WordSpace, encode_corpus, phi_sentences
+    from clinanon.privrep.model import PrivRepConfig, PrivRepModel, score_tags
+
+    torch.set_num_threads(args.threads)
+    clock = Clock()
+    w0, c0 = time.perf_counter(), _cpu()
+    train_docs, dev_docs, lang = load(args.corpus)
+    n_train_all, n_dev_all = len(train_docs), len(dev_docs)
+    train_docs = train_docs[:args.train_docs] if args.train_docs else train_docs
+    dev_docs = dev_docs[:args.dev_docs] if args.dev_docs else dev_docs
+    args.work.mkdir(parents=True, exist_ok=True)
+    vec = args.work / f"{args.corpus}_{len(train_docs)}_{len(dev_docs)}_{args.vector_dim}.vec"
+    if not vec.exists():
+        clock.run("vectors", lambda: train_vectors([d.text for d in train_docs + dev_docs], lang, vec,
+                                                   dim=args.vector_dim, epochs=args.vector_epochs, seed=args.seed))
+    space = WordSpace.from_file(vec)
+    train = encode_corpus(train_docs, space, lang=lang)
+    dev = encode_corpus(dev_docs, space, lang=lang, tags=train.tags)
+    lam = round(train.tokens / len(train.sentences), 1) if args.lam == "tokens" else float(args.lam)
+    res: dict[str, Any] = {
+        "benchmark": "privrep", "corpus": args.corpus, "lang": lang, "python": sys.version.split()[0],
+        "torch": torch.__version__, "machine": platform.machine(), "device": args.device, "threads": args.threads,
+        "train_documents": len(train_docs), "dev_documents": len(dev_docs),
+        "train_documents_available": n_train_all, "dev_documents_available": n_dev_all,
+        "train_sentences": len(train.sentences), "train_tokens": train.tokens,
+        "train_phi_sentences": len(phi_sentences(train, space)), "dev_sentences": len(dev.sentences),
+        "dev_phi_sentences": len(phi_sentences(dev, space)), "vectors": {"method": "fasttext", "dim": space.dim,
+                                                                           "words": len(space) - 2},
+        "settings": {k: getattr(args, k) for k in ("n", "strategies", "dann_n", "pseudo_n", "pretrain_epochs",
+                                                   "adv_warm_epochs", "epochs", "baseline_epochs", "attack_epochs",
+                                                   "dim", "seed")}, "lam": lam,
+    }
+    res["reduced"] = bool(len(train_docs) < n_train_all or len(dev_docs) < n_dev_all
+                          or any(getattr(args, k) < v for k, v in FULL.items()))
+    res["full_configuration"] = {"documents": "all train / all dev", **FULL}
+
+    def save() -> None:
+        res["timing"] = {"steps": clock.steps, "total_wall_s": round(time.perf_counter() - w0, 1),
+                         "total_cpu_s": round(_cpu() - c0, 1)}
+        out = args.out or RESULTS / f"privrep_{args.corpus}.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
+
+    # baselines
+    for name, n_pseudo in () if args.skip_baselines else (("plain", None), ("pseudonymized", args.pseudo_n)):
+        tagger = PlainTagger(space, train.tags, hidden=64, seed=args.seed, device=args.device)
+        clock.run(f"baseline_{name}", lambda t=tagger, n=n_pseudo: t.fit(train, args.baseline_epochs,
+                                                                          n_pseudonymize=n, dev=dev, lang=lang))
+        res.setdefault("baselines", {})[name] = {
+            "n_neighbors": n_pseudo, "deid": tagger.history[-1]["dev"],
+            "per_epoch": [{"epoch": h["epoch"], "loss": h["loss"],
+                           "token_binary_f1": h["dev"]["token_binary"]["f1"]} for h in tagger.history]}
+        save()
+
+    # phase 1, shared
+    cfg = PrivRepConfig(strategy="none", dim=args.dim, pretrain_epochs=args.pretrain_epochs,
+                        adv_warm_epochs=args.adv_warm_epochs, epochs=args.epochs, seed=args.seed,
+                        device=args.device, n_neighbors=max(args.n))
+    base = PrivRepModel(space, train.tags, cfg)
+    clock.run("phase1", lambda: base.pretrain(train))
+    runs: list[dict[str, Any]] = []
+    res["runs"] = runs
+    attack_n = 100 if 100 in args.n else args.n[0]
+    none = {"strategy": "none", "n_neighbors": attack_n, "deid": score_tags(dev, base.predict(dev), lang=lang),
+            "history": list(base.history)}
+    if not args.skip_baselines:
+        none["attack"] = clock.run("attack_none", lambda: base.attack(train, dev, epochs=args.attack_epochs,
+                                                                      n_neighbors=attack_n))
+        runs.append(none)
+        save()
+    for strategy in args.strategies:
+        ns = args.dann_n if strategy == "dann" and args.dann_n is not None else args.n
+        for n in ns:
+            m = base.copy(strategy=strategy, n_neighbors=n, lam=lam)
+            m.history = []
+            clock.run(f"{strategy}_N{n}", lambda m=m: m.train_private(train))
+            run = {"strategy": strategy, "n_neighbors": n, "lam": lam,
+                   "deid": score_tags(dev, m.predict(dev), lang=lang), "history": m.history}
+            run["attack"] = clock.run(f"attack_{strategy}_N{n}",
+                                      lambda m=m: m.attack(train, dev, epochs=args.attack_epochs))
+            runs.append(run)
+            save()
+    save()
+    print(json.dumps({r["strategy"] + f"_N{r['n_neighbors']}": (r["deid"]["token_binary"]["f1"],
+                                                                 r["attack"][-1]["dev_accuracy"]) for r in runs}))
+
+
+def _timings(parts: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for r in parts.values():
+        out.append(r.get("timing") or {})
+        out.extend(p.get("timing") or {} for p in r.get("parts", []))
+    return out
+
+
+def merge() -> None:
+    parts = {}
+    for corpus in ("meddocan", "physionet"):
+        p = RESULTS / f"privrep_{corpus}.json"
+        if not p.exists():
+            continue
+        parts[corpus] = main_part = json.loads(p.read_text(encoding="utf-8"))
+        for extra in sorted(RESULTS.glob(f"privrep_{corpus}_*.json")):  # runs of the same corpus, other processes
+            part = json.loads(extra.read_text(encoding="utf-8"))
+            done = {(r["strategy"], r["n_neighbors"], r.get("lam", 1.0)) for r in main_part["runs"]}
+            main_part["runs"].extend(r for r in part.get("runs", [])
+                                     if (r["strategy"], r["n_neighbors"], r.get("lam", 1.0)) not in done)
+            main_part.setdefault("parts", []).append({"file": extra.name, "timing": part.get("timing")})
+    table = []
+    for corpus, r in parts.items():
+        plain = r.get("baselines", {}).get("plain", {}).get("deid", {}).get("token_binary", {}).get("f1")
+        for name, b in r.get("baselines", {}).items():
+            table.append({"corpus": corpus, "model": f"baseline:{name}", "n": b["n_neighbors"],
+                          "token_binary": b["deid"]["token_binary"], "adversary_final": None,
+                          "adversary_max": None})
+        for run in r.get("runs", []):
+            acc = [a["dev_accuracy"] for a in run["attack"]]
+            f1 = run["deid"]["token_binary"]["f1"]
+            table.append({"corpus": corpus, "model": run["strategy"], "n": run["n_neighbors"],
+                          "lam": run.get("lam", 1.0),
+                          "token_binary": run["deid"]["token_binary"],
+                          "f1_minus_plain_points": round(100 * (f1 - plain), 2) if plain is not None else None,
+                          "adversary_final": acc[-1] if acc else None, "adversary_max": max(acc) if acc else None})
+    out = {"benchmark": "privrep", "reduced": any(r.get("reduced") for r in parts.values()),
+           "command": "nice -n 10 python benchmarks/privrep.py --corpus C [...]; python benchmarks/privrep.py --merge",
+           "table": table, "corpora": parts,
+           "total_wall_s": round(sum(t.get("total_wall_s", 0) for t in _timings(parts)), 1),
+           "total_cpu_s": round(sum(t.get("total_cpu_s", 0) for t in _timings(parts)), 1)}
+    (RESULTS / "privrep.json").write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    fig, axes = plt.subplots(1, max(1, len(parts)), figsize=(6 * max(1, len(parts)), 4), squeeze=False)
+    for ax, (corpus, r) in zip(axes[0], parts.items(), strict=False):
+        for run in r.get("runs", []):
+            acc = [a["dev_accuracy"] for a in run["attack"]]
+            lab = f"{run['strategy']} N={run['n_neighbors']}" + (f" λ={run['lam']}" if run.get("lam", 1) != 1 else "")
+            ax.plot(range(1, len(acc) + 1), acc, marker=".", label=lab)
+        ax.axhline(0.5, color="grey", linestyle=":")
+        ax.axhline(0.6, color="red", linestyle=":", linewidth=0.8)
+        ax.set_title(f"{corpus}: fresh adversary on the frozen representation"
+                     + (" (reduced)" if r.get("reduced") else ""), fontsize=9)
+        ax.set_xlabel("adversary epoch")
+        ax.set_ylabel("held-out accuracy")
+        ax.set_ylim(0.4, 1.0)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(RESULTS / "privrep_adversary.png", dpi=110)
+
+
+if __name__ == "__main__":
+    main()

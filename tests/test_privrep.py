@@ -1,0 +1,267 @@
+"""Privacy-preserving representations (clinanon.privrep): tiny models, seconds on CPU."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from clinanon.document import Document, Span  # noqa: E402
+from clinanon.errors import ConfigError  # noqa: E402
+from clinanon.privrep.data import (  # noqa: E402
+    WordSpace,
+    encode_corpus,
+    phi_sentences,
+    pseudonymize_all,
+    pseudonymize_one,
+    tags_to_documents,
+)
+from clinanon.privrep.model import PrivRepConfig, PrivRepModel, token_prf  # noqa: E402
+from clinanon.privrep.share import export_representations, read_representations, train_pooled  # noqa: E402
+
+NAMES = ["Zorblat", "Quenvix", "Marpolo", "Tiskane", "Brevundo", "Hollquist", "Yarrowen", "Pemberlux"]
+CITIES = ["Velmora", "Ostrakan", "Duvenholt", "Carrowind"]
+FILLER = ["patient", "seen", "today", "with", "fever", "and", "cough", "reports", "pain", "stable", "visited", "by"]
+
+
+def _docs(n: int, seed: int) -> list[Document]:
+    rng = random.Random(seed)
+    docs = []
+    for k in range(n):
+        parts, spans = [], []
+        pos = 0
+        for _ in range(3):
+            words = rng.sample(FILLER, 4)
+            name, city = rng.choice(NAMES), rng.choice(CITIES)
+            sent = f"{words[0]} {words[1]} Dr {name} in {city} {words[2]} {words[3]}."
+            s = pos + len(f"{words[0]} {words[1]} Dr ")
+            spans.append(Span(s, s + len(name), "NAME"))
+            c = s + len(name) + len(" in ")
+            spans.append(Span(c, c + len(city), "CITY"))
+            parts.append(sent)
+            pos += len(sent) + 1
+        docs.append(Document(f"d{seed}-{k}", " ".join(parts), tuple(spans), {"lang": "en"}))
+    return docs
+
+
+def _space() -> WordSpace:
+    gen = torch.Generator().manual_seed(0)
+    words = sorted({w.lower() for w in NAMES + CITIES + FILLER + ["dr", "in", "."]})
+    base = torch.randn(len(words), 12, generator=gen)
+    # names close to names, cities close to cities: the neighbours of a PHI word are words of its kind
+    for k, w in enumerate(words):
+        if w in {n.lower() for n in NAMES}:
+            base[k, 0] += 4.0
+        if w in {c.lower() for c in CITIES}:
+            base[k, 1] += 4.0
+    return WordSpace(words, base.numpy())
+
+
+def _cfg(**kw: object) -> PrivRepConfig:
+    base = {"dim": 8, "hidden": 8, "adv_hidden": 6, "pretrain_epochs": 1, "adv_warm_epochs": 1, "epochs": 1,
+            "n_neighbors": 3, "batch_size": 8, "seed": 0}
+    base.update(kw)
+    return PrivRepConfig(**base)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _one_thread():
+    """One torch thread: tiny models on a shared machine run faster than with threads waiting on each other."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def data() -> tuple[WordSpace, object, object]:
+    space = _space()
+    train = encode_corpus(_docs(12, 1), space, lang="en")
+    dev = encode_corpus(_docs(4, 2), space, lang="en", tags=train.tags)
+    return space, train, dev
+
+
+def test_encode_corpus_tags_and_back(data) -> None:
+    space, train, _ = data
+    assert train.tags[0] == "O" and {"B-NAME", "B-CITY"} <= set(train.tags)
+    gold = [s.tags for s in train.sentences]
+    back = tags_to_documents(train, gold)
+    assert [[(s.start, s.end, s.label) for s in d.spans] for d in back] == \
+        [[(s.start, s.end, s.label) for s in d.spans] for d in train.docs]
+    assert len(phi_sentences(train, space)) == len(train.sentences)  # every sentence holds a name
+
+
+def test_pseudonymize_one_replaces_one_phi_token_by_a_neighbour(data) -> None:
+    space, train, _ = data
+    rng = random.Random(0)
+    for s in train.sentences:
+        new = pseudonymize_one(s, space, 2, rng)
+        diff = [k for k, (a, b) in enumerate(zip(s.words, new, strict=True)) if a != b]
+        assert len(diff) == 1
+        k = diff[0]
+        assert s.tags[k] != 0
+        assert new[k] in space.neighbors(s.words[k], 2)
+    # N = 1: always the nearest neighbour, and a name's nearest neighbour is a name
+    names = {space.vocab.word_ids([n])[0] for n in NAMES}
+    s = train.sentences[0]
+    k = next(i for i, t in enumerate(s.tags) if train.tags[t] == "B-NAME")
+    assert space.neighbors(s.words[k], 1)[0] in names
+    with pytest.raises(ConfigError):
+        pseudonymize_one(s, space, 0, rng)
+
+
+def test_pseudonymize_all_replaces_every_phi_token(data) -> None:
+    space, train, _ = data
+    s = train.sentences[0]
+    new = pseudonymize_all(s, space, 3, random.Random(1))
+    for t, a, b in zip(s.tags, s.words, new, strict=True):
+        assert (a != b) == (t != 0)
+
+
+def test_grad_reverse_and_learned_noise() -> None:
+    from clinanon.privrep.nets import LearnedNoise, grad_reverse
+
+    x = torch.ones(3, requires_grad=True)
+    grad_reverse(x, 0.5).sum().backward()
+    assert torch.allclose(x.grad, torch.full((3,), -0.5))
+    noise = LearnedNoise(4, 0.1)
+    out = noise(torch.zeros(2, 5, 4))
+    assert out.std() > 0
+    out.pow(2).sum().backward()
+    assert noise.log_sigma.grad is not None and bool((noise.log_sigma.grad > 0).all())  # the loss wants less noise
+
+
+def test_config_validation() -> None:
+    with pytest.raises(ConfigError):
+        PrivRepConfig(strategy="fgsm")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError):
+        PrivRepConfig(dim=7)
+
+
+@pytest.mark.parametrize("strategy", ["three_phase", "dann"])
+def test_strategies_train_and_are_seeded(data, strategy: str) -> None:
+    space, train, dev = data
+    a = PrivRepModel(space, train.tags, _cfg(strategy=strategy)).fit(train)
+    b = PrivRepModel(space, train.tags, _cfg(strategy=strategy)).fit(train)
+    phases = [h["phase"] for h in a.history]
+    assert phases[0] == "pretrain"
+    assert ("three_phase:3" if strategy == "three_phase" else "dann") in phases
+    if strategy == "three_phase":
+        assert "three_phase:2" in phases
+    ra, rb = a.represent(dev, seed=3), b.represent(dev, seed=3)
+    assert all((x == y).all() for x, y in zip(ra, rb, strict=True))
+    assert ra[0].shape == (len(dev.sentences[0].words), 8)
+    assert a.model_id() == b.model_id()
+
+
+def test_deid_learns_and_attack_reports_per_epoch(data) -> None:
+    space, train, dev = data
+    m = PrivRepModel(space, train.tags, _cfg(strategy="none", pretrain_epochs=15, lr=0.03, dim=16, hidden=16))
+    m.fit(train)
+    scores = m.evaluate_deid(dev, lang="en")
+    assert scores["token_binary"]["f1"] > 0.8
+    before = [p.detach().clone() for p in m.rep.parameters()]
+    curve = m.attack(train, dev, epochs=2, seed=1)
+    assert [c["epoch"] for c in curve] == [1, 2]
+    assert all(0.0 <= c["dev_accuracy"] <= 1.0 and c["phase"] == "attack" for c in curve)
+    assert all(torch.equal(x, y) for x, y in zip(before, m.rep.parameters(), strict=True))  # frozen
+
+
+def test_token_prf() -> None:
+    assert token_prf([[0, 1, 1, 0]], [[0, 1, 0, 2]]) == {"precision": 0.5, "recall": 0.5, "f1": 0.5, "tp": 1,
+                                                         "fp": 1, "fn": 1}
+
+
+def test_export_holds_no_token_strings(data, tmp_path: Path) -> None:
+    space, train, _ = data
+    m = PrivRepModel(space, train.tags, _cfg(strategy="none"))
+    m.fit(train)
+    out = tmp_path / "site.npz"
+    meta = export_representations(m, train, out, seed=1, site="A")
+    raw = out.read_bytes()
+    tokens = {w for d in train.docs for w in d.text.replace(".", " ").split() if len(w) >= 4}
+    assert tokens
+    for w in tokens:
+        for variant in (w, w.lower(), w.upper()):
+            for enc in ("utf-8", "utf-16-le", "utf-32-le"):
+                assert variant.encode(enc) not in raw
+    for d in train.docs:  # no document id either
+        assert d.id.encode() not in raw
+    import numpy as np
+
+    with np.load(out, allow_pickle=False) as z:
+        assert set(z.files) == {"representations", "lengths", "tags", "meta"}
+        assert z["representations"].dtype == np.float16
+        assert not any(z[k].dtype.kind in "OUS" for k in z.files)  # numbers and the JSON bytes only
+    back = read_representations(out)
+    assert meta["tokens"] == train.tokens == sum(len(r) for r in back.reps)
+    assert sorted(map(len, back.reps)) == sorted(len(s.words) for s in train.sentences)
+    assert sorted(t for seq in back.tags for t in seq) == sorted(t for s in train.sentences for t in s.tags)
+    assert back.meta["model_id"] == m.model_id() and back.meta["site"] == "A"
+
+
+def test_train_pooled_over_two_sites(data, tmp_path: Path) -> None:
+    space, train, dev = data
+    m = PrivRepModel(space, train.tags, _cfg(strategy="none", pretrain_epochs=3))
+    m.fit(train)
+    half = len(train.docs) // 2
+    a = encode_corpus(train.docs[:half], space, lang="en", tags=train.tags)
+    b = encode_corpus(train.docs[half:], space, lang="en", tags=train.tags)
+    export_representations(m, a, tmp_path / "a.npz", seed=1)
+    export_representations(m, b, tmp_path / "b.npz", seed=2)
+    export_representations(m, dev, tmp_path / "dev.npz", seed=3)
+    head = train_pooled([tmp_path / "a.npz", tmp_path / "b.npz"], dev=tmp_path / "dev.npz", epochs=2)
+    assert len(head.history) == 2 and "dev_token_binary" in head.history[-1]
+    head.save(tmp_path / "head")
+    assert json.loads((tmp_path / "head" / "meta.json").read_text())["model_id"] == m.model_id()
+    other = PrivRepModel(space, train.tags, _cfg(strategy="none", seed=5))
+    export_representations(other, b, tmp_path / "c.npz")
+    with pytest.raises(ConfigError):
+        train_pooled([tmp_path / "a.npz", tmp_path / "c.npz"], epochs=1)
+
+
+def test_save_load_round_trip(data, tmp_path: Path) -> None:
+    space, train, dev = data
+    m = PrivRepModel(space, train.tags, _cfg(strategy="none"))
+    m.fit(train)
+    m.save(tmp_path / "m")
+    back = PrivRepModel.load(tmp_path / "m")
+    assert back.model_id() == m.model_id()
+    assert back.predict(dev, seed=4) == m.predict(dev, seed=4)
+
+
+def test_cli_train_export_pooled(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from clinanon import io as cio
+    from clinanon.cli import app
+
+    space = _space()
+    vec = tmp_path / "v.vec"
+    words = space.vocab.words[2:]
+    vec.write_text(f"{len(words)} {space.dim}\n" + "".join(
+        w + " " + " ".join(f"{x:.4f}" for x in row) + "\n" for w, row in zip(words, space.matrix[2:], strict=True)),
+        encoding="utf-8")
+    cio.write(_docs(6, 1), tmp_path / "notes", "brat")
+    runner = CliRunner()
+    r = runner.invoke(app, ["privrep", "train", str(tmp_path / "notes"), "--vectors", str(vec), "--out",
+                            str(tmp_path / "model"), "--pretrain-epochs", "1", "--adv-warm-epochs", "1", "--epochs",
+                            "1", "--dim", "8", "-n", "2", "--lang", "en"])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["privrep", "evaluate", str(tmp_path / "model"), str(tmp_path / "notes"), "--train",
+                            str(tmp_path / "notes"), "--attack-epochs", "1", "--lang", "en", "--out",
+                            str(tmp_path / "eval.json")])
+    assert r.exit_code == 0, r.output
+    report = json.loads((tmp_path / "eval.json").read_text())
+    assert "token_binary" in report["deid"] and len(report["attack"]) == 1
+    r = runner.invoke(app, ["privrep", "export", str(tmp_path / "model"), str(tmp_path / "notes"), "--out",
+                            str(tmp_path / "s.npz"), "--lang", "en"])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["privrep", "train-pooled", str(tmp_path / "s.npz"), "--out", str(tmp_path / "head"),
+                            "--epochs", "1"])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "head" / "head.pt").is_file()
