@@ -12,7 +12,9 @@ Protocol (after the Dutch clinical language-model study, MedRoBERTa.nl):
 4. the fill-mask probe (top-20): name-like predictions, best rank, the sentence's own name predicted, a training
    name predicted;
 5. vocabulary scrubbing of each model (the probe's automatic name-like list plus the gold names of the training
-   notes), then the probe again, and a check that no vocabulary entry, merge or file spells a training name;
+   notes), then the probe again, and a check that no vocabulary entry, merge or file spells a training name; the
+   model audit (``clinanon audit model``) of each model before and after scrubbing: the name words of the
+   training notes held by its vocabulary, merges, and configuration and tokenizer files;
 6. the published Dutch test sentences (``nl-mask-sentences``) through the same probe with these models: no Dutch
    masked LM can be loaded here (no network), so this shows the probe running on that protocol, not a Dutch result.
 
@@ -172,7 +174,10 @@ def main() -> int:
         res2 = probe(scrubbed_dir, texts, top_k=args.top_k, langs=("es",), originals=masked)
         leaks_before = {k: len(v) for k, v in leaked_names(mdir, train_names).items()}
         leaks_after = {k: len(v) for k, v in leaked_names(scrubbed_dir, train_names).items()}
-        audit_after = audit_model(scrubbed_dir, langs=("es",), reference=train_names).to_dict()
+        # the model audit (clinanon audit model): every string of the folder — vocabulary entries with a name's
+        # form, merges, and the words of the configuration and tokenizer files — against the training names
+        audits = {label: audit_model(d, langs=("es",), reference=train_names).to_dict()
+                  for label, d in (("before_scrub", mdir), ("after_scrub", scrubbed_dir))}
         nl = {label: probe(d, nl_sents, top_k=args.top_k, langs=("nl", "es")).to_dict()
               for label, d in (("before_scrub", mdir), ("after_scrub", scrubbed_dir))}
         models[name] = {"pretraining": trained[name], "probe_before_scrub": _groups(res, sents, train_names),
@@ -180,8 +185,7 @@ def main() -> int:
                         "probe_after_scrub": _groups(res2, sents, train_names),
                         "training_names_spelled_before_scrub": leaks_before,
                         "training_names_spelled_after_scrub": leaks_after,
-                        "model_audit_after_scrub": {"summary": audit_after["summary"],
-                                                    "reference": audit_after.get("reference")},
+                        "model_audit": audits,
                         "nl_mask_sentences": nl}
         if not args.keep and args.work is None:
             shutil.rmtree(work / name / "run" / "checkpoint", ignore_errors=True)
@@ -190,6 +194,8 @@ def main() -> int:
     total = {"wall_s": round(time.perf_counter() - t0, 1), "cpu_s": round(cpu_seconds() - c0, 1)}
     raw_b = models["raw"]["probe_before_scrub"]["all"]
     anon_b = models["anonymized"]["probe_before_scrub"]["all"]
+    held = {n: {w: m["model_audit"][w]["reference"]["held"] for w in ("before_scrub", "after_scrub")}
+            for n, m in models.items()}
     out = {
         "protocol": __doc__.split("\n\n")[1],
         "corpus": {"train_documents": len(train_docs), "train_name_words": len(train_names),
@@ -212,7 +218,10 @@ def main() -> int:
                     f"{raw_b['training_name_predictions']} training names, own name "
                     f"{raw_b['own_original_hits']} times; anonymized-corpus model: {anon_b['name_like']} "
                     f"({100 * (anon_b['name_like_share'] or 0):.2f} %), own name {anon_b['own_original_hits']} "
-                    f"times; whole run {total['wall_s'] / 60:.1f} min wall, {total['cpu_s'] / 60:.1f} min CPU"),
+                    f"times; model audit, training name words held before -> after scrubbing: raw "
+                    f"{held['raw']['before_scrub']} -> {held['raw']['after_scrub']}, anonymized "
+                    f"{held['anonymized']['before_scrub']} -> {held['anonymized']['after_scrub']}; "
+                    f"whole run {total['wall_s'] / 60:.1f} min wall, {total['cpu_s'] / 60:.1f} min CPU"),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -79,7 +79,9 @@ def test_tokenizer_and_spacy_sources(tmp_path: Path) -> None:
     (tmp_path / "sub" / "vocab").mkdir(parents=True)
     (tmp_path / "sub" / "vocab" / "strings.json").write_text(json.dumps(["Pedro", "casa", "a@b.es"]), "utf-8")
     sources, _notes = model_strings(tmp_path)
-    assert set(sources) == {"tokenizer", "spacy"} and "ez" in sources["tokenizer"]
+    # a WordPiece piece inside a word ("##ez") is read as no word; "the" and "García" begin words
+    assert set(sources) == {"tokenizer", "spacy"} and "ez" not in sources["tokenizer"]
+    assert {"the", "García"} <= sources["tokenizer"]
     audit = audit_model(tmp_path, langs=("es",))
     rows = {(src, cat, s) for src, cat, s in audit.rows()}
     assert ("tokenizer", "NAME", "García") in rows and ("tokenizer", "LOCATION", "Madrid") in rows
@@ -87,6 +89,60 @@ def test_tokenizer_and_spacy_sources(tmp_path: Path) -> None:
     assert not any(s == "Parkinson" for _, _, s in rows)  # an eponym is not a name
     with pytest.raises(InputError):
         audit_model(tmp_path / "sub" / "nothing")
+
+
+def byte_level_bpe(directory: Path, words: list[str]) -> Path:
+    """A ``tokenizer.json`` of a byte-level BPE (RoBERTa's kind, ``tokenizers``) whose entries spell each of
+    ``words`` (" María" is the entry ``ĠMarÃŃa``), built merge by merge; RoBERTa's special tokens first."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import decoders, models, pre_tokenizers
+
+    from clinanon.audit.pieces import _byte_decoder
+
+    to_char = {b: c for c, b in _byte_decoder().items()}
+    vocab = {t: i for i, t in enumerate(["<s>", "<pad>", "</s>", "<unk>", "<mask>"])}
+    for c in sorted(pre_tokenizers.ByteLevel.alphabet()):
+        vocab.setdefault(c, len(vocab))
+    merges = []
+    for w in words:
+        piece = "".join(to_char[b] for b in w.encode("utf-8"))
+        for k in range(2, len(piece) + 1):
+            if piece[:k] not in vocab:
+                vocab[piece[:k]] = len(vocab)
+                merges.append((piece[:k - 1], piece[k - 1]))
+    tok = tokenizers.Tokenizer(models.BPE(vocab, merges, unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    directory.mkdir(parents=True, exist_ok=True)
+    tok.save(str(directory / "tokenizer.json"))
+    return directory
+
+
+#: a name with an accent, a surname, a capitalised piece at a line start, and "ana" only inside "semana"
+BPE_WORDS = [" María", " García", "Lucía", " semana", "ana", " casa"]
+
+
+def test_byte_level_vocabulary_is_decoded_and_word_internal_pieces_are_not_read(tmp_path: Path) -> None:
+    d = byte_level_bpe(tmp_path / "tok", BPE_WORDS)
+    (d / "config.json").write_text(json.dumps({"model_type": "roberta", "architectures": ["RobertaForMaskedLM"],
+                                               "note": "trained for Zorvanek"}), "utf-8")
+    sources, notes = model_strings(d)
+    words = sources["tokenizer"]
+    # decoded: "ĠMarÃŃa" is "María"; "Lucía" (capitalised, no space before it) counts too
+    assert {"María", "García", "Lucía", "semana", "casa"} <= words
+    assert not {"MarÃŃa", "GarcÃŃa"} & words
+    # a lower-case piece inside a word is not read: the entry "ana" (as in "sem|ana") spells no one
+    assert "ana" in json.loads((d / "tokenizer.json").read_text("utf-8"))["model"]["vocab"]
+    assert "ana" not in words
+    assert {"María", "García"} <= sources["merges"] and "ana" not in sources["merges"]
+    # the configuration: data values are read, the library's names ("roberta") are not
+    assert "Zorvanek" in sources["config"] and "roberta" not in {w.lower() for w in sources["config"]}
+    assert any("with a word's form" in n for n in notes)
+    audit = audit_model(d, langs=("es",), reference={"maria", "lucia", "ana", "zorvanek", "pedro"})
+    assert audit.held["tokenizer"] == {"maria", "lucia"} and audit.held["config"] == {"zorvanek"}
+    rows = set(audit.rows())
+    assert ("tokenizer", "NAME", "García") in rows and ("tokenizer", "REFERENCE", "maria") in rows
+    assert audit.to_dict()["reference"]["held"] == 3
 
 
 def test_classify() -> None:

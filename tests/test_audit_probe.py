@@ -79,3 +79,35 @@ def test_published_test_set_reads(shared_data: Path) -> None:
         pytest.skip("the Dutch mask sentences are not there")
     sents = read_mask_sentences(path)
     assert len(sents) == 100 and all("<mask>" in s for s in sents)
+
+
+def test_probe_decodes_byte_level_pieces_before_judging(tmp_path: Path) -> None:
+    """A byte-level BPE (RoBERTa's) writes " María" as ``ĠMarÃŃa``: judged undecoded, no accented name would
+    ever be name-like."""
+    ok, why = lm_available()
+    if not ok:
+        pytest.skip(why)
+    import torch
+    from transformers import PreTrainedTokenizerFast, RobertaConfig, RobertaForMaskedLM
+
+    from test_audit_model import BPE_WORDS, byte_level_bpe
+
+    d = byte_level_bpe(tmp_path / "lm", BPE_WORDS)
+    tok = PreTrainedTokenizerFast(tokenizer_file=str(d / "tokenizer.json"), bos_token="<s>", eos_token="</s>",
+                                  unk_token="<unk>", sep_token="</s>", cls_token="<s>", pad_token="<pad>",
+                                  mask_token="<mask>")
+    tok.save_pretrained(d)
+    torch.manual_seed(0)
+    cfg = RobertaConfig(vocab_size=len(tok), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=32, max_position_embeddings=40, pad_token_id=1, bos_token_id=0,
+                        eos_token_id=2)
+    RobertaForMaskedLM(cfg).save_pretrained(d)
+    k = len(tok) - 5  # every entry but the special tokens: the judgement, not the random weights, decides
+    res = fill_mask_probe(d, ["Nombre: <mask>.", "Paciente <mask> García, casa."], top_k=k, langs=("es",),
+                          originals=["María"])
+    tokens = {p.token for p in res.predictions}
+    assert "María" in tokens and "ĠMarÃŃa" not in tokens and "MarÃŃa" not in tokens
+    liked = {p.token for p in res.predictions if p.name_like}
+    assert {"María", "García", "Lucía"} <= liked
+    assert "ana" in tokens and "ana" not in liked and "semana" not in liked
+    assert res.to_dict()["original_names_predicted"] == 2  # "María", once per sentence

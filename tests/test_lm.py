@@ -250,7 +250,32 @@ def test_name_words_leave_out_common_words_that_are_no_name() -> None:
 
 
 def test_scrubbing_keeps_lower_case_pieces_inside_words() -> None:
-    from clinanon.lm.scrub import _word_like
+    from clinanon.audit.pieces import METASPACE, WORDPIECE, word_like
 
-    assert _word_like("ĠGarcÃŃa") and _word_like("GarcÃŃa") and _word_like("Ġana") and _word_like("ĊAna")
-    assert not _word_like("ana") and not _word_like("ÃŃa")  # "sem|ana", "d|ía": parts of common words
+    assert word_like("ĠGarcÃŃa") and word_like("GarcÃŃa") and word_like("Ġana") and word_like("ĊAna")
+    assert not word_like("ana") and not word_like("ÃŃa")  # "sem|ana", "d|ía": parts of common words
+    assert word_like("ana", WORDPIECE) and not word_like("##ana", WORDPIECE) and word_like("##Ana", WORDPIECE)
+    assert word_like("▁ana", METASPACE) and not word_like("ana", METASPACE)
+
+
+def test_model_audit_finds_an_accented_name_before_scrubbing_and_not_after(tmp_path: Path) -> None:
+    """The model audit and the scrubbing read a byte-level vocabulary alike: decoded, word starts and capitalised
+    pieces only (one implementation, clinanon.audit.pieces)."""
+    pytest.importorskip("tokenizers")
+    from clinanon.audit.model import audit_model
+    from clinanon.lm.scrub import leaked_names, scrub_vocabulary
+    from test_audit_model import BPE_WORDS, byte_level_bpe
+
+    src = byte_level_bpe(tmp_path / "model", BPE_WORDS)
+    ref = {"maria", "ana", "garcia"}
+    before = audit_model(src, langs=("es",), reference=ref)
+    assert before.held["tokenizer"] == {"maria", "garcia"}  # "ana" only inside "semana": not a name's form
+    assert leaked_names(src, ref)["vocabulary"] == {"maria", "garcia"}
+    res = scrub_vocabulary(src, tmp_path / "export", ref)
+    renamed = {text for _, text, _ in res.renamed}
+    assert {"María", "García"} <= renamed and "ana" not in renamed  # "sem|ana" still needs its piece
+    after = audit_model(tmp_path / "export", langs=("es",), reference=ref)
+    assert after.to_dict()["reference"]["held"] == 0
+    assert leaked_names(tmp_path / "export", ref) == {"vocabulary": set(), "merges": set(), "files": set()}
+    vocab = json.loads((tmp_path / "export" / "tokenizer.json").read_text("utf-8"))["model"]["vocab"]
+    assert "ana" in vocab and "ĠMarÃŃa" not in vocab

@@ -991,6 +991,41 @@ def review(
         run_server(api, host="127.0.0.1", port=port)
 
 
+@app.command("review-vocab")
+def review_vocab(
+    review_csv: Annotated[Path, typer.Argument(help="The review CSV of `clinanon lm probe --review`.", exists=True,
+                                               dir_okay=False)],
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="The reviewed CSV, for `clinanon lm scrub-vocab "
+                                                                 "--review` (default: <input>.reviewed.csv).",
+                                             dir_okay=False)] = None,
+    reviewer: Annotated[str, typer.Option("--reviewer", help="Your name or initials, for the review log.")]
+    = "reviewer",
+    port: Annotated[int, typer.Option("--port", "-p", min=0, max=65535)] = 8766,
+    open_browser: Annotated[bool, typer.Option("--open/--no-open", help="Open the page in a browser.")] = True,
+) -> None:
+    """Review the fill-mask probe's tokens in the browser (127.0.0.1 only): a name (scrub) or not (keep)."""
+    import secrets
+
+    _service_import()
+    from clinanon.pipeline import Pipeline
+    from clinanon.service.app import create_app
+    from clinanon.service.server import serve as run_server
+    from clinanon.service.vocab_review import VocabReviewStore
+
+    with _errors():
+        store = VocabReviewStore(review_csv, out=out, reviewer=reviewer)
+        token = secrets.token_urlsafe(24)
+        api = create_app(token=token, pipeline=Pipeline(Config()), warmup=False, vocab_review=store)
+        url = f"http://127.0.0.1:{port}/review/vocab/login?token={token}"
+        console.print(f"review {len(store.groups)} tokens at {url}  (Ctrl+C to stop; saves to {store.out})",
+                      highlight=False, markup=False, soft_wrap=True)
+        if open_browser:
+            import webbrowser
+
+            webbrowser.open(url)
+        run_server(api, host="127.0.0.1", port=port)
+
+
 
 @app.command("utility")
 def utility_cmd(

@@ -10,8 +10,18 @@ reads every such source it finds in a directory, without loading the model for p
   holding ``word``) and both words of bigram features (``bg=a|b``);
 * ``clusters`` — ``clusters.tsv`` (first column);
 * ``spacy`` — every ``strings.json`` below the directory (the string store, which also names the vector keys);
-* ``tokenizer`` — ``vocab.txt`` (WordPiece), ``vocab.json`` (BPE), ``tokenizer.json`` (any model type), with
-  the word-piece markers (``##``, ``Ġ``, ``▁``) removed. A SentencePiece ``.model`` file is reported, not read.
+* ``tokenizer`` — ``vocab.txt`` (WordPiece), ``vocab.json`` (BPE), ``tokenizer.json`` (any model type): the text
+  of each entry (a byte-level piece decoded: ``ĠGarcÃŃa`` is "García"; the word-piece marks removed), only the
+  entries with a name's form — those that begin a word (``Ġ``, ``▁``, no ``##``) or are capitalised; a lower-case
+  piece inside a word ("ana" of "semana") spells no one (:mod:`clinanon.audit.pieces`);
+* ``merges`` — the BPE merges of those files (``merges.txt`` beside a ``vocab.json``), the two halves put together,
+  read as the entries are;
+* ``config`` — in a folder that holds a tokenizer vocabulary (a Hugging Face model or tokenizer): the words of every
+  other ``.json``, ``.txt`` or ``.csv`` file (configuration, tokenizer settings, special tokens), JSON string values
+  only and without the values that name library classes and types (``model_type``, ``architectures``,
+  ``tokenizer_class``, ``*_type``, ``*_class``, ``*_version``, ``*_act``, ``*dtype``).
+
+A SentencePiece ``.model`` file is reported, not read.
 
 Each string is put into a category: ``NAME`` (in the first-name or surname lists, not a common word, not a
 medical eponym), ``NAME_OR_COMMON`` (in a name list and also a common word: "rosa", "mar"), ``LOCATION`` (in the
@@ -35,13 +45,17 @@ from typing import Any
 
 from clinanon.audit._text import date_triples, fold
 from clinanon.audit.lexicon import EPONYMS, LANGUAGES, NameLists, name_lists
+from clinanon.audit.pieces import read_vocabulary, vocabulary_words
 from clinanon.document import Document
 from clinanon.errors import InputError
 
 __all__ = ["CATEGORIES", "ModelAudit", "audit_model", "classify", "model_strings", "reference_names"]
 
 CATEGORIES = ("NAME", "NAME_OR_COMMON", "LOCATION", "ID", "CONTACT.EMAIL", "DATE")
-_PIECE_MARKS = ("##", "Ġ", "▁", "Ċ")
+#: the files read as a tokenizer vocabulary
+_VOCABULARIES = ("vocab.txt", "vocab.json", "tokenizer.json")
+#: files of a tokenizer folder read otherwise, or not text
+_NOT_CONFIG = frozenset({*_VOCABULARIES, "merges.txt", "strings.json", "clusters.tsv"})
 
 
 def _crf_strings(path: Path) -> set[str]:
@@ -77,27 +91,45 @@ def _clusters_strings(path: Path) -> set[str]:
     return out
 
 
-def _strip_piece(tok: str) -> str:
-    for m in _PIECE_MARKS:
-        if tok.startswith(m):
-            tok = tok[len(m):]
-    return tok
+def _tokenizer_strings(path: Path) -> tuple[set[str], set[str], int]:
+    """The texts of the word-like entries and merges of one vocabulary file, and its number of entries."""
+    vocab = read_vocabulary(path)
+    entries, merges = vocabulary_words(vocab)
+    return entries, merges, len(vocab.entries)
 
 
-def _tokenizer_strings(path: Path) -> set[str]:
-    name = path.name
+def _library_key(key: str) -> bool:
+    """A configuration key whose value names a library class or type ("roberta", "gelu"), not data."""
+    k = key.lower()
+    return k == "architectures" or k.endswith(("_type", "_class", "_version", "_act", "dtype"))
+
+
+def _json_values(data: Any, out: list[str]) -> None:
+    if isinstance(data, str):
+        out.append(data)
+    elif isinstance(data, dict):
+        for k, v in data.items():
+            if not _library_key(str(k)):
+                _json_values(v, out)
+    elif isinstance(data, list):
+        for v in data:
+            _json_values(v, out)
+
+
+def _config_strings(path: Path) -> set[str]:
+    """The words (runs of letters and digits) of a configuration file: JSON string values, or the whole text."""
     try:
-        if name == "vocab.txt":
-            toks: Iterable[str] = path.read_text(encoding="utf-8").splitlines()
-        elif name == "vocab.json":
-            toks = json.loads(path.read_text(encoding="utf-8")).keys()
-        else:  # tokenizer.json
-            model = json.loads(path.read_text(encoding="utf-8")).get("model", {})
-            vocab = model.get("vocab", {})
-            toks = vocab.keys() if isinstance(vocab, dict) else [v[0] for v in vocab if v]
-    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError, TypeError, IndexError) as e:
-        raise InputError(f"not a readable tokenizer vocabulary ({type(e).__name__})", path=path) from None
-    return {s for s in (_strip_piece(t) for t in toks) if s}
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return set()
+    if path.suffix == ".json":
+        try:
+            values: list[str] = []
+            _json_values(json.loads(text), values)
+            text = "\n".join(values)
+        except json.JSONDecodeError:
+            pass
+    return {w for w in "".join(c if c.isalnum() else " " for c in text).split()}
 
 
 def _spacy_strings(path: Path) -> set[str]:
@@ -117,19 +149,25 @@ def model_strings(directory: str | Path) -> tuple[dict[str, set[str]], list[str]
         raise InputError("not a model directory", path=d)
     sources: dict[str, set[str]] = defaultdict(set)
     notes: list[str] = []
-    for p in sorted(d.rglob("*")):
-        if not p.is_file():
-            continue
+    files = [p for p in sorted(d.rglob("*")) if p.is_file()]
+    tokenizer_folders = {p.parent for p in files if p.name in _VOCABULARIES}
+    for p in files:
         if p.suffix == ".crfsuite":
             sources["crf"] |= _crf_strings(p)
         elif p.name == "clusters.tsv":
             sources["clusters"] |= _clusters_strings(p)
         elif p.name == "strings.json":
             sources["spacy"] |= _spacy_strings(p)
-        elif p.name in ("vocab.txt", "vocab.json", "tokenizer.json"):
-            sources["tokenizer"] |= _tokenizer_strings(p)
+        elif p.name in _VOCABULARIES:
+            entries, merges, n = _tokenizer_strings(p)
+            sources["tokenizer"] |= entries
+            if merges:
+                sources["merges"] |= merges
+            notes.append(f"{p.relative_to(d)}: {n} entries, {len(entries)} with a word's form read")
         elif p.suffix == ".model" and ("sentencepiece" in p.name.lower() or p.name in ("spm.model", "sp.model")):
             notes.append(f"{p.relative_to(d)}: a SentencePiece model, not read")
+        elif p.parent in tokenizer_folders and p.name not in _NOT_CONFIG and p.suffix in (".json", ".txt", ".csv"):
+            sources["config"] |= _config_strings(p)
     return dict(sources), notes
 
 

@@ -26,13 +26,14 @@ from typing import Any
 
 from clinanon.audit._text import fold
 from clinanon.audit.lexicon import EPONYMS, NameLists, name_lists
+from clinanon.audit.pieces import PLAIN, piece_text
 from clinanon.errors import ConfigError, InputError
 
-__all__ = ["MASK", "Prediction", "ProbeResult", "fill_mask_probe", "judge", "lm_available", "read_mask_sentences"]
+__all__ = ["MASK", "Prediction", "ProbeResult", "fill_mask_probe", "judge", "lm_available",
+           "prediction_text", "read_mask_sentences"]
 
 #: the placeholder of a masked name in the test sentences
 MASK = "<mask>"
-_PIECE_MARKS = ("##", "Ġ", "▁")
 
 
 def lm_available() -> tuple[bool, str]:
@@ -93,11 +94,9 @@ class Prediction:
 
 
 def judge(token: str, lists: NameLists, originals: frozenset[str] = frozenset()) -> dict[str, bool]:
-    """The name-likeness of one predicted token, with its reasons."""
-    t = token.strip()
-    for m in _PIECE_MARKS:
-        if t.startswith(m):
-            t = t[len(m):]
+    """The name-likeness of one predicted token (its text: a vocabulary entry decoded by its tokenizer, see
+    :func:`prediction_text`; a leading word-piece mark is removed), with its reasons."""
+    t = piece_text(token, PLAIN)
     f = fold(t)
     cap = bool(t) and t[0].isupper() and any(c.isalpha() for c in t)
     first = bool(f) and f in lists.first_names
@@ -153,6 +152,18 @@ class ProbeResult:
                 w.writerow([x.sentence, x.mask, x.rank, x.token, f"{x.probability:.6f}", int(x.capitalised),
                             int(x.in_name_list), int(x.common_word), int(x.eponym), int(x.name_like),
                             int(x.original), "", text])
+
+
+def prediction_text(tokenizer: Any, token: str) -> str:
+    """The text of one vocabulary entry, decoded by its (Hugging Face) tokenizer: a byte-level BPE writes
+    " García" as ``ĠGarcÃŃa``, a SentencePiece vocabulary as ``▁García``, WordPiece a piece inside a word as
+    ``##cía``; surrounding spaces and a leading word-piece mark are removed (:func:`clinanon.audit.pieces.
+    piece_text`)."""
+    try:
+        text = tokenizer.convert_tokens_to_string([token])
+    except (TypeError, ValueError, AttributeError, KeyError):
+        text = token
+    return piece_text(text if isinstance(text, str) else token, PLAIN)
 
 
 def fill_mask_probe(model_dir: str | Path, sentences: Sequence[str], *, top_k: int = 20, placeholder: str = MASK,
@@ -212,13 +223,9 @@ def fill_mask_probe(model_dir: str | Path, sentences: Sequence[str], *, top_k: i
                         rank += 1
                         if rank > top_k:
                             break
-                        token = tok.convert_ids_to_tokens(tid)
-                        j = judge(token, lists, orig)
-                        clean = token
-                        for mark in _PIECE_MARKS:
-                            if clean.startswith(mark):
-                                clean = clean[len(mark):]
-                        result.predictions.append(Prediction(sent_idx, m_idx, rank, clean,
-                                                             float(probs[row, pos, tid]), **j))
+                        text = prediction_text(tok, tok.convert_ids_to_tokens(tid))
+                        result.predictions.append(Prediction(sent_idx, m_idx, rank, text,
+                                                             float(probs[row, pos, tid]),
+                                                             **judge(text, lists, orig)))
                 advance()
     return result

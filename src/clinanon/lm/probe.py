@@ -1,28 +1,27 @@
 """The fill-mask name-leakage probe for a language model built here: mask sentences from annotated notes, and the
-audit's probe (:func:`clinanon.audit.probe.fill_mask_probe`, shared with ``clinanon audit probe``) with the pieces of
-a byte-level BPE read as text.
+audit's probe (:func:`clinanon.audit.probe.fill_mask_probe`, shared with ``clinanon audit probe``), which reads the
+pieces of a byte-level BPE as text.
 
 :func:`mask_sentences` builds the study's test sentences from notes with gold spans: each sentence that holds a
 person's name becomes one test sentence with every name in it replaced by ``<mask>`` (the others masked too, so
 that the model cannot copy one from the context), cut to a window around the first mask. Each sentence carries
 its masked names (the *originals*) and whether they are names of the training notes (``seen``: every word is).
 
-:func:`probe` runs the fill-mask probe and, for a byte-level tokenizer (RoBERTa's, whose vocabulary writes " García"
-as ``ĠGarcÃŃa``), judges the decoded text of each predicted piece with the audit's own :func:`~clinanon.audit.probe.
-judge`; :func:`summarize` adds what the study reports per sentence: the original name of *that* sentence
-predicted, and a name of the training notes predicted.
+:func:`probe` runs the audit's fill-mask probe (which judges the text of each predicted piece, decoded by the
+model's tokenizer: RoBERTa's byte-level vocabulary writes " García" as ``ĠGarcÃŃa``); :func:`summarize` adds what
+the study reports per sentence: the original name of *that* sentence predicted, and a name of the training notes
+predicted.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from clinanon.audit._text import fold
-from clinanon.audit.probe import MASK, ProbeResult, fill_mask_probe, judge
+from clinanon.audit.probe import MASK, ProbeResult, fill_mask_probe
 from clinanon.document import Document
 
 __all__ = ["MaskSentence", "mask_sentences", "name_words", "probe", "summarize"]
@@ -120,28 +119,10 @@ def mask_sentences(docs: Iterable[Document], *, scheme: str = "canonical", lang:
 def probe(model_dir: str | Path, sentences: Sequence[str], *, top_k: int = 20, langs: Sequence[str] = ("es",),
           originals: Iterable[str] = (), extra_names: Iterable[str] = (), batch_size: int = 16,
           progress: bool = False) -> ProbeResult:
-    """:func:`~clinanon.audit.probe.fill_mask_probe`, with byte-level BPE pieces decoded before they are judged."""
-    from clinanon.audit.lexicon import name_lists
-    from clinanon.lm.tokenizer import decode_piece, is_byte_level
-
-    orig = list(originals)
-    extra = list(extra_names)
-    res = fill_mask_probe(model_dir, sentences, top_k=top_k, langs=tuple(langs), originals=orig,
-                          extra_names=extra, batch_size=batch_size, progress=progress)
-    if not is_byte_level(model_dir):
-        return res
-    lists = name_lists(tuple(langs))
-    if extra:
-        lists = lists.with_names(extra)
-    folded = frozenset(fold(w) for n in orig for w in n.split() if w)
-    fixed = []
-    for p in res.predictions:
-        text = decode_piece(p.token).strip()
-        if text != p.token:
-            p = dataclasses.replace(p, token=text, **judge(text, lists, folded))
-        fixed.append(p)
-    res.predictions = fixed
-    return res
+    """:func:`~clinanon.audit.probe.fill_mask_probe` with Spanish name lists by default (it judges the text of
+    each predicted piece, decoded by the model's tokenizer: a byte-level BPE's ``ĠGarcÃŃa`` is "García")."""
+    return fill_mask_probe(model_dir, sentences, top_k=top_k, langs=tuple(langs), originals=list(originals),
+                           extra_names=list(extra_names), batch_size=batch_size, progress=progress)
 
 
 def summarize(result: ProbeResult, sentences: Sequence[MaskSentence], training_names: Iterable[str] = ()

@@ -10,13 +10,15 @@ model's weights stay as trained while no vocabulary string spells a name. Here t
 
 An entry is scrubbed when its text (a byte-level piece decoded, the leading space and word-piece marks removed,
 case- and accent-folded) equals one of those words and it has a name's form: it begins a word or is capitalised
-(a lower-case piece inside a word, "ana" of "semana", is kept). The BPE merges that build a scrubbed entry or use
+(a lower-case piece inside a word, "ana" of "semana", is kept). Entries are read as the model audit reads them
+(:mod:`clinanon.audit.pieces`). The BPE merges that build a scrubbed entry or use
 one are dropped (a merge list that names an entry the vocabulary lacks does not load, and the two halves of a
 merge spell the name): text holding such a name is then cut into shorter pieces.
 
 :func:`scrub_vocabulary` writes a folder that ``AutoModelForMaskedLM`` / ``AutoTokenizer`` load with no clinanon
 import (the weights copied as they are; ``tokenizer.json`` rewritten). :func:`leaked_names` checks a folder: the
-name words still spelled by a vocabulary entry, a merge, or a word of the configuration files.
+name words still spelled by a vocabulary entry, a merge, or a word of the configuration files — the strings the
+model audit reads (:func:`clinanon.audit.model.model_strings`).
 """
 
 from __future__ import annotations
@@ -31,23 +33,15 @@ from pathlib import Path
 from typing import Any
 
 from clinanon.audit._text import fold
+from clinanon.audit.pieces import merge_pair, piece_text, tokenizer_kind, word_like
 from clinanon.errors import InputError
-from clinanon.lm.tokenizer import SPECIAL_TOKENS, decode_piece
+from clinanon.lm.tokenizer import SPECIAL_TOKENS
 
 __all__ = ["ScrubResult", "leaked_names", "scrub_vocabulary", "tokens_from_review"]
 
 _VERDICT_YES = frozenset({"name", "yes", "y", "1", "x", "true"})
-_MARKS = ("##", "Ġ", "▁")
 #: the files of a model folder copied unchanged (weights and model configuration)
 _COPY = ("config.json", "model.safetensors", "generation_config.json", "pytorch_model.bin")
-
-
-def _text(piece: str) -> str:
-    t = decode_piece(piece).strip()
-    for m in _MARKS:
-        if t.startswith(m):
-            t = t[len(m):]
-    return t
 
 
 def tokens_from_review(path: str | Path) -> tuple[set[str], str]:
@@ -66,7 +60,7 @@ def tokens_from_review(path: str | Path) -> tuple[set[str], str]:
     for r in rows:
         verdict = (r.get("manual_verdict") or "").strip().lower()
         if (verdict in _VERDICT_YES) if manual else (r.get("name_like") or "").strip() == "1":
-            t = fold(_text(r["prediction"]))
+            t = fold(piece_text(r["prediction"]))  # the probe's decoded text, or a byte-level piece
             if t:
                 out.add(t)
     return out, "manual" if manual else "automatic"
@@ -89,20 +83,6 @@ class ScrubResult:
                 "merges_dropped": self.merges_dropped}
 
 
-def _word_like(piece: str) -> bool:
-    """A piece that begins a word (after a space) or is capitalised: a name's form. A lower-case piece inside a
-    word ("ana" of "semana", "san" of "sangre") is kept: it spells no one, and the words it builds need it."""
-    t = decode_piece(piece)
-    return t[:1].isspace() or piece.startswith(_MARKS) or t.strip()[:1].isupper()
-
-
-def _merge_pair(m: Any) -> tuple[str, str]:
-    if isinstance(m, str):
-        a, _, b = m.partition(" ")
-        return a, b
-    return str(m[0]), str(m[1])
-
-
 def scrub_vocabulary(model_dir: str | Path, out_dir: str | Path, names: Iterable[str], *, seed: int = 0,
                      min_length: int = 2) -> ScrubResult:
     """Rename every vocabulary entry of ``model_dir``'s ``tokenizer.json`` whose text equals one of ``names``
@@ -118,6 +98,7 @@ def scrub_vocabulary(model_dir: str | Path, out_dir: str | Path, names: Iterable
     if model.get("type") != "BPE" or not isinstance(vocab, dict):
         raise InputError("the tokenizer is not a BPE (vocabulary scrubbing supports BPE vocabularies)", path=tj)
     targets = {fold(n) for n in names if n}
+    kind = tokenizer_kind(data)
     specials = set(SPECIAL_TOKENS) | {t.get("content") for t in data.get("added_tokens") or []}
     rng = random.Random(seed)
     used = set(vocab)
@@ -125,8 +106,8 @@ def scrub_vocabulary(model_dir: str | Path, out_dir: str | Path, names: Iterable
     new_vocab: dict[str, int] = {}
     gone: set[str] = set()
     for piece, idx in vocab.items():
-        text = _text(piece)
-        if piece not in specials and len(text) >= min_length and fold(text) in targets and _word_like(piece):
+        text = piece_text(piece, kind)
+        if piece not in specials and len(text) >= min_length and fold(text) in targets and word_like(piece, kind):
             new = f"unk{rng.randrange(10**6, 10**7)}"
             while new in used:
                 new = f"unk{rng.randrange(10**6, 10**7)}"
@@ -139,7 +120,7 @@ def scrub_vocabulary(model_dir: str | Path, out_dir: str | Path, names: Iterable
     merges = model.get("merges") or []
     kept = []
     for m in merges:
-        a, b = _merge_pair(m)
+        a, b = merge_pair(m)
         if a in gone or b in gone or a + b in gone:
             continue
         kept.append(m)
@@ -162,28 +143,16 @@ def scrub_vocabulary(model_dir: str | Path, out_dir: str | Path, names: Iterable
 
 
 def leaked_names(directory: str | Path, names: Iterable[str], *, min_length: int = 2) -> dict[str, set[str]]:
-    """The ``names`` (folded words) that ``directory`` still spells: ``vocabulary`` (an entry's text), ``merges``
-    (the two halves of a merge put together) and ``files`` (a word of any other JSON or text file of the folder:
-    configuration, tokenizer settings, ``vocab.json``/``merges.txt`` of a slow tokenizer)."""
-    d = Path(directory)
+    """The ``names`` (folded words) that ``directory`` still spells, from the strings the model audit reads
+    (:func:`clinanon.audit.model.model_strings`): ``vocabulary`` (the text of an entry with a name's form: it
+    begins a word or is capitalised), ``merges`` (the two halves of such a merge put together) and ``files`` (a
+    word of the folder's configuration files, or of any other model source)."""
+    from clinanon.audit.model import model_strings
+
     targets = {fold(n) for n in names if n and len(n) >= min_length}
+    sources, _notes = model_strings(directory)
     found: dict[str, set[str]] = {"vocabulary": set(), "merges": set(), "files": set()}
-    # a vocabulary entry or merge counts when it has a name's form (:func:`_word_like`), as in scrubbing
-    tj = d / "tokenizer.json"
-    if tj.is_file():
-        model = json.loads(tj.read_text(encoding="utf-8")).get("model") or {}
-        vocab = model.get("vocab") or {}
-        pieces = vocab.keys() if isinstance(vocab, dict) else [v[0] for v in vocab]
-        found["vocabulary"] = {f for p in pieces if _word_like(p) and (f := fold(_text(p))) in targets}
-        joined = ("".join(_merge_pair(m)) for m in model.get("merges") or [])
-        found["merges"] = {f for p in joined if _word_like(p) and (f := fold(_text(p))) in targets}
-    for p in sorted(d.rglob("*")):
-        if p.is_file() and p.name != "tokenizer.json" and p.suffix in (".json", ".txt", ".model", ".csv"):
-            try:
-                text = p.read_text(encoding="utf-8")
-            except UnicodeDecodeError:
-                continue
-            words = {fold(_text(w)) for w in
-                     "".join(c if c.isalnum() or c in "ĠÃ" or ord(c) > 127 else " " for c in text).split()}
-            found["files"] |= words & targets
+    for src, strings in sources.items():
+        key = {"tokenizer": "vocabulary", "merges": "merges"}.get(src, "files")
+        found[key] |= {f for s in strings if (f := fold(s)) in targets}
     return found

@@ -6,16 +6,17 @@ import: ``tokenizer.json`` (the whole tokenizer: byte-level pre-tokenizer, BPE v
 (1), ``</s>`` (2), ``<unk>`` (3), ``<mask>`` (4).
 
 A vocabulary entry of a byte-level BPE is written in the byte-to-character alphabet of GPT-2 (``"ĠGarcÃŃa"`` is
-" García"): :func:`decode_piece` turns it back into text, which is what a name check must read.
+" García"): :func:`decode_piece` (the audit's, :func:`clinanon.audit.pieces.decode_piece`) turns it back into text,
+which is what a name check must read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from clinanon.audit.pieces import decode_piece
 from clinanon.lm._deps import require_tokenizers
 
 __all__ = ["SPECIAL_TOKENS", "decode_piece", "is_byte_level", "load_tokenizer", "train_tokenizer"]
@@ -23,33 +24,11 @@ __all__ = ["SPECIAL_TOKENS", "decode_piece", "is_byte_level", "load_tokenizer", 
 SPECIAL_TOKENS = ("<s>", "<pad>", "</s>", "<unk>", "<mask>")
 
 
-@lru_cache(maxsize=1)
-def _byte_decoder() -> dict[str, int]:
-    """GPT-2's byte-to-unicode table, inverted (printable bytes map to themselves, the others to U+0100 …)."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), 256))
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return {chr(c): b for b, c in zip(bs, cs, strict=True)}
-
-
-def decode_piece(piece: str) -> str:
-    """The text of one byte-level BPE entry (``"ĠGarcÃŃa"`` -> ``" García"``); ``piece`` itself when it is not
-    byte-level text (a character outside the alphabet, or bytes that are not UTF-8: part of a character)."""
-    table = _byte_decoder()
-    try:
-        return bytes(table[c] for c in piece).decode("utf-8")
-    except (KeyError, UnicodeDecodeError):
-        return piece
-
-
 def is_byte_level(model_dir: str | Path) -> bool:
     """Whether the tokenizer of ``model_dir`` (its ``tokenizer.json``) pre-tokenizes at the byte level."""
     import json
+
+    from clinanon.audit.pieces import BYTE_LEVEL, tokenizer_kind
 
     p = Path(model_dir) / "tokenizer.json"
     if not p.is_file():
@@ -58,7 +37,7 @@ def is_byte_level(model_dir: str | Path) -> bool:
         data = json.loads(p.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return "ByteLevel" in json.dumps(data.get("pre_tokenizer") or {})
+    return isinstance(data, dict) and tokenizer_kind(data) == BYTE_LEVEL
 
 
 def _MASK() -> Any:

@@ -83,7 +83,7 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
 def create_app(config_path: str | Path | None = None, *, token: str | None = None, auth: bool = True,
                max_body_bytes: int = 10 * 2**20, max_documents: int = 100, max_chars: int = 200_000,
                key_file: str | Path | None = None, pipeline: Pipeline | None = None, review: Any = None,
-               warmup: bool = True) -> FastAPI:
+               warmup: bool = True, vocab_review: Any = None) -> FastAPI:
     """The service over the pipeline of ``config_path`` (the same TOML file as the CLI; ``None``: the defaults).
 
     ``token``: the bearer token every request but ``GET /health`` must carry (``Authorization: Bearer TOKEN``, or
@@ -91,7 +91,8 @@ def create_app(config_path: str | Path | None = None, *, token: str | None = Non
     binds to a loopback address). ``max_body_bytes``: larger bodies are refused with 413 before they are read;
     ``max_documents`` per request and ``max_chars`` per document: 413. ``key_file``: the surrogate key (else
     ``$CLINANON_SURROGATE_KEY``): never taken from a request. ``pipeline``: one already built (tests). ``review``:
-    a :class:`~clinanon.service.review.ReviewStore` to serve the review page for."""
+    a :class:`~clinanon.service.review.ReviewStore` to serve the review page for; ``vocab_review``: a
+    :class:`~clinanon.service.vocab_review.VocabReviewStore` to serve the vocabulary review page for."""
     if auth and not token:
         raise ConfigError(f"the service needs a bearer token (--token-file or ${TOKEN_ENV}); or turn "
                           "authentication off with --no-auth on a loopback address")
@@ -233,6 +234,10 @@ def create_app(config_path: str | Path | None = None, *, token: str | None = Non
         from clinanon.service.review_routes import add_review_routes
 
         add_review_routes(app, review, authenticate)
+    if vocab_review is not None:
+        from clinanon.service.vocab_review_routes import add_vocab_review_routes
+
+        add_vocab_review_routes(app, vocab_review, authenticate)
 
     app.add_middleware(Guard, max_body_bytes=max_body_bytes)
     return app
