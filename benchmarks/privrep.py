@@ -16,6 +16,15 @@ out): fastText vectors (gensim, ``clinanon.detect.neural.embeddings``) on the tr
   ``clinanon.evaluate``), and a fresh adversary trained ``--attack-epochs`` epochs on the frozen representation
   (train pairs), its accuracy on dev pairs after every epoch (0.5 = nothing recovered).
 
+Schedule options (issue 22, second pass): ``--deid-loss token``, ``--adv-steps``, ``--rep-steps``, ``--noise-lr``
+(see ``PrivRepConfig``); ``--variant LABEL`` keeps runs that differ only in those apart in the merged table and the
+plot; ``--phase1-cache`` saves / reuses the phase-1 model under ``--work``. The runs in the README, e.g.::
+
+    nice -n 10 python benchmarks/privrep.py --corpus meddocan --train-docs 120 --dev-docs 50 --pretrain-epochs 6 \
+        --adv-warm-epochs 1 --epochs 8 --attack-epochs 30 --skip-baselines --n 100 --strategies three_phase \
+        --deid-loss token --adv-steps 3 --noise-lr 0.05 --phase1-cache --variant "token adv3 noise-lr 8ep attack30" \
+        --out benchmarks/results/privrep_meddocan_noise8a30.json
+
 Epochs are fixed (no selection on dev). ``reduced`` in the JSON is true when notes or epochs are fewer than the
 full configuration (all notes; 8 / 2 / 8 / 8 / 30 epochs: phase 1, phase 2, phase 3, baselines, attack).
 Wall and CPU seconds are recorded per step. ``--device cuda`` runs the same on a GPU.
@@ -87,6 +96,15 @@ def main() -> None:
     ap.add_argument("--lam", default="1",
                     help="weight of the adversarial term; 'tokens': the mean sentence length of the training notes "
                          "(the same balance as a de-identification loss taken per token instead of per sentence)")
+    ap.add_argument("--deid-loss", choices=["sentence", "token"], default="sentence",
+                    help="de-identification loss averaged per sentence (summed over tokens) or per token")
+    ap.add_argument("--adv-steps", type=int, default=1, help="phase 3: adversary steps per round")
+    ap.add_argument("--rep-steps", type=int, default=1, help="phase 3: representation steps per round")
+    ap.add_argument("--noise-lr", type=float, default=None, help="learning rate of the noise scales in phase 3")
+    ap.add_argument("--variant", default="", help="a label kept with the runs (runs differing only in options "
+                                                  "other than strategy / N / lambda are told apart by it)")
+    ap.add_argument("--phase1-cache", action="store_true",
+                    help="keep the phase-1 model under --work and reuse it (same notes, epochs, seed, loss)")
     ap.add_argument("--dim", type=int, default=50)
     ap.add_argument("--vector-dim", type=int, default=100)
     ap.add_argument("--vector-epochs", type=int, default=5)
@@ -137,7 +155,8 @@ def main() -> None:
                                                                            "words": len(space) - 2},
         "settings": {k: getattr(args, k) for k in ("n", "strategies", "dann_n", "pseudo_n", "pretrain_epochs",
                                                    "adv_warm_epochs", "epochs", "baseline_epochs", "attack_epochs",
-                                                   "dim", "seed")}, "lam": lam,
+                                                   "dim", "seed", "deid_loss", "adv_steps", "rep_steps",
+                                                   "noise_lr", "variant")}, "lam": lam,
     }
     res["reduced"] = bool(len(train_docs) < n_train_all or len(dev_docs) < n_dev_all
                           or any(getattr(args, k) < v for k, v in FULL.items()))
@@ -164,9 +183,18 @@ def main() -> None:
     # phase 1, shared
     cfg = PrivRepConfig(strategy="none", dim=args.dim, pretrain_epochs=args.pretrain_epochs,
                         adv_warm_epochs=args.adv_warm_epochs, epochs=args.epochs, seed=args.seed,
-                        device=args.device, n_neighbors=max(args.n))
-    base = PrivRepModel(space, train.tags, cfg)
-    clock.run("phase1", lambda: base.pretrain(train))
+                        device=args.device, n_neighbors=max(args.n), deid_loss=args.deid_loss)
+    cache = args.work / (f"phase1_{args.corpus}_{len(train_docs)}_{len(dev_docs)}_{args.vector_dim}_"
+                         f"{args.pretrain_epochs}_{args.dim}_{args.seed}_{args.deid_loss}")
+    if args.phase1_cache and (cache / "meta.json").exists():
+        base = PrivRepModel.load(cache, device=args.device)
+        base.config = cfg
+        res["phase1_cached"] = True
+    else:
+        base = PrivRepModel(space, train.tags, cfg)
+        clock.run("phase1", lambda: base.pretrain(train))
+        if args.phase1_cache:
+            base.save(cache)
     runs: list[dict[str, Any]] = []
     res["runs"] = runs
     attack_n = 100 if 100 in args.n else args.n[0]
@@ -180,10 +208,13 @@ def main() -> None:
     for strategy in args.strategies:
         ns = args.dann_n if strategy == "dann" and args.dann_n is not None else args.n
         for n in ns:
-            m = base.copy(strategy=strategy, n_neighbors=n, lam=lam)
+            m = base.copy(strategy=strategy, n_neighbors=n, lam=lam, adv_steps=args.adv_steps,
+                          rep_steps=args.rep_steps, noise_lr=args.noise_lr)
             m.history = []
             clock.run(f"{strategy}_N{n}", lambda m=m: m.train_private(train))
-            run = {"strategy": strategy, "n_neighbors": n, "lam": lam,
+            run = {"strategy": strategy, "n_neighbors": n, "lam": lam, "variant": args.variant,
+                   "deid_loss": args.deid_loss, "adv_steps": args.adv_steps, "rep_steps": args.rep_steps,
+                   "noise_lr": args.noise_lr,
                    "deid": score_tags(dev, m.predict(dev), lang=lang), "history": m.history}
             run["attack"] = clock.run(f"attack_{strategy}_N{n}",
                                       lambda m=m: m.attack(train, dev, epochs=args.attack_epochs))
@@ -202,6 +233,10 @@ def _timings(parts: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _key(run: dict[str, Any]) -> tuple[Any, ...]:
+    return run["strategy"], run["n_neighbors"], run.get("lam", 1.0), run.get("variant", "")
+
+
 def merge() -> None:
     parts = {}
     for corpus in ("meddocan", "physionet"):
@@ -211,9 +246,8 @@ def merge() -> None:
         parts[corpus] = main_part = json.loads(p.read_text(encoding="utf-8"))
         for extra in sorted(RESULTS.glob(f"privrep_{corpus}_*.json")):  # runs of the same corpus, other processes
             part = json.loads(extra.read_text(encoding="utf-8"))
-            done = {(r["strategy"], r["n_neighbors"], r.get("lam", 1.0)) for r in main_part["runs"]}
-            main_part["runs"].extend(r for r in part.get("runs", [])
-                                     if (r["strategy"], r["n_neighbors"], r.get("lam", 1.0)) not in done)
+            done = {_key(r) for r in main_part["runs"]}
+            main_part["runs"].extend(r for r in part.get("runs", []) if _key(r) not in done)
             main_part.setdefault("parts", []).append({"file": extra.name, "timing": part.get("timing")})
     table = []
     for corpus, r in parts.items():
@@ -226,7 +260,7 @@ def merge() -> None:
             acc = [a["dev_accuracy"] for a in run["attack"]]
             f1 = run["deid"]["token_binary"]["f1"]
             table.append({"corpus": corpus, "model": run["strategy"], "n": run["n_neighbors"],
-                          "lam": run.get("lam", 1.0),
+                          "lam": run.get("lam", 1.0), "variant": run.get("variant", ""),
                           "token_binary": run["deid"]["token_binary"],
                           "f1_minus_plain_points": round(100 * (f1 - plain), 2) if plain is not None else None,
                           "adversary_final": acc[-1] if acc else None, "adversary_max": max(acc) if acc else None})
@@ -243,11 +277,12 @@ def merge() -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         return
-    fig, axes = plt.subplots(1, max(1, len(parts)), figsize=(6 * max(1, len(parts)), 4), squeeze=False)
+    fig, axes = plt.subplots(1, max(1, len(parts)), figsize=(7 * max(1, len(parts)), 6.5), squeeze=False)
     for ax, (corpus, r) in zip(axes[0], parts.items(), strict=False):
         for run in r.get("runs", []):
             acc = [a["dev_accuracy"] for a in run["attack"]]
             lab = f"{run['strategy']} N={run['n_neighbors']}" + (f" λ={run['lam']}" if run.get("lam", 1) != 1 else "")
+            lab += f" [{run['variant']}]" if run.get("variant") else ""
             ax.plot(range(1, len(acc) + 1), acc, marker=".", label=lab)
         ax.axhline(0.5, color="grey", linestyle=":")
         ax.axhline(0.6, color="red", linestyle=":", linewidth=0.8)
@@ -256,7 +291,7 @@ def merge() -> None:
         ax.set_xlabel("adversary epoch")
         ax.set_ylabel("held-out accuracy")
         ax.set_ylim(0.4, 1.0)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2)
     fig.tight_layout()
     fig.savefig(RESULTS / "privrep_adversary.png", dpi=110)
 

@@ -171,6 +171,75 @@ def test_deid_learns_and_attack_reports_per_epoch(data) -> None:
     assert all(torch.equal(x, y) for x, y in zip(before, m.rep.parameters(), strict=True))  # frozen
 
 
+def test_config_validates_schedule_options() -> None:
+    with pytest.raises(ConfigError):
+        PrivRepConfig(deid_loss="mean")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError):
+        PrivRepConfig(adv_steps=0)
+    with pytest.raises(ConfigError):
+        PrivRepConfig(rep_steps=0)
+    with pytest.raises(ConfigError):
+        PrivRepConfig(noise_lr=0.0)
+
+
+def test_deid_loss_per_token_is_the_sentence_loss_over_tokens(data) -> None:
+    space, train, _ = data
+    sent = PrivRepModel(space, train.tags, _cfg(strategy="none"))
+    tok = PrivRepModel(space, train.tags, _cfg(strategy="none", deid_loss="token"))
+    batch = train.sentences[:5]
+    w, cas, t, ln, mask = sent._tensors(batch)
+    sent.head.eval()
+    tok.head.eval()
+    torch.manual_seed(0)
+    a = sent._deid(w, cas, ln, t, mask)
+    torch.manual_seed(0)
+    b = tok._deid(w, cas, ln, t, mask)
+    n_tokens = sum(len(s.words) for s in batch)
+    assert n_tokens > len(batch)
+    assert float(b.detach()) == pytest.approx(float(a.detach()) * len(batch) / n_tokens, rel=1e-5)
+
+
+def test_adversary_and_representation_steps_per_round(data, monkeypatch) -> None:
+    space, train, _ = data
+    calls: list[bool] = []
+
+    def count(model: PrivRepModel, cfg: PrivRepConfig) -> int:
+        calls.clear()
+        orig = PrivRepModel._adv_batch
+
+        def spy(self, sents, rng, *, reverse=None, detach=False):  # type: ignore[no-untyped-def]
+            calls.append(detach)
+            return orig(self, sents, rng, reverse=reverse, detach=detach)
+
+        monkeypatch.setattr(PrivRepModel, "_adv_batch", spy)
+        model.train_private(train)
+        monkeypatch.setattr(PrivRepModel, "_adv_batch", orig)
+        return sum(calls)
+
+    n_batches = -(-len(train.sentences) // 8)
+    m = PrivRepModel(space, train.tags, _cfg(adv_warm_epochs=0))
+    assert count(m, m.config) == n_batches  # one adversary step per representation step
+    assert calls.count(False) == n_batches
+    m = PrivRepModel(space, train.tags, _cfg(adv_warm_epochs=0, adv_steps=3, rep_steps=2))
+    assert count(m, m.config) == 3 * -(-n_batches // 2)  # 3 adversary steps before every 2 representation steps
+    assert calls.count(False) == n_batches
+
+
+def test_noise_lr_lets_the_noise_scales_move(data) -> None:
+    space, train, _ = data
+
+    def moved(**kw: object) -> float:
+        m = PrivRepModel(space, train.tags, _cfg(adv_warm_epochs=0, epochs=2, **kw))
+        before = m.rep.noise_out.log_sigma.detach().clone()
+        m.train_private(train)
+        assert "sigma_out" in m.history[-1] and "sigma_in" in m.history[-1]  # logged per epoch
+        return float((m.rep.noise_out.log_sigma.detach() - before).abs().max())
+
+    slow, fast = moved(), moved(noise_lr=0.2)
+    assert slow < 0.02 * 2 * 3  # Adam: at most about lr per step (lr 0.002, 2 epochs x 2 batches)
+    assert fast > 5 * slow
+
+
 def test_token_prf() -> None:
     assert token_prf([[0, 1, 1, 0]], [[0, 1, 0, 2]]) == {"precision": 0.5, "recall": 0.5, "f1": 0.5, "tp": 1,
                                                          "fp": 1, "fn": 1}
@@ -250,8 +319,11 @@ def test_cli_train_export_pooled(tmp_path: Path) -> None:
     runner = CliRunner()
     r = runner.invoke(app, ["privrep", "train", str(tmp_path / "notes"), "--vectors", str(vec), "--out",
                             str(tmp_path / "model"), "--pretrain-epochs", "1", "--adv-warm-epochs", "1", "--epochs",
-                            "1", "--dim", "8", "-n", "2", "--lang", "en"])
+                            "1", "--dim", "8", "-n", "2", "--lang", "en", "--deid-loss", "token", "--adv-steps", "2",
+                            "--noise-lr", "0.01"])
     assert r.exit_code == 0, r.output
+    cfg = json.loads((tmp_path / "model" / "meta.json").read_text())["config"]
+    assert (cfg["deid_loss"], cfg["adv_steps"], cfg["rep_steps"], cfg["noise_lr"]) == ("token", 2, 1, 0.01)
     r = runner.invoke(app, ["privrep", "evaluate", str(tmp_path / "model"), str(tmp_path / "notes"), "--train",
                             str(tmp_path / "notes"), "--attack-epochs", "1", "--lang", "en", "--out",
                             str(tmp_path / "eval.json")])

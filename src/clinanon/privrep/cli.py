@@ -54,6 +54,13 @@ def train_cmd(
     adv_warm_epochs: Annotated[int, typer.Option("--adv-warm-epochs")] = 2,
     epochs: Annotated[int, typer.Option("--epochs", help="Adversarial epochs (phase 3 / DANN).")] = 6,
     dim: Annotated[int, typer.Option("--dim", help="Representation dimension.")] = 50,
+    deid_loss: Annotated[str, typer.Option("--deid-loss", help="De-identification loss per 'sentence' or per "
+                                           "'token' (then --lambda 1 weighs the terms as the study does).")
+                         ] = "sentence",
+    adv_steps: Annotated[int, typer.Option("--adv-steps", help="Phase 3: adversary steps per round.")] = 1,
+    rep_steps: Annotated[int, typer.Option("--rep-steps", help="Phase 3: representation steps per round.")] = 1,
+    noise_lr: Annotated[float | None, typer.Option("--noise-lr", help="Learning rate of the noise scales in "
+                                                   "the privacy training (default: the model's).")] = None,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     fmt: Annotated[str | None, _FORMAT] = None,
     lang: Annotated[str, _LANG] = "es",
@@ -67,7 +74,9 @@ def train_cmd(
         space = WordSpace.from_file(vectors)
         corpus = encode_corpus(_read(notes, fmt), space, lang=lang)
         cfg = PrivRepConfig(strategy=strategy, n_neighbors=n, lam=lam, pretrain_epochs=pretrain_epochs,  # type: ignore[arg-type]
-                            adv_warm_epochs=adv_warm_epochs, epochs=epochs, dim=dim, seed=seed, device=device)
+                            adv_warm_epochs=adv_warm_epochs, epochs=epochs, dim=dim, seed=seed, device=device,
+                            deid_loss=deid_loss, adv_steps=adv_steps, rep_steps=rep_steps,  # type: ignore[arg-type]
+                            noise_lr=noise_lr)
         model = PrivRepModel(space, corpus.tags, cfg).fit(corpus, callback=_echo)
         model.save(out)
         console.print(f"wrote {out}", highlight=False)

@@ -54,6 +54,7 @@ __all__ = ["MODEL_FILE", "PrivRepConfig", "PrivRepModel", "by_length", "length_b
            "token_prf"]
 
 Strategy = Literal["three_phase", "dann", "none"]
+DeidLoss = Literal["sentence", "token"]
 MODEL_FILE = "privrep.pt"
 META_FILE = "meta.json"
 WORDS_FILE = "words.json"
@@ -63,7 +64,15 @@ L_RAND = math.log(2.0)
 
 @dataclass
 class PrivRepConfig:
-    """Sizes, strategy and schedule (epochs are passes over the training sentences)."""
+    """Sizes, strategy and schedule (epochs are passes over the training sentences).
+
+    ``deid_loss``: the CRF negative log-likelihood averaged per ``"sentence"`` (summed over its tokens) or per
+    ``"token"``; with ``"token"`` the de-identification term is on the scale of the adversarial term (at most
+    ``ln 2`` from chance), so ``lam = 1`` weighs them as the study does. ``adv_steps`` / ``rep_steps``: in phase 3,
+    ``adv_steps`` adversary steps before every ``rep_steps`` representation steps (Feutry et al.'s alternation).
+    ``noise_lr``: the learning rate of the noise scales (``log sigma``) during the privacy training (``None``:
+    ``lr``); phase 1 always uses ``lr``.
+    """
 
     strategy: Strategy = "three_phase"
     n_neighbors: int = 100
@@ -81,11 +90,19 @@ class PrivRepConfig:
     clip: float = 5.0
     seed: int = 0
     device: str = "cpu"
+    deid_loss: DeidLoss = "sentence"
+    adv_steps: int = 1
+    rep_steps: int = 1
+    noise_lr: float | None = None
 
     def __post_init__(self) -> None:
         if self.strategy not in ("three_phase", "dann", "none"):
             raise ConfigError(f"unknown strategy {self.strategy!r}; expected 'three_phase', 'dann' or 'none'")
-        for name in ("n_neighbors", "dim", "hidden", "adv_hidden", "batch_size"):
+        if self.deid_loss not in ("sentence", "token"):
+            raise ConfigError(f"unknown deid_loss {self.deid_loss!r}; expected 'sentence' or 'token'")
+        if self.noise_lr is not None and self.noise_lr <= 0:
+            raise ConfigError("noise_lr must be > 0 (or None: the same as lr)")
+        for name in ("n_neighbors", "dim", "hidden", "adv_hidden", "batch_size", "adv_steps", "rep_steps"):
             if int(getattr(self, name)) < 1:
                 raise ConfigError(f"{name} must be >= 1")
         if self.dim % 2:
@@ -209,6 +226,21 @@ class PrivRepModel:
         p = self.adv(anchor, e, rc, lengths2, mask2)
         return p, self.adv.loss(p, same), same
 
+    def _deid(self, w: Any, cas: Any, ln: Any, t: Any, mask: Any) -> Any:
+        """The de-identification loss of a batch, per sentence or per token (``config.deid_loss``)."""
+        loss = self.head.loss(self.rep(w, cas, ln), ln, t, mask)  # mean per sentence
+        if self.config.deid_loss == "token":
+            loss = loss * t.shape[0] / mask.sum().clamp(min=1)
+        return loss
+
+    def _rep_groups(self) -> list[dict[str, Any]]:
+        """The representation's and head's trainable parameters; the noise scales in their own group
+        (``config.noise_lr``)."""
+        noise = [self.rep.noise_in.log_sigma, self.rep.noise_out.log_sigma]
+        skip = {id(p) for p in noise}
+        other = [p for p in (*self.rep.parameters(), *self.head.parameters()) if p.requires_grad and id(p) not in skip]
+        return [{"params": other}, {"params": noise, "lr": self.config.noise_lr or self.config.lr}]
+
     # --- training ---------------------------------------------------------------------------------------------
     def fit(self, train: Corpus, *, callback: Callable[[dict[str, Any]], None] | None = None) -> PrivRepModel:
         """All phases of the configured strategy: :meth:`pretrain`, then :meth:`train_private`."""
@@ -238,7 +270,7 @@ class PrivRepModel:
             for idx in length_batches(list(range(len(train.sentences))), c.batch_size, lengths, rng):
                 sents = [train.sentences[k] for k in idx]
                 w, cas, t, ln, mask = self._tensors(sents)
-                loss = self.head.loss(self.rep(w, cas, ln), ln, t, mask)
+                loss = self._deid(w, cas, ln, t, mask)
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(params, c.clip)
@@ -294,14 +326,25 @@ class PrivRepModel:
         rng = random.Random(c.seed + 1)
         if c.strategy == "three_phase" and c.adv_warm_epochs:
             self.train_adversaries(train, c.adv_warm_epochs, rng=rng, callback=callback, phase="three_phase:2")
-        rep_params = [p for p in (*self.rep.parameters(), *self.head.parameters()) if p.requires_grad]
-        opt_rep = torch.optim.Adam(rep_params, lr=c.lr)
+        groups = self._rep_groups()
+        rep_params = [p for g in groups for p in g["params"]]
+        opt_rep = torch.optim.Adam(groups, lr=c.lr)
         opt_adv = torch.optim.Adam(self._adv_params(), lr=c.lr)
         phi = phi_sentences(train, self.space)
         if not phi:
             raise InputError("no training sentence holds a PHI token with a word vector: no adversarial training")
         lengths = [len(s.words) for s in train.sentences]
         phase = "three_phase:3" if c.strategy == "three_phase" else "dann"
+
+        def next_adv(order: list[int]) -> list[Sentence]:
+            if len(order) < c.batch_size:
+                more = list(phi)
+                rng.shuffle(more)  # the adversaries' sentences, shuffled
+                order.extend(more)
+            out = [train.sentences[k] for k in order[:c.batch_size]]
+            del order[:c.batch_size]
+            return out
+
         for epoch in range(1, c.epochs + 1):
             t0 = time.perf_counter()
             sums = {"l_deid": 0.0, "l_adv": 0.0}
@@ -311,24 +354,21 @@ class PrivRepModel:
             self.rep.train()
             self.head.train()
             self.adv.train()
-            for idx in batches:
-                if len(adv_order) < c.batch_size:
-                    more = list(phi)
-                    rng.shuffle(more)  # the adversaries' sentences, shuffled
-                    adv_order.extend(more)
-                adv_sents = [train.sentences[k] for k in adv_order[:c.batch_size]]
-                del adv_order[:c.batch_size]
+            for step, idx in enumerate(batches):
+                adv_sents = next_adv(adv_order)
                 sents = [train.sentences[k] for k in idx]
                 w, cas, t, ln, mask = self._tensors(sents)
                 if c.strategy == "three_phase":
-                    # the adversaries' step on the current (frozen) representation
-                    p, l_adv, same = self._adv_batch(adv_sents, rng, detach=True)
-                    opt_adv.zero_grad(set_to_none=True)
-                    l_adv.backward()
-                    torch.nn.utils.clip_grad_norm_(self._adv_params(), c.clip)
-                    opt_adv.step()
+                    # the adversaries' steps on the current (frozen) representation, before every rep_steps
+                    # representation steps
+                    for a in range(c.adv_steps if step % c.rep_steps == 0 else 0):
+                        p, l_adv, same = self._adv_batch(adv_sents if a == 0 else next_adv(adv_order), rng, detach=True)
+                        opt_adv.zero_grad(set_to_none=True)
+                        l_adv.backward()
+                        torch.nn.utils.clip_grad_norm_(self._adv_params(), c.clip)
+                        opt_adv.step()
                     # the representation's step: de-identify, and keep the adversaries at chance
-                    l_deid = self.head.loss(self.rep(w, cas, ln), ln, t, mask)
+                    l_deid = self._deid(w, cas, ln, t, mask)
                     p, l_adv, same = self._adv_batch(adv_sents, rng)
                     loss = l_deid + c.lam * (l_adv - L_RAND).abs()
                     opt_rep.zero_grad(set_to_none=True)
@@ -336,7 +376,7 @@ class PrivRepModel:
                     torch.nn.utils.clip_grad_norm_(rep_params, c.clip)
                     opt_rep.step()
                 else:  # dann: one joint step through the gradient reversal layer
-                    l_deid = self.head.loss(self.rep(w, cas, ln), ln, t, mask)
+                    l_deid = self._deid(w, cas, ln, t, mask)
                     p, l_adv, same = self._adv_batch(adv_sents, rng, reverse=c.lam)
                     opt_rep.zero_grad(set_to_none=True)
                     opt_adv.zero_grad(set_to_none=True)
