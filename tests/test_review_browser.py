@@ -12,10 +12,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,6 +20,7 @@ import pytest
 pytest.importorskip("fastapi")
 playwright_sync = pytest.importorskip("playwright.sync_api")
 
+from _browser import headless_chromium, live_server  # noqa: E402
 from clinanon import io as cio  # noqa: E402
 from clinanon.document import Document, Span  # noqa: E402
 from clinanon.pipeline import Pipeline  # noqa: E402
@@ -43,29 +40,8 @@ def _find(text: str, needle: str) -> tuple[int, int]:
     return i, i + len(needle)
 
 
-def _chromium() -> str:
-    """Debian's Chromium, installed with apt when missing (the project's own test setup)."""
-    for candidate in (shutil.which("chromium"), "/usr/bin/chromium", shutil.which("chromium-browser")):
-        if candidate and Path(candidate).exists():
-            return candidate
-    if not shutil.which("apt-get"):
-        pytest.skip("Chromium is not installed and there is no apt-get to install it (Debian's chromium package)")
-    if os.geteuid() != 0:
-        pytest.skip("Chromium is not installed and apt-get needs root: run `apt-get install -y chromium`")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for cmd in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", "chromium"]):
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900, check=False)
-        if done.returncode != 0:
-            pytest.fail(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr[-2000:]}")
-    path = shutil.which("chromium") or "/usr/bin/chromium"
-    assert Path(path).exists(), "apt-get installed chromium but no chromium binary was found"
-    return path
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, ReviewStore]]:
-    import uvicorn
-
     tmp = tmp_path_factory.mktemp("review")
     cfg = tmp / "clinanon.toml"
     cfg.write_text('language = "es"\n\n[allow]\nwords = []\n', encoding="utf-8")
@@ -81,28 +57,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Revi
     nlp = Pipeline.from_config(cfg, detectors={"use": ["rules"]})
     store = ReviewStore(docs, out_dir=tmp / "out", config_path=cfg, pipeline=nlp, reviewer="browser-test")
     app = create_app(token=TOKEN, pipeline=nlp, review=store, warmup=False)
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    srv = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
-    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    for _ in range(200):
-        if srv.started:
-            break
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", store
-    srv.should_exit = True
-    thread.join(10)
+    with live_server(app) as url:
+        yield url, store
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    path = _chromium()
-    with playwright_sync.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, headless=True, args=["--no-sandbox"])
+    with headless_chromium(playwright_sync) as b:
         yield b
-        b.close()
 
 
 def test_review_a_note_by_keyboard_add_a_missed_name_and_save_brat(server: tuple[str, ReviewStore], browser: object,

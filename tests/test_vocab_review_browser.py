@@ -8,12 +8,6 @@ saved; the CSV is checked, and ``clinanon lm scrub-vocab``'s reader takes exactl
 from __future__ import annotations
 
 import csv
-import os
-import shutil
-import socket
-import subprocess
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +16,7 @@ import pytest
 pytest.importorskip("fastapi")
 playwright_sync = pytest.importorskip("playwright.sync_api")
 
+from _browser import headless_chromium, live_server  # noqa: E402
 from clinanon.audit.probe import Prediction, ProbeResult  # noqa: E402
 from clinanon.config import Config  # noqa: E402
 from clinanon.lm.scrub import tokens_from_review  # noqa: E402
@@ -32,25 +27,6 @@ from clinanon.service.vocab_review import VocabReviewStore  # noqa: E402
 TOKEN = "vocab-browser-token-9"
 
 
-def _chromium() -> str:
-    """Debian's Chromium, installed with apt when missing (as in tests/test_review_browser.py)."""
-    for candidate in (shutil.which("chromium"), "/usr/bin/chromium", shutil.which("chromium-browser")):
-        if candidate and Path(candidate).exists():
-            return candidate
-    if not shutil.which("apt-get"):
-        pytest.skip("Chromium is not installed and there is no apt-get to install it (Debian's chromium package)")
-    if os.geteuid() != 0:
-        pytest.skip("Chromium is not installed and apt-get needs root: run `apt-get install -y chromium`")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for cmd in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", "chromium"]):
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900, check=False)
-        if done.returncode != 0:
-            pytest.fail(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr[-2000:]}")
-    path = shutil.which("chromium") or "/usr/bin/chromium"
-    assert Path(path).exists(), "apt-get installed chromium but no chromium binary was found"
-    return path
-
-
 def _pred(sentence: int, rank: int, token: str, name_like: bool) -> Prediction:
     return Prediction(sentence, 0, rank, token, 0.5 / rank, token[:1].isupper(), name_like, False, False, name_like,
                       False)
@@ -58,8 +34,6 @@ def _pred(sentence: int, rank: int, token: str, name_like: bool) -> Prediction:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, VocabReviewStore]]:
-    import uvicorn
-
     tmp = tmp_path_factory.mktemp("vocab")
     res = ProbeResult(2, 3)
     # name-like first on the page: García (2 predictions), Lotte; then by best rank: paciente, Ruiz (in no list), el
@@ -68,28 +42,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Voca
     res.write_review(tmp / "review.csv", ["Paciente <mask> ingresa.", "Control por el Dr. <mask>."])
     store = VocabReviewStore(tmp / "review.csv", reviewer="browser-test")
     app = create_app(token=TOKEN, pipeline=Pipeline(Config()), warmup=False, vocab_review=store)
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    srv = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
-    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    for _ in range(200):
-        if srv.started:
-            break
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", store
-    srv.should_exit = True
-    thread.join(10)
+    with live_server(app) as url:
+        yield url, store
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    path = _chromium()
-    with playwright_sync.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, headless=True, args=["--no-sandbox"])
+    with headless_chromium(playwright_sync) as b:
         yield b
-        b.close()
 
 
 def test_review_tokens_by_keyboard_and_save_the_csv(server: tuple[str, VocabReviewStore], browser: object,

@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field
 
 from clinanon.service.review import ReviewError, ReviewStore, source_kind
 
-__all__ = ["add_review_routes", "highlight"]
+__all__ = ["add_review_routes", "highlight", "page_templates", "token_login"]
 
 _HERE = Path(__file__).resolve().parent
 
@@ -90,9 +90,26 @@ def highlight(store: ReviewStore, doc_id: str) -> Markup:
     return Markup("".join(out))
 
 
+def page_templates(app: FastAPI) -> Jinja2Templates:
+    """The review pages' templates; their static files mounted on ``app`` once (both review pages share them)."""
+    if not any(getattr(r, "name", None) == "review-static" for r in app.routes):
+        app.mount("/review/static", StaticFiles(directory=str(_HERE / "static")), name="review-static")
+    return Jinja2Templates(directory=str(_HERE / "templates"))
+
+
+def token_login(settings: Any, token: str, target: str) -> RedirectResponse:
+    """The login link of a review page: the service token compared in constant time, then a redirect to
+    ``target`` with the token in an HTTP-only cookie (no check when the service runs without a token)."""
+    if settings.token is not None and not hmac.compare_digest(token.encode(), settings.token.encode()):
+        raise HTTPException(401, "invalid token")
+    resp = RedirectResponse(target, status_code=303)
+    if settings.token is not None:
+        resp.set_cookie("clinanon_token", settings.token, httponly=True, samesite="strict")
+    return resp
+
+
 def add_review_routes(app: FastAPI, store: ReviewStore, authenticate: Callable[..., None]) -> None:
-    templates = Jinja2Templates(directory=str(_HERE / "templates"))
-    app.mount("/review/static", StaticFiles(directory=str(_HERE / "static")), name="review-static")
+    templates = page_templates(app)
     auth = [Depends(authenticate)]
     settings = app.state.settings
     app.state.review = store
@@ -102,12 +119,7 @@ def add_review_routes(app: FastAPI, store: ReviewStore, authenticate: Callable[.
 
     @app.get("/review/login", include_in_schema=False)
     def login(token: str = "") -> RedirectResponse:
-        if settings.token is not None and not hmac.compare_digest(token.encode(), settings.token.encode()):
-            raise HTTPException(401, "invalid token")
-        resp = RedirectResponse("/review", status_code=303)
-        if settings.token is not None:
-            resp.set_cookie("clinanon_token", settings.token, httponly=True, samesite="strict")
-        return resp
+        return token_login(settings, token, "/review")
 
     @app.get("/review", response_class=HTMLResponse, dependencies=auth, include_in_schema=False)
     def review_list(request: Request) -> HTMLResponse:

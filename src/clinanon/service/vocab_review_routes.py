@@ -11,22 +11,18 @@ small JSON API that ``service/static/vocab.js`` calls. Everything is served from
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, Literal
 
 from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
-from fastapi.staticfiles import StaticFiles
-from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel, Field
 
+from clinanon.service.review_routes import page_templates, token_login
 from clinanon.service.vocab_review import VocabReviewError, VocabReviewStore
 
 __all__ = ["add_vocab_review_routes"]
 
-_HERE = Path(__file__).resolve().parent
 
 
 class DecideIn(BaseModel):
@@ -35,9 +31,7 @@ class DecideIn(BaseModel):
 
 
 def add_vocab_review_routes(app: FastAPI, store: VocabReviewStore, authenticate: Callable[..., None]) -> None:
-    templates = Jinja2Templates(directory=str(_HERE / "templates"))
-    if not any(getattr(r, "name", None) == "review-static" for r in app.routes):
-        app.mount("/review/static", StaticFiles(directory=str(_HERE / "static")), name="review-static")
+    templates = page_templates(app)
     auth = [Depends(authenticate)]
     settings = app.state.settings
     app.state.vocab_review = store
@@ -50,12 +44,7 @@ def add_vocab_review_routes(app: FastAPI, store: VocabReviewStore, authenticate:
 
     @app.get("/review/vocab/login", include_in_schema=False)
     def vocab_login(token: str = "") -> RedirectResponse:
-        if settings.token is not None and not hmac.compare_digest(token.encode(), settings.token.encode()):
-            raise HTTPException(401, "invalid token")
-        resp = RedirectResponse("/review/vocab", status_code=303)
-        if settings.token is not None:
-            resp.set_cookie("clinanon_token", settings.token, httponly=True, samesite="strict")
-        return resp
+        return token_login(settings, token, "/review/vocab")
 
     @app.get("/review/vocab", response_class=HTMLResponse, dependencies=auth, include_in_schema=False)
     def vocab_page(request: Request) -> HTMLResponse:
