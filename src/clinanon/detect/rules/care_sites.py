@@ -29,10 +29,12 @@ import re
 from clinanon.caches import memo
 from clinanon.detect.base import Detector
 from clinanon.detect.rules.lexicon import trie_regex
+from clinanon.detect.rules.us_address import US_STATE_NAMES
 from clinanon.document import Document, Span
 from clinanon.lang import check_language
 from clinanon.lang.fold import fold
 from clinanon.lang.lexicon import CLINICAL_ABBREVIATIONS, common_lexicon, common_words, name_words
+from clinanon.lang.wordlists import load_rows
 from clinanon.text import stop_words
 
 __all__ = ["CareSiteRecognizer", "recognizers"]
@@ -42,11 +44,16 @@ _MOVE = ("transfer", "transferred", "transfered", "transfering", "transferring",
          "trans", "admitted", "admit", "readmitted", "brought", "moved", "taken", "went", "go", "going",
          "returned", "return", "returning", "arrived", "came", "presented", "med-flighted", "medflighted",
          "med flighted", "flown", "flighted", "called out", "call out", "callout", "discharged", "seen",
-         "treated", "hospitalized", "transported", "accepted", "bound")
+         "treated", "hospitalized", "transported", "accepted", "bound", "dc'd", "dcd", "d/c'd", "tx", "tx'd",
+         "txd", "enroute", "en route", "c/o")
+#: verbs of a relative's or the patient's travel: the place after them is a town ("flying in from ...")
+_TRAVEL = ("fly", "flying", "flew", "drive", "driving", "drove", "arrive", "arriving", "coming", "travel",
+           "traveling", "travelling", "visiting", "moving")
 #: words that may stand between the verb and its preposition ("transferred back to", "called out directly to")
 _BETWEEN = frozenset(("back", "out", "over", "directly", "emergently", "urgently", "today", "again", "here",
                       "him", "her", "them", "pt", "patient", "home", "later", "initially", "originally", "first",
-                      "then", "tonight", "yesterday", "and", "was", "is", "been", "be", "to", "will", "from"))
+                      "then", "tonight", "yesterday", "and", "was", "is", "been", "be", "to", "will", "from",
+                      "in", "up", "all", "way"))
 _PREPS = frozenset(("to", "from", "at"))
 #: generic care units and places that are no one's name ("floor", "MICU", "cath lab", "rehab")
 _GENERIC = frozenset((
@@ -128,7 +135,7 @@ def _forms(phrases: tuple[str, ...]) -> set[str]:
 
 @memo
 def _cue_regex() -> re.Pattern[str]:
-    move = trie_regex(_forms(_MOVE)).replace("\\ ", "[ \t]{1,2}")
+    move = trie_regex(_forms(_MOVE + _TRAVEL)).replace("\\ ", "[ \t]{1,2}")
     return re.compile(rf"(?<![\w\-'’])(?:{move})(?![\w\-'’])")
 
 
@@ -169,6 +176,8 @@ class CareSiteRecognizer:
         g = fold(w)
         if g in self.places and g not in self.names:
             return True  # a listed place ("Baltimore"), also when it is a word ("Reading")
+        if g.endswith(("'s", "’s")) and (g[:-2] in self.lexicon or g[:-2] in self.stop):
+            return False  # "PATIENT'S", "wife's": a common word's possessive
         return g not in self.lexicon
 
     def _words(self, text: str, pos: int, limit: int = 3) -> list[tuple[int, int]]:
@@ -199,7 +208,11 @@ class CareSiteRecognizer:
                 pos = w.end()
                 word = w.group().casefold()
                 if word in _PREPS:
-                    out += self._site(text, _skip(text, pos), 0.7)
+                    found = self._site(text, _skip(text, pos), 0.7)
+                    if m.group().casefold() in _TRAVEL_SET:  # "flying in from ...": a town, not a ward
+                        found = [s.with_label(_region_label(text[s.start:s.end], "LOCATION.CITY"))
+                                 if s.label == "LOCATION.HOSPITAL" else s for s in found]
+                    out += found
                     break
                 if word not in _BETWEEN:
                     break
@@ -216,6 +229,19 @@ class CareSiteRecognizer:
             out += self._heads(text)
         if "of" in lower:
             out += self._universities(text)
+        for rx, label, kind in ((_KIN_PLACE, "LOCATION.CITY", "kin"), (_EMPLOYER, "LOCATION.ORGANIZATION",
+                                                                          "employer"),
+                                (_ORIENTED, "LOCATION.HOSPITAL", "oriented"),
+                                (_SITE_TOWN, "LOCATION.CITY", "site_town")):
+            for m in rx.finditer(text):  # "son from ...", "works at ...", "knows she is in ..."
+                words = self._words(text, _skip_the(text, m.end()), 3 if kind == "employer" else 2)
+                if words:
+                    where = label if kind == "employer" else _region_label(text[words[0][0]:words[-1][1]], label)
+                    out.append(Span(words[0][0], words[-1][1], where, f"{self.name}:{kind}", 0.65))
+        for m in _PREP.finditer(text):  # "to ... cath lab", "at ... ER": name words before a care unit
+            words = self._words(text, _skip_the(text, m.end()), 2)
+            if words and _UNIT_HEAD.match(text, words[-1][1]):
+                out.append(Span(words[0][0], words[-1][1], "LOCATION.HOSPITAL", f"{self.name}:unit", 0.65))
         for m in _SITE_ACRONYM.finditer(text):  # "at GH", "to JHH", "from BMC"
             if m.group(1).casefold() not in _NOT_SITE_ACRONYMS and m.group(1).casefold() not in self.common:
                 out.append(Span(m.start(1), m.end(1), "LOCATION.HOSPITAL", f"{self.name}:acronym", 0.65))
@@ -366,6 +392,51 @@ _US_STATE_CODES = frozenset(re.findall(
     r"[A-Z]{2}", "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY "
                  "NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY"))
 _LAST_WORD = re.compile(r"(?<![\w'’\-])([^\W\d_](?:['’&]?[^\W\d_]){0,30})[ \t]{1,3}\Z")
+
+
+_TRAVEL_SET = frozenset(_TRAVEL)
+#: a relative and where they come from or live: "son from ...", "DAUGHTER ("FROM ...")", "sister in ..."
+_KIN_PLACE = re.compile(
+    r"(?<![\w\-'’])(?i:sons?|daughters?|dtrs?|dau|daugher|wife|husband|sisters?|brothers?|nieces?|nephews?|"
+    r"mother|father|mom|dad|family|friends?|grandsons?|granddaughters?|cousins?|aunts?|uncles?|children|kids|"
+    r"relatives|parents)(?:[ \t]{1,2}(?i:is|are|was|were|here|lives|living|visiting|now|still|who[ \t]lives))?"
+    r"[ \t(\"“]{1,4}(?i:from|in)[ \t]{1,2}")
+#: the town of a named care site: "... Medical Center in ...", "... Hospital in ..."
+_SITE_TOWN = re.compile(r"(?<![\w\-'’])(?i:hospital|hosp|medical[ \t]cent(?:er|re)|clinic|infirmary|rehab|"
+                        r"nursing[ \t]home)[ \t]{1,2}(?i:in)[ \t]{1,2}")
+#: an employer: "works at ...", "worked for ...", "employed by ..."
+_EMPLOYER = re.compile(r"(?<![\w\-'’])(?i:works|worked|working|employed|employee|job)[ \t]{1,2}(?i:at|for|by)"
+                       r"[ \t]{1,2}")
+#: orientation questions: "knows he is in ...", "thought she was at ..."
+_ORIENTED = re.compile(r"(?<![\w\-'’])(?i:knows|knew|thinks|thought|believes|believed|states|stated|said|says)"
+                       r"[ \t]{1,2}(?:(?i:that)[ \t]{1,2})?(?i:s?he|they|pt|patient)[ \t]{1,2}(?i:is|was|were|are)"
+                       r"[ \t]{1,2}(?i:in|at)[ \t]{1,2}")
+#: a preposition before a care site's name
+_PREP = re.compile(r"(?<![\w\-'’])(?i:to|at|from|in|@)[ \t]{1,2}")
+#: a care unit after a hospital's name: "... cath lab", "... ER", "... TCU"
+_UNIT_HEAD = re.compile(r"[ \t]{1,2}(?i:cath[ \t]?lab|er|e\.r\.|ed|ew|icu|ccu|micu|sicu|tcu|rehab|clinic|ltac|"
+                        r"nursing[ \t]home|emergency[ \t](?:room|department|dept)|dialysis)(?![\w\-])")
+
+
+@memo
+def _regions() -> dict[str, str]:
+    """Folded names of countries and US states -> their label: a relative "in the dominican republic" or "from
+    florida" names a country or a state, not a town (a state and a country are no PHI under HIPAA)."""
+    out = {fold(r[0]): "LOCATION.COUNTRY" for r in load_rows("en", "country")}
+    out.update({fold(n): "LOCATION.STATE" for n in US_STATE_NAMES.values()})
+    return out
+
+
+def _region_label(words: str, default: str) -> str:
+    return _regions().get(fold(" ".join(words.split())), default)
+
+
+
+
+def _skip_the(text: str, pos: int) -> int:
+    """``pos`` moved past a leading "the"."""
+    m = re.match(r"(?i:the)[ \t]{1,2}", text[pos:pos + 6])
+    return pos + m.end() if m else pos
 
 
 def _capitalised(w: str) -> bool:

@@ -30,7 +30,7 @@ linear in the text length (``tests/test_rules_names.py`` times 100 k capitalised
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from clinanon.caches import memo
 from clinanon.detect.allowlist import AllowList, allowlist_for, is_latin_anatomy
@@ -711,7 +711,8 @@ _CASELESS_CUES: dict[str, dict[str, str]] = {
         **dict.fromkeys(("dr", "drs", "doctor", "np", "rn", "pa", "ho", "nurse", "resident", "intern", "fellow",
                          "attending", "physician", "surgeon", "cardiologist", "nephrologist", "neurologist",
                          "pharmacist", "therapist", "rt", "rrt", "sw", "cm", "chaplain", "nutritionist",
-                         "dietitian", "md"), "NAME.DOCTOR"),
+                         "dietitian", "md", "specialist", "coordinator", "manager", "worker", "liaison",
+                         "educator", "consultant", "hospitalist", "intensivist", "anesthesiologist"), "NAME.DOCTOR"),
         **dict.fromkeys(("wife", "husband", "son", "daughter", "dtr", "dau", "sister", "brother", "sis", "bro",
                          "mother", "father", "mom", "dad", "mum", "friend", "neighbor", "neighbour", "niece",
                          "nephew", "grandson", "granddaughter", "grandmother", "grandfather", "aunt", "uncle",
@@ -756,6 +757,11 @@ _ROLE_AFTER = re.compile(
     r"|pcp|surgeon|cardiologist|hospitalist|consultant|chaplain|pharmacist|dietitian|nutritionist|pt|ot|slp"
     r"|respiratory[ \t]therapist|physical[ \t]therapist|charge[ \t]nurse|nurse[ \t]practitioner|house[ \t]officer"
     r"|ho|md[ \t]on[ \t]call|covering)\)")
+#: the same with a relative's role ("JANE (SIGNIFICANT OTHER)", "bob (son)")
+_KIN_AFTER = re.compile(
+    r"(?<![\w'’\-])((?:[^\W\d_][\w'’\-]{0,30}\.?[ \t]{1,2}){0,2}[^\W\d_][\w'’\-]{1,30})[ \t]{0,2}\("
+    r"(?i:significant[ \t]other|so|wife|husband|son|daughter|dtr|sister|brother|mother|father|friend|partner|"
+    r"niece|nephew|hcp|health[ \t]care[ \t]proxy|poa|guardian|fiance|fiancee|girlfriend|boyfriend)\)")
 #: verbs of talking to someone, after which a listed first name is a person ("spoke with sarah", "updated john")
 _TALKED = re.compile(r"(?<![\w'’])(?i:(?:spoke|spoken|speaking|talked|talking|met|discussed|conferred)[ \t]{1,2}"
                      r"(?:with|to)|updated|called|phoned|paged|notified|informed)[ \t]{1,2}(?=[^\W\d_])")
@@ -821,6 +827,24 @@ class CaselessCueRecognizer:
 
     def _known(self, w: str) -> bool:
         return fold(w) in self.names and w.casefold() not in self.common
+
+    def _unlisted(self, words: Sequence[str], *, single: bool = False) -> bool:
+        """Words that no list holds and that are shaped like a surname, not like a word of a note's routine: each
+        at least three letters, in no lexicon of the language (nor a stop word, a clinical abbreviation or a
+        service), not ending like a verb or an adverb (a misspelt "notifed" stays out). A name
+        nobody listed ("md zelinsky aware", "j. okonkwo rrt") is found by its context alone; two such words are
+        needed, or an initial with one, unless ``single`` (the context is strong enough for one word)."""
+        full = [w for w in words if len(w.rstrip(".")) > 1]
+        if not full or (len(full) < 2 and not single and len(full) == len(words)):
+            return False
+        for w in full:
+            f = w.casefold()
+            if (len(f) < 3 or not f.replace("'", "").replace("’", "").replace("-", "").isalpha()
+                    or f in self.stop or f in self.common or f in self.cues or fold(w) in self.lexicon
+                    or _service_word(f) or f in _NOT_AFTER_TITLE or f.endswith(_VERB_ENDINGS)
+                    or self.allow.is_allowed(w)):
+                return False
+        return True
 
     def _role_name_word(self, w: str) -> bool:
         """A word of a name before a role in brackets: name-like, or a listed first name that is no stop word."""
@@ -896,13 +920,25 @@ class CaselessCueRecognizer:
             if label == "NAME" and cue not in ("per", "by") and first[:1].isupper() and not first.isupper():
                 continue  # "Mrs. Lennox": the honorific pattern's (a lower-case "mr.renzi" is this one's)
             if cue in ("per", "by"):
-                # only "per d ross" / "per K. Abrams": an initial and a listed surname
-                if len(words) < 2 or len(first.rstrip(".")) != 1 or not self._known(text[words[1][0]:words[1][1]]):
+                # only "per d ross" / "per K. Abrams": an initial and a listed surname, or an initial and a
+                # surname no list holds ("per d okonkwo"), or two such words ("per anneli okonkwo")
+                said = [text[a:b] for a, b in words]
+                if first.casefold() in ("a", "i"):
+                    continue  # "by a creatnine", "per i": an article or a pronoun, not an initial
+                if len(words) < 2 or not (
+                        (len(first.rstrip(".")) == 1 and (self._known(said[1]) or self._unlisted(said[:2])))
+                        or self._unlisted(said)):
                     continue
             elif cue in ("pt", "patient") and any(fold(text[a:b]) in self.lexicon for a, b in words):
                 continue  # "pt fed today": after "pt" a word of the lexicon is a verb
-            elif (cue in _WEAK_CUES or comma_listed) and not any(self._known(text[a:b]) for a, b in words):
-                continue  # weak cues ("pt alert", "md aware", "rn at bedside"): a listed name must be among the words
+            elif (cue in _WEAK_CUES or comma_listed) and not any(self._known(text[a:b]) for a, b in words) and (
+                    cue in ("pt", "patient") or not self._unlisted([text[a:b] for a, b in words],
+                                                                   single=self._told_after(text, words[-1][1]) or (
+                                                                       first.istitle() and len(first) > 3
+                                                                       and _mixed_case_line(text, m.end())))):
+                # weak cues ("pt alert", "md aware", "rn at bedside"): a listed name must be among the words, or
+                # words no list holds ("ho zelinsky notified", "rn, anneli okonkwo")
+                continue
             elif cue == "rt" and not any(fold(text[a:b]) in self.first or fold(text[a:b]) not in self.lexicon
                                          for a, b in words):
                 continue  # "RT HAND", "rt arm": "rt" is also "right", and a word of the lexicon is a body part
@@ -913,8 +949,9 @@ class CaselessCueRecognizer:
         for m in _TALKED.finditer(text):  # "spoke with sarah", "updated john smith": a listed first name
             words = self._take(text, m.end())
             first = text[words[0][0]:words[0][1]] if words else ""
-            if words and fold(first) in self.first and first.casefold() not in self.common \
-                    and not (first.isupper() and len(words) == 1):
+            said = [text[a:b] for a, b in words]
+            if words and ((fold(first) in self.first and first.casefold() not in self.common
+                           and not (first.isupper() and len(words) == 1)) or self._unlisted(said)):
                 out.append(Span(words[0][0], words[-1][1], "NAME", f"{self.name}:talked", 0.6))
                 out += self._more(text, words[-1][1], "NAME")
         if "(" in text:
@@ -925,6 +962,15 @@ class CaselessCueRecognizer:
                 full = [text[a:b] for a, b in words if len(text[a:b].rstrip(".")) > 1]
                 if full and all(self._role_name_word(w) for w in full):
                     out.append(Span(words[0][0], words[-1][1], "NAME.DOCTOR", f"{self.name}:role", 0.7))
+        if "(" in text:
+            for m in _KIN_AFTER.finditer(text):  # "JANE (SIGNIFICANT OTHER)"
+                words = [(m.start(1) + w.start(), m.start(1) + w.end()) for w in _ANY_WORD.finditer(m.group(1))]
+                while words and not self._role_name_word(text[words[0][0]:words[0][1]]):
+                    words.pop(0)
+                said = [text[a:b] for a, b in words]
+                if said and ((any(self._known(w) for w in said) and all(self._role_name_word(w) for w in said))
+                             or self._unlisted(said, single=True)):
+                    out.append(Span(words[0][0], words[-1][1], "NAME.RELATIVE", f"{self.name}:kin", 0.7))
         for m in _SIGNATURE.finditer(text):
             words = [(m.start(1) + w.start(), m.start(1) + w.end()) for w in _ANY_WORD.finditer(m.group(1))]
             full = [text[a:b] for a, b in words if len(text[a:b].rstrip(".")) > 1]
@@ -932,10 +978,27 @@ class CaselessCueRecognizer:
             titled = all(w[:1].isupper() and not w.isupper() for w in full)
             ok = (all(w.casefold() not in self.stop for w in full) if titled
                   else all(self._name_like(w) for w in full))
-            if full and ok and any(self._known(w) or fold(w) in self.names for w in full):
+            said = [text[a:b] for a, b in words]
+            if full and ok and (any(self._known(w) or fold(w) in self.names for w in full) or self._unlisted(said)):
                 out.append(Span(words[0][0], words[-1][1], "NAME.DOCTOR", f"{self.name}:signature", 0.75))
         out += self._told(text)
+        for m in _AGED.finditer(text):  # "anneli okonkwo is a 70 yr old female": the patient, by their age
+            words = [(m.start(1) + w.start(), m.start(1) + w.end()) for w in _ANY_WORD.finditer(m.group(1))]
+            said = [text[a:b] for a, b in words]
+            j = words[0][0] if words else 0
+            while j > 0 and text[j - 1] in " \t":
+                j -= 1
+            if said and (j == 0 or text[j - 1] in ".;:!?\n") and (
+                    (any(self._known(w) for w in said) and all(self._name_like(w) for w in said))
+                    or self._unlisted(said)):
+                out.append(Span(words[0][0], words[-1][1], "NAME.PATIENT", f"{self.name}:aged", 0.65))
         return out
+
+    @staticmethod
+    def _told_after(text: str, end: int) -> bool:
+        """Whether a word of being told follows ``end`` ("... aware", "... notified"): one unlisted word after a
+        role is then enough ("md zelinsky aware")."""
+        return _TOLD_NEXT.match(text, end) is not None
 
     def _more(self, text: str, end: int, label: str) -> list[Span]:
         """The further names of a list after a cue's name ("daughters sarah and emily", "Drs Smith and Jones"):
@@ -946,10 +1009,12 @@ class CaselessCueRecognizer:
             if m is None:
                 break
             words = self._take(text, m.end())
-            if not words or not any(self._known(text[a:b]) or (
+            if not words or not (any(self._known(text[a:b]) or (
                     text[a:a + 1].isupper() and text[a + 1:b].islower() and fold(text[a:b]) not in self.lexicon)
-                    for a, b in words):
-                break  # a listed name, or a capitalised word that no lexicon holds ("Drs Pemberton and Ostrowski")
+                    for a, b in words) or self._unlisted([text[a:b] for a, b in words], single=True)):
+                # a listed name, a capitalised word that no lexicon holds ("Drs Pemberton and Ostrowski"), or
+                # words no list holds ("daughters anneli and okonkwo")
+                break
             out.append(Span(words[0][0], words[-1][1], label, f"{self.name}:list", 0.65))
             end = words[-1][1]
         return out
@@ -968,7 +1033,8 @@ class CaselessCueRecognizer:
             full = [(a, b) for a, b in words if len(text[a:b].rstrip(".")) > 1]
             if not full or not all(self._name_like(text[a:b]) for a, b in full):
                 continue
-            if not any(self._known(text[a:b]) for a, b in full):
+            if not any(self._known(text[a:b]) for a, b in full) and not self._unlisted(
+                    [text[a:b] for a, b in words]):
                 continue
             j = words[0][0]
             while j > 0 and text[j - 1] in " \t" and words[0][0] - j < 20:
@@ -1005,10 +1071,20 @@ _NOT_NAMES = frozenset(("may", "will", "june", "april", "august", "hope", "baby"
                         "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february", "march",
                         "july", "september", "october", "november", "december", "general", "major", "chief",
                         "press", "carry", "long", "little", "small", "strong", "short", "best", "young"))
+#: one to three words at a sentence's start, then "is a 70 yo", "was a 45 year old": the patient's name
+_AGED = re.compile(r"(?<![\w'’.\-])((?:[^\W\d_][\w'’\-]{0,30}\.?[ \t]{1,2}){0,2}[^\W\d_][\w'’\-]{1,30})"
+                   r"[ \t]{1,2}(?i:is|was)[ \t]{1,2}(?i:an?)[ \t]{1,2}\d{1,3}[ \t]?(?:-[ \t]?)?"
+                   r"(?i:y/?o|y\.o\.|yo|yr|yrs|year|years)(?![\w])")
+_TOLD_NEXT = re.compile(r"[ \t]{1,2}(?:(?i:is|was|made|now|already)[ \t]{1,2})?"
+                        r"(?i:aware|notified|paged|informed|called|updated|here|in|at[ \t]bedside|present|spoke|"
+                        r"came|saw|ok'?d|agrees?|wants)(?![\w])")
+#: endings of verbs and adverbs, not of surnames ("notifed" is a misspelt word, not a name)
+_VERB_ENDINGS = ("ed", "ing", "ly", "tion", "ment", "ness")
 _TOLD_RX = re.compile(r"(?<=[ \t])(?i:aware|notified|paged|informed)(?![\w])")
-_NAME_BEFORE = re.compile(r"(?<![\w'’.\-])((?:[^\W\d_]\.?[ \t]{1,2})?[^\W\d_][^\W\d_'’]{1,30}"
-                          r"(?:[ \t]{1,2}[^\W\d_][^\W\d_'’]{1,30})?)"
-                          r"[ \t]{1,2}(?:(?i:is|was|made|now|already)[ \t]{1,2})?\Z")
+_NAME_BEFORE = re.compile(r"(?<![\w'’.\-])((?:[^\W\d_]\.?[ \t]{1,2})?[^\W\d_](?:['’][^\W\d_])?[^\W\d_'’]{1,30}"
+                          r"(?:[ \t]{1,2}[^\W\d_](?:['’][^\W\d_])?[^\W\d_'’]{1,30})?)"
+                          r"[ \t]{1,2}(?:,?[ \t]{0,2}(?i:md|np|pa|rn|ho|resident|intern|fellow|attending|rrt|rt)"
+                          r"[ \t]{1,2})?(?:(?i:is|was|made|now|already)[ \t]{1,2})?\Z")
 
 
 @memo
