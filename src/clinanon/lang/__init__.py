@@ -11,7 +11,8 @@ Submodules (import them by name; this package imports none of them):
 * :mod:`clinanon.lang.wordlists` -- the shipped gazetteer files and user lists, read as rows;
 * :mod:`clinanon.lang.phrases` -- :class:`~clinanon.lang.phrases.PhraseIndex`, multi-word look-up over tokens;
 * :mod:`clinanon.lang.lexicon` -- common words, trigger words and the other per-language word lists;
-* :mod:`clinanon.lang.checksums` -- check digits of identifiers (IBAN, DNI/NIE, BSN, personnummer ...).
+* :mod:`clinanon.lang.checksums` -- check digits of identifiers (IBAN, DNI/NIE, BSN, personnummer ...);
+* :mod:`clinanon.lang.holidays` -- public holidays per language, read by the date rules and the date surrogates.
 
 Layering: ``clinanon.lang`` imports only :mod:`clinanon.errors`, :mod:`clinanon.document`,
 :mod:`clinanon.caches` and :mod:`clinanon.text` (tokens; ``text`` imports only this ``__init__``), so detectors,

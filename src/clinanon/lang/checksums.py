@@ -45,6 +45,7 @@ __all__ = [
     "generate_us_ssn",
     "iban_check_digits",
     "is_luhn_valid",
+    "is_personnummer_shaped",
     "is_valid_bsn",
     "is_valid_credit_card",
     "is_valid_dni",
@@ -229,25 +230,37 @@ def _valid_day(year: int | None, month: int, day: int) -> bool:
     return day <= (30 if month in (4, 6, 9, 11) else 31)
 
 
+def _personnummer_digits(s: str, allow_coordination: bool) -> str | None:
+    """The ten digits ``YYMMDDNNNC`` of a personnummer-shaped ``s`` with a real date, else ``None``."""
+    m = _PNR_RE.fullmatch(re.sub(r"\s", "", s))
+    if not m:
+        return None
+    century, yy, mm, dd, _sep, serial, check = m.groups()
+    if century is not None and century not in ("18", "19", "20"):
+        return None
+    day = int(dd)
+    if allow_coordination and day > 60:
+        day -= 60
+    year = int(century + yy) if century else int(yy)
+    if not _valid_day(year, int(mm), day):
+        return None
+    return yy + mm + dd + serial + check
+
+
+def is_personnummer_shaped(s: str, *, allow_coordination: bool = True) -> bool:
+    """``s`` has the form of a Swedish personnummer (or samordningsnummer, day + 60) with a real date, whatever
+    its check digit (a mistyped identifier still identifies). Forms as :func:`is_valid_personnummer`."""
+    return _personnummer_digits(s, allow_coordination) is not None
+
+
 def is_valid_personnummer(s: str, *, allow_coordination: bool = True) -> bool:
     """A Swedish personnummer (or samordningsnummer, day + 60) with a real date and a valid Luhn digit.
 
     Accepted forms: ``YYMMDD-NNNC``, ``YYMMDD+NNNC``, ``YYMMDDNNNC``, ``YYYYMMDD-NNNC``, ``YYYYMMDDNNNC``
     (spaces around the separator tolerated).
     """
-    m = _PNR_RE.fullmatch(re.sub(r"\s", "", s))
-    if not m:
-        return False
-    century, yy, mm, dd, _sep, serial, check = m.groups()
-    if century is not None and century not in ("18", "19", "20"):
-        return False
-    day = int(dd)
-    if allow_coordination and day > 60:
-        day -= 60
-    year = int(century + yy) if century else int(yy)
-    if not _valid_day(year, int(mm), day):
-        return False
-    return luhn_checksum(yy + mm + dd + serial + check) == 0
+    digits = _personnummer_digits(s, allow_coordination)
+    return digits is not None and luhn_checksum(digits) == 0
 
 
 def generate_personnummer(rng: random.Random, *, coordination: bool = False, century: bool = False) -> str:

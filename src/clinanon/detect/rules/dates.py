@@ -37,6 +37,7 @@ from clinanon.detect.base import Detector
 from clinanon.detect.engine import Context, RulePattern, RuleRecognizer, words_after, words_before
 from clinanon.detect.rules.lexicon import month_number, month_regex, weekday_regex
 from clinanon.lang import LANGUAGES
+from clinanon.lang.holidays import holiday_regex
 
 __all__ = [
     "Context",
@@ -326,28 +327,6 @@ def _year_adjust(lang: str) -> Callable[[str, int, int], float]:
     return adjust
 
 
-#: public holidays, which name a day of the year ("over Christmas", "after Thanksgiving"; the US Safe Harbor
-#: method counts them as elements of a date); a holiday that is also an ordinary word stands with its "Day"
-_HOLIDAYS: dict[str, str] = {
-    "en": r"Christmas(?:[ \t](?:Day|Eve))?|Xmas|New[ \t]Year'?s(?:[ \t](?:Day|Eve))?|Thanksgiving(?:[ \t]Day)?"
-          r"|Easter(?:[ \t](?:Sunday|Monday))?|Good[ \t]Friday|Halloween|Hanukk?ah|Chanukah|Passover"
-          r"|Yom[ \t]Kippur|Rosh[ \t]Hashanah|Eid(?:[ \t]al-(?:Fitr|Adha))|Diwali"
-          r"|(?:Memorial|Labor|Labour|Veterans'?|Columbus|Presidents'?|Independence|Boxing|Valentine'?s"
-          r"|Mother'?s|Father'?s|St\.?[ \t]Patrick'?s|Martin[ \t]Luther[ \t]King(?:[ \t]Jr\.?)?|MLK)[ \t]Day"
-          r"|(?:the[ \t])?Fourth[ \t]of[ \t]July",
-    "es": r"Nochebuena|Nochevieja|Navidad(?:es)?|A[ñn]o[ \t]Nuevo|D[íi]a[ \t]de[ \t]Reyes|Semana[ \t]Santa"
-          r"|Jueves[ \t]Santo|Viernes[ \t]Santo|Domingo[ \t]de[ \t]Resurrecci[óo]n",
-    "de": r"Weihnachten|Heiligabend|Heiligem[ \t]Abend|Silvester|Neujahr(?:stag)?|Ostern|Ostersonntag|Ostermontag"
-          r"|Karfreitag|Pfingsten|Pfingstmontag|Himmelfahrt|Fronleichnam|Allerheiligen|Tag[ \t]der[ \t]Deutschen"
-          r"[ \t]Einheit",
-    "nl": r"Kerstmis|Kerstavond|Kerstdag|eerste[ \t]kerstdag|tweede[ \t]kerstdag|Oudejaarsavond|Oud[ \t]en[ \t]"
-          r"Nieuw|Nieuwjaarsdag|Pasen|Paaszondag|Paasmaandag|Goede[ \t]Vrijdag|Pinksteren|Hemelvaartsdag"
-          r"|Koningsdag|Bevrijdingsdag|Sinterklaas(?:avond)?",
-    "sv": r"julafton|juldagen|annandag[ \t]jul|nyårsafton|nyårsdagen|påskafton|påskdagen|annandag[ \t]påsk"
-          r"|långfredagen|midsommarafton|midsommardagen|Kristi[ \t]himmelsfärdsdag|nationaldagen|trettondagen",
-}
-
-
 @memo
 def date_patterns(lang: str) -> tuple[RulePattern, ...]:
     """The date patterns of ``lang``, most specific first (the order the engine tries them in)."""
@@ -437,7 +416,8 @@ def date_patterns(lang: str) -> tuple[RulePattern, ...]:
                     rf"\b{weekday_regex(lang)}",
                     score=0.4, flags=IC,
                     context=Context.of(before=spec.date_words, boost=0.2)),
-        RulePattern("holiday", first="letter", regex=rf"\b(?:{_HOLIDAYS[lang]})(?![\w'’])", score=0.7, flags=IC),
+        # public holidays name a day of the year ("over Christmas"): clinanon.lang.holidays, shared with the surrogates
+        RulePattern("holiday", first="letter", regex=rf"\b(?:{holiday_regex(lang)})(?![\w'’])", score=0.7, flags=IC),
     ]
     out += _partial_date_patterns(lang, spec)
     if lang in _NL_SV_WEEKDAYS:

@@ -13,6 +13,9 @@ Spanish DNI/NIE/NASS, Dutch BSN, Swedish personnummer, German KVNR, US SSN, UK N
 (Luhn) and IBANs (mod 97). A context word before the number raises its score; BSN, NHS numbers and bare
 9-digit SSNs score below 0.5 without one.
 
+:class:`SwedishPersonnummerRecognizer` finds a personnummer whose check digit fails (a typo) where the text says
+whose number it is: after a personnummer label, a patient header or a person's name (scored below the valid form).
+
 :class:`LongNumberRecognizer` finds what no check explains: a run of 13 or more digits (up to four letters
 glued before it, two after) is an identifier (``ID.IDNUM``, score 0.6) — an accession, specimen, account or
 record number. Nothing else in a note is that long: lab values, doses and measurements have a few digits,
@@ -28,6 +31,7 @@ separators required between repeated tokens).
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -38,6 +42,7 @@ from clinanon.detect.engine import prefix_guard
 from clinanon.document import Document, Span
 from clinanon.lang import check_language
 from clinanon.lang import checksums as cs
+from clinanon.lang.lexicon import is_common, is_name_word
 
 __all__ = [
     "FIELD_LABELS",
@@ -45,6 +50,7 @@ __all__ = [
     "FieldLabel",
     "FieldValueRecognizer",
     "LongNumberRecognizer",
+    "SwedishPersonnummerRecognizer",
     "id_label_regex",
     "recognizers",
 ]
@@ -553,9 +559,112 @@ class _GermanFieldValueRecognizer(FieldValueRecognizer):
         return [*super().analyze(text), *self._numbered.analyze(text)]
 
 
+#: a Swedish personnummer / samordningsnummer as written, whatever its check digit: ``YYMMDD`` or ``YYYYMMDD``, a
+#: dash or a plus (after the 100th birthday; a space may surround it), four digits; or the ten / twelve digits
+#: without a separator (group ``bare``). Not part of a longer number, word, date or decimal.
+_SV_PNR = re.compile(r"(?<![\w+\-/])(?<!\d[.,])(?:\d{2})?\d{6}(?:[ \t]?[-+][ \t]?\d{4}|(?P<bare>\d{4}))"
+                     r"(?![\w\-+/]|[.,:]\d)")
+_SV_SIX_DIGITS = re.compile(r"\d{6}")
+#: a personnummer label ending where the number starts (searched in the text just before a candidate)
+_SV_PNR_LABEL_BEFORE = re.compile(
+    r"(?i)(?<![\w-])(?:person(?:nummer|numret|nr)|person-nr|pers\.?[ \t]?(?:nr|nummer)|p-?nr|p\.[ \t]?nr"
+    r"|samordnings(?:nummer|numret|nr)|samordnings-nr)\.?"
+    r"(?:[ \t]{0,3}(?:[:#=]|är|var))?[ \t]{0,3}(?:\n[ \t]{0,3})?\Z")
+_SV_PARTICLES = frozenset(("af", "av", "von", "van", "de", "der", "da", "di", "el", "al"))
+_SV_WORD = re.compile(r"[^\W\d_]{2,}")
+_SV_NAME_WORD = r"(?:[A-ZÅÄÖÉÜ][a-zåäöéüæøß]+(?:-[A-ZÅÄÖÉÜ][a-zåäöéüæøß]+)?|[A-ZÅÄÖ]\.)"
+#: two to four name words ("Anna Svensson", "Svensson, Anna", "A. Svensson", "Carl af Ugglas")
+_SV_NAMES = (rf"(?P<names>{_SV_NAME_WORD}(?:,?[ \t](?:(?:af|av|von|van|de|der|da|di|el|al)[ \t])?"
+             rf"{_SV_NAME_WORD}){{1,3}})")
+_SV_NAME_BEFORE = re.compile(rf"(?<![\w.-]){_SV_NAMES}[ \t]{{0,2}}[,:(\-–]?[ \t]{{0,2}}(?:\n[ \t]{{0,3}})?\Z")
+#: a patient header ("Patient:", "Pat.", "Namn:", "Avser:"), a name after it or not
+_SV_HEADER_BEFORE = re.compile(
+    rf"(?<![\w.-])(?i:patient(?:en)?|pat\.?|pt\.?|namn|avser|angående|ang\.)[ \t]{{0,3}}:?[ \t]{{0,3}}"
+    rf"(?:(?:{_SV_NAME_WORD}(?:,?[ \t]{_SV_NAME_WORD}){{0,3}})[ \t]{{0,2}}[,:(\-–]?[ \t]{{0,2}})?"
+    r"(?:\n[ \t]{0,3})?\Z")
+
+
+class SwedishPersonnummerRecognizer:
+    """Personnummer-shaped numbers with a real date whose check digit fails (a typo in a real identifier still
+    identifies the patient), where the context says whose number it is: ``ID.SSN`` 0.8 right after a
+    personnummer label (``personnummer``, ``pnr``, ``personnr``, ``pers.nr``, ``p-nr``, ``samordningsnummer``;
+    the ten or twelve digits may then be written without a separator), 0.6 right after a patient header
+    (``Patient:``, ``Pat.``, ``Namn:``) or a person's name (two to four capitalised words, one of them a
+    gazetteer name or none of them a common word; ten bare digits there must not start with 0, as every
+    Swedish phone number does: "0701234567" after a name is a phone number). Both score below the
+    checksum-valid form (0.7, 1.0 after a context word), which :class:`ChecksumRecognizer` keeps finding
+    everywhere. A date (``2020-03-12``) never has the shape; ``YYMMDD`` needs a real month and day (day + 60
+    for a samordningsnummer)."""
+
+    name = "pnr_context_sv"
+
+    def __init__(self, *, label_score: float = 0.8, name_score: float = 0.6, window: int = 64) -> None:
+        self.label_score = label_score
+        self.name_score = name_score
+        self.window = window
+
+    def _names_ok(self, names: str) -> bool:
+        words = [w for w in _SV_WORD.findall(names) if w not in _SV_PARTICLES]
+        return any(is_name_word(w, "sv") for w in words) or not any(is_common(w, "sv") for w in words)
+
+    def analyze(self, text: str) -> list[Span]:
+        out: list[Span] = []
+        if _SV_SIX_DIGITS.search(text) is None:
+            return out
+        for m in _SV_PNR.finditer(text):
+            s, e = m.span()
+            cand = m.group()
+            if cs.is_valid_personnummer(cand) or not cs.is_personnummer_shaped(cand):
+                continue  # the checksum recognizer's, or not a personnummer
+            before = text[max(0, s - self.window):s]
+            if _SV_PNR_LABEL_BEFORE.search(before):
+                out.append(Span(s, e, "ID.SSN", f"{self.name}:label", self.label_score))
+                continue
+            if m.group("bare") is not None and len(cand) == 10 and cand[0] == "0":
+                continue  # ten bare digits from 0: a Swedish phone number just as well ("0701234567")
+            if _SV_HEADER_BEFORE.search(before):
+                out.append(Span(s, e, "ID.SSN", f"{self.name}:header", self.name_score))
+                continue
+            nm = _SV_NAME_BEFORE.search(before)
+            if nm is not None and self._names_ok(nm.group("names")):
+                out.append(Span(s, e, "ID.SSN", f"{self.name}:name", self.name_score))
+        return out
+
+    def detect(self, doc: Document) -> list[Span]:
+        return self.analyze(doc.text)
+
+
+class _SwedishFieldValueRecognizer(FieldValueRecognizer):
+    """Swedish field values: the labelled fields of :class:`FieldValueRecognizer` and the personnummer of
+    :class:`SwedishPersonnummerRecognizer` (one detector). A field value cut short inside a personnummer
+    (``Pnr 120312+1234``: the value stops at the plus) gives way to the whole number."""
+
+    def __init__(self) -> None:
+        super().__init__("sv")
+        self._pnr = SwedishPersonnummerRecognizer()
+
+    def analyze(self, text: str) -> list[Span]:
+        fields = super().analyze(text)
+        pnrs = self._pnr.analyze(text)
+        if not pnrs:
+            return fields
+        exact = {(f.start, f.end) for f in fields}
+        pnrs = [p for p in pnrs if (p.start, p.end) not in exact]
+        # the personnummer spans do not overlap each other: the one starting last at or before a field is the
+        # only one that can hold it
+        starts = [p.start for p in pnrs]
+        kept = []
+        for f in fields:
+            i = bisect.bisect_right(starts, f.start) - 1
+            if i < 0 or pnrs[i].end < f.end:
+                kept.append(f)
+        return [*kept, *pnrs]
+
+
 @memo
 def _build(lang: str) -> tuple[Detector, ...]:
-    fields = _GermanFieldValueRecognizer() if lang == "de" else FieldValueRecognizer(lang)
+    fields: FieldValueRecognizer = (_GermanFieldValueRecognizer() if lang == "de" else _SwedishFieldValueRecognizer()
+                                    if lang == "sv" else FieldValueRecognizer(lang))
     return (fields, ChecksumRecognizer(lang), LongNumberRecognizer(lang))
 
 

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from clinanon.caches import memo
+from clinanon.lang.holidays import holiday_surrogates, holiday_words
 from clinanon.transform.surrogate._choice import pick
 from clinanon.transform.surrogate.date_formats import ParsedDate, _find_name, parse_date, render_date
 from clinanon.transform.surrogate.scope import GenContext
@@ -307,17 +308,6 @@ def is_full_date(text: str, lang: str) -> bool:
     return parsed is not None and parsed.kind == "full" and 1900 <= parsed.year <= 2099  # type: ignore[operator]
 
 
-#: surrogates for a date written as a holiday's name ("over Christmas"), which no offset can shift
-_HOLIDAYS: dict[str, tuple[str, ...]] = {
-    "en": ("Christmas", "Thanksgiving", "Easter", "New Year's Day", "Labor Day", "Memorial Day", "Independence Day",
-           "Halloween", "Veterans Day", "Columbus Day"),
-    "es": ("Navidad", "Nochevieja", "Semana Santa", "Año Nuevo", "Día de Reyes", "Nochebuena"),
-    "de": ("Weihnachten", "Ostern", "Pfingsten", "Silvester", "Neujahr", "Himmelfahrt"),
-    "nl": ("Kerstmis", "Pasen", "Pinksteren", "Koningsdag", "Oud en Nieuw", "Hemelvaartsdag"),
-    "sv": ("julafton", "midsommarafton", "nyårsafton", "påskafton", "nationaldagen", "trettondagen"),
-}
-
-
 _ORDINAL = re.compile(r"(\d{1,2})(st|nd|rd|th)", re.IGNORECASE)
 _TWO_DIGITS = re.compile(r"\d\d")
 
@@ -340,18 +330,6 @@ def _bare_day_or_year(text: str, off: Offsets) -> str | None:
     return None
 
 
-#: words of the holidays the date rules find, in the five languages (a relative date, "ayer", "today", stays)
-_HOLIDAY_WORD = re.compile(
-    r"(?i)christmas|xmas|thanksgiving|easter|new year|halloween|hanukk?ah|chanukah|passover|kippur|hashanah|\beid\b"
-    r"|diwali|(?:memorial|labou?r|veterans'?|columbus|presidents'?|independence|boxing|valentine'?s|mother'?s"
-    r"|father'?s|patrick'?s|king|mlk) day|fourth of july|good friday|navidad|nochebuena|nochevieja|a[ñn]o nuevo"
-    r"|d[íi]a de reyes|semana santa|jueves santo|viernes santo|resurrecci[óo]n|weihnacht|heilig\w* abend"
-    r"|heiligabend|silvester|neujahr|oster|karfreitag|pfingst|himmelfahrt|fronleichnam|allerheiligen"
-    r"|deutschen einheit|kerst|oudejaars|oud en nieuw|nieuwjaar|pasen|paas|goede vrijdag|pinkster|hemelvaart"
-    r"|koningsdag|bevrijdingsdag|sinterklaas|\bjul|nyår|påsk|långfredag|midsommar|himmelsfärd|nationaldag"
-    r"|trettondag")
-
-
 def surrogate_date(text: str, ctx: GenContext) -> str:
     """The shifted date (see the module docstring). A holiday's name ("over Christmas", which no offset can
     shift) becomes a keyed holiday of the language, never itself; other text with no date in it ("ayer") is
@@ -362,9 +340,9 @@ def surrogate_date(text: str, ctx: GenContext) -> str:
         bare = _bare_day_or_year(text, off)
         if bare is not None:
             return bare
-    if out == text and not any(c.isdigit() for c in text) and _HOLIDAY_WORD.search(text):
-        pool = _HOLIDAYS.get(ctx.lang, _HOLIDAYS["en"])
-        return pick(ctx, pool, "date:holiday", " ".join(text.lower().split()))
+    # the holiday words of every language, looser than the date rules' forms (clinanon.lang.holidays)
+    if out == text and not any(c.isdigit() for c in text) and holiday_words().search(text):
+        return pick(ctx, holiday_surrogates(ctx.lang), "date:holiday", " ".join(text.lower().split()))
     return out
 
 
