@@ -95,7 +95,7 @@ HOLIDAYS: dict[str, LanguageHolidays] = {
             _H("Father's Day", r"Father'?s[ \t]Day", "father'?s day"),
             _H("St. Patrick's Day", r"St\.?[ \t]Patrick'?s[ \t]Day", "patrick'?s day"),
             _H("Martin Luther King Day", r"(?:Martin[ \t]Luther[ \t]King(?:[ \t]Jr\.?)?|MLK)[ \t]Day",
-               "(?:king|mlk) day"),
+               r"(?:king|mlk)(?:[ \t]jr\.?)?[ \t]day"),
             _H("Fourth of July", r"(?:the[ \t])?Fourth[ \t]of[ \t]July", "fourth of july"),
         ),
         ("Christmas", "Thanksgiving", "Easter", "New Year's Day", "Labor Day", "Memorial Day", "Independence Day",
@@ -159,7 +159,7 @@ HOLIDAYS: dict[str, LanguageHolidays] = {
     ),
     "sv": LanguageHolidays(
         (
-            _H("julafton", word=r"\bjul"),
+            _H("julafton", word=r"\bjul(?:afton|dag|en\b|helg)|annandag[ \t]{1,2}jul\b"),
             _H("juldagen"),
             _H("annandag jul"),
             _H("nyårsafton", word="nyår"),

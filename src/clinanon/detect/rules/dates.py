@@ -412,12 +412,13 @@ def date_patterns(lang: str) -> tuple[RulePattern, ...]:
         RulePattern("month_alone", first="letter", regex=rf"\b{month_regex(lang, wide_only=True)}",
                     score=0.3, flags=IC, validator=month_ok,
                     context=Context.of(before=spec.month_words, n_before=1, boost=0.3)),
+        # public holidays name a day of the year ("over Christmas"): clinanon.lang.holidays, shared with the
+        # surrogates; tried before the weekday, which a holiday may start with ("Jueves Santo", "Good Friday")
+        RulePattern("holiday", first="letter", regex=rf"\b(?:{holiday_regex(lang)})(?![\w'’])", score=0.7, flags=IC),
         RulePattern("weekday", first="letter", regex=
                     rf"\b{weekday_regex(lang)}",
                     score=0.4, flags=IC,
                     context=Context.of(before=spec.date_words, boost=0.2)),
-        # public holidays name a day of the year ("over Christmas"): clinanon.lang.holidays, shared with the surrogates
-        RulePattern("holiday", first="letter", regex=rf"\b(?:{holiday_regex(lang)})(?![\w'’])", score=0.7, flags=IC),
     ]
     out += _partial_date_patterns(lang, spec)
     if lang in _NL_SV_WEEKDAYS:

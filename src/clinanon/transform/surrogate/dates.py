@@ -334,14 +334,18 @@ def surrogate_date(text: str, ctx: GenContext) -> str:
     """The shifted date (see the module docstring). A holiday's name ("over Christmas", which no offset can
     shift) becomes a keyed holiday of the language, never itself; other text with no date in it ("ayer") is
     returned as it is."""
+    # the holiday words of every language, looser than the date rules' forms (clinanon.lang.holidays); a
+    # holiday is replaced whole, before any month word in it is shifted ("annandag jul" is no July)
+    holiday = holiday_words().search(text) is not None
+    if holiday and not any(c.isdigit() for c in text):
+        return pick(ctx, holiday_surrogates(ctx.lang), "date:holiday", " ".join(text.lower().split()))
     off = date_offsets(ctx)
     out = _surrogate_date_with(text, ctx.lang, off)
     if out == text:
         bare = _bare_day_or_year(text, off)
         if bare is not None:
             return bare
-    # the holiday words of every language, looser than the date rules' forms (clinanon.lang.holidays)
-    if out == text and not any(c.isdigit() for c in text) and holiday_words().search(text):
+    if out == text and holiday:  # "1. Weihnachtsfeiertag": nothing shifted, the holiday goes
         return pick(ctx, holiday_surrogates(ctx.lang), "date:holiday", " ".join(text.lower().split()))
     return out
 
