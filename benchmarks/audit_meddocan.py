@@ -7,12 +7,25 @@ multilingual sentence embeddings: found@1, found@5, MRR, a/o-sim, avg-sim), and 
 attacker's table built from the gold annotations of the originals: year of birth from the birth date, sex, the
 first town, the month of the admission date; the original text as a reference row).
 
+Then the corpus techniques of :mod:`clinanon.corpus` (issue 19), each applied to the original notes on its own as
+in the study of Ben Cheikh Larbi, Burchardt and Roller (2022), seeded (``random.Random(0)``): number masking, sentence
+shuffling (all sentences), random word swap of 30 % and 100 % of the words of each sentence, synonym replacement of
+30 % of the non-stop words (the Spanish thesaurus built by ``scripts/build_thesauri.py``; skipped with a note when it
+is not built), aggregation of 2, 3 and 4 notes, and ``tag`` followed by aggregation of 4 notes. An aggregated note
+is a query whose own originals are its members (``aggregated_from``): found@1 counts a find when the first-ranked
+original is one of its members (the attacker has put a name on the note); ``members`` ranks each member on its own
+against the non-members (found@1 per member, and ``all_found@1``: the members are exactly the first ``size``
+originals). The notes left over when 250 is not a multiple of the size (1 for 3, 2 for 4) are not released, so they
+are neither queries nor counted in residual PHI; the attacker still holds all 250 originals. MEDDOCAN has no
+document label, so every note has the same label and groups are random.
+
 The ``neighbors`` operator needs word vectors and none can be downloaded: the script learns them from the raw texts
 of MEDDOCAN train + dev (no labels: PPMI of ±2 co-occurrences, SVD to 100 dimensions, every word of the 25 000 most
 frequent), written to a temporary ``.vec`` file. The surrogate operator uses a fixed key (document scope).
 
 Writes ``benchmarks/results/audit_meddocan.json`` (``--out``; ``--html`` for the HTML report). Usage:
-``python benchmarks/audit_meddocan.py [--data ../shared/data] [--limit N] [--methods jaccard,bm25,minhash,embedding]``
+``python benchmarks/audit_meddocan.py [--data ../shared/data] [--limit N] [--methods jaccard,bm25,minhash,embedding]
+[--techniques number_mask,...|none]``
 """
 
 from __future__ import annotations
@@ -20,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import random
 import re
 import sys
 import tempfile
@@ -35,13 +49,27 @@ from _common import rss_mb
 from clinanon import Document, __version__
 from clinanon import io as cio
 from clinanon.audit._text import fold, parse_date
-from clinanon.audit.corpus import audit_corpus, sanitize
+from clinanon.audit.corpus import audit_corpus, sanitize, summary_sentence
 from clinanon.audit.linkage import link_quasi_identifiers
 from clinanon.audit.report import write_report
+from clinanon.corpus import Aggregation, Deidentification, make_technique
+from clinanon.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "6b" * 32
 OPERATORS = ("tag", "redact", "surrogate", "neighbors", "suppress")
+#: row name -> technique settings (``clinanon.corpus.make_technique``); ``tag + aggregate 4`` is built in main
+TECHNIQUES: dict[str, dict[str, Any]] = {
+    "number mask": {"technique": "number_mask"},
+    "sentence shuffle": {"technique": "sentence_shuffle", "fraction": 1.0, "lang": "es"},
+    "word swap 30 %": {"technique": "word_swap", "fraction": 0.3, "lang": "es"},
+    "word swap 100 %": {"technique": "word_swap", "fraction": 1.0, "lang": "es"},
+    "synonyms 30 %": {"technique": "synonyms", "fraction": 0.3, "lang": "es"},
+    "aggregate 2": {"technique": "aggregate", "size": 2},
+    "aggregate 3": {"technique": "aggregate", "size": 3},
+    "aggregate 4": {"technique": "aggregate", "size": 4},
+    "tag + aggregate 4": {"technique": "aggregate", "size": 4},
+}
 _WORD = re.compile(r"\w+")
 #: MEDDOCAN's sex mentions (Spanish headers write "Sexo: H" for hombre, "Sexo: M" for mujer)
 _SEX = {"h": "M", "v": "M", "varon": "M", "hombre": "M", "nino": "M", "masculino": "M",
@@ -111,6 +139,31 @@ def qi_table(docs: list[Document]) -> list[dict[str, str]]:
     return rows
 
 
+def apply_technique(name: str, spec: dict[str, Any], docs: list[Document], seed: int = 0) -> list[Document]:
+    """``docs`` rewritten by one technique (seeded); aggregation keeps only full groups (see the module text)."""
+    rng = random.Random(seed)
+    if spec["technique"] == "aggregate":
+        docs = [d.with_meta(label="all") for d in docs]
+        if name.startswith("tag + "):
+            docs = Deidentification(operator="tag", scheme="meddocan", lang="es").transform(docs, rng)
+        out = Aggregation(size=spec["size"]).transform(docs, rng)
+        return [d for d in out if len(d.meta["aggregated_from"]) == spec["size"]]
+    return make_technique(spec).transform(docs, rng)
+
+
+def benchmark_summary(rows: list[dict[str, Any]]) -> str:
+    """The quotable sentence about the operators (the techniques other than aggregation keep the PHI by design, so
+    their residual PHI is not news), then one sentence per aggregation row (exact Jaccard)."""
+    summary = summary_sentence([r for r in rows if r["name"] in OPERATORS])
+    for r in rows:
+        x = r["reid"].get("jaccard", {})
+        if "aggregate" in r["name"] and x.get("members"):
+            summary += (f" {r['name'].capitalize()} notes (Jaccard): the first-ranked original is one of the joined "
+                        f"notes for {x['found@1']:.1%} of them, and {x['members']['found@1']:.1%} of the joined "
+                        f"notes outrank every original that was not joined in.")
+    return summary
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
@@ -119,6 +172,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "audit_meddocan.json")
     ap.add_argument("--html", type=Path, default=None)
     ap.add_argument("--minhash-threshold", type=float, default=0.3)
+    ap.add_argument("--techniques", default=",".join(TECHNIQUES),
+                    help="comma-separated row names of TECHNIQUES, or 'none'")
     args = ap.parse_args()
     dev = args.data / "meddocan" / "dev" / "brat"
     if not dev.is_dir():
@@ -142,6 +197,17 @@ def main() -> None:
             t = time.perf_counter()
             versions[op] = sanitize(docs, op, scheme="meddocan", lang="es", **params)
             timings[f"sanitize_{op}"] = round(time.perf_counter() - t, 1)
+        skipped: dict[str, str] = {}
+        for name in [x.strip() for x in args.techniques.split(",") if x.strip() and x.strip() != "none"]:
+            if name not in TECHNIQUES:
+                sys.exit(f"unknown technique row {name!r}; known: {', '.join(TECHNIQUES)}")
+            t = time.perf_counter()
+            try:
+                versions[name] = apply_technique(name, TECHNIQUES[name], docs)
+            except ConfigError as e:  # e.g. the thesaurus is not built
+                skipped[name] = str(e)
+                continue
+            timings[f"technique_{name}"] = round(time.perf_counter() - t, 1)
         t = time.perf_counter()
         corpus = audit_corpus(docs, versions, scheme="meddocan", lang="es", methods=methods, progress=False,
                               method_params={"minhash": {"threshold": args.minhash_threshold}})
@@ -150,18 +216,26 @@ def main() -> None:
     known = {k: sum(1 for r in table if r[k]) for k in ("year_of_birth", "sex", "town", "admission_month")}
     linkage = {"original text": link_quasi_identifiers(table, docs, lang="es").to_dict()}
     for op, v in versions.items():
-        linkage[op] = link_quasi_identifiers(table, v, lang="es").to_dict()
+        if not any("aggregated_from" in getattr(d, "meta", {}) for d in v):  # linkage pairs a note with one patient
+            linkage[op] = link_quasi_identifiers(table, v, lang="es").to_dict()
+    summary = benchmark_summary(corpus["rows"])
+    corpus["summary"] = summary
     report: dict[str, Any] = {
         "benchmark": "audit_meddocan",
         "data": "MEDDOCAN dev (gold spans as detections)",
         "documents": len(docs),
-        "summary": corpus["summary"],
+        "summary": summary,
         "corpus": corpus,
         "linkage": {"table_fields_known": known, "by_version": linkage,
                     "summary": "; ".join(f"{k}: {v['singled_out']} of {v['notes']} notes single out one patient"
                                          for k, v in linkage.items())},
         "settings": {"surrogate": "document scope, fixed key", "neighbors": f"PPMI-SVD vectors of MEDDOCAN train+dev "
                      f"texts, {n_vocab} words, 100 d, n=10, seed 0", "methods": list(methods),
+                     "techniques": {k: v for k, v in TECHNIQUES.items() if k in versions}, "technique_seed": 0,
+                     "techniques_skipped": skipped,
+                     "aggregation": "applied to the original notes (tag first for 'tag + aggregate 4'); one label, "
+                                    "random groups; incomplete last group not released; found@1: first original "
+                                    "is a member; members: each member against the non-members",
                      "minhash": {"threshold": args.minhash_threshold, "num_perm": 128, "rerank": "exact"}},
         "timings_s": timings,
         "peak_rss_mb": rss_mb(),
@@ -170,15 +244,18 @@ def main() -> None:
     }
     write_report(report, args.out, args.html)
     rows = corpus["rows"]
-    print(f"{'operator':10} {'resid.fold':>10} {'resid.part':>10} {'ER direct':>9} " +
-          " ".join(f"{m + ' f@1':>14} {m + ' MRR':>12} {'a/o':>6} {'avg':>6}" for m in methods))
+    print(f"{'version':18} {'resid.fold':>10} {'resid.part':>10} {'ER direct':>9} " +
+          " ".join(f"{m + ' f@1':>14} {m + ' MRR':>12} {'a/o':>6} {'avg':>6} {'mem@1':>6} {'all@1':>6}"
+                   for m in methods))
     for r in rows:
         res = r["residual"]
-        line = (f"{r['name']:10} {res['overall']['folded']['rate']:>10.4f} {res['overall']['partial']['rate']:>10.4f} "
+        line = (f"{r['name']:18} {res['overall']['folded']['rate']:>10.4f} {res['overall']['partial']['rate']:>10.4f} "
                 f"{res['entity_recall']['direct']['folded']['recall']:>9.4f} ")
         for m in methods:
             x = r["reid"][m]
-            line += f"{x['found@1']:>14.3f} {x['mrr']:>12.3f} {x['ao_sim']:>6.3f} {x['avg_sim']:>6.3f} "
+            mem = x.get("members") or {}
+            line += (f"{x['found@1']:>14.3f} {x['mrr']:>12.3f} {x['ao_sim']:>6.3f} {x['avg_sim']:>6.3f} "
+                     f"{mem.get('found@1', float('nan')):>6.3f} {mem.get('all_found@1', float('nan')):>6.3f} ")
         print(line)
     print(json.dumps({k: v["singled_out"] for k, v in linkage.items()}))
     print(corpus["summary"])

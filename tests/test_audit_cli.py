@@ -84,3 +84,21 @@ def test_registered_as_clinanon_audit() -> None:
     assert r.exit_code == 0
     for verb in ("run", "residual", "reid", "linkage", "model", "probe", "report"):
         assert verb in r.output
+
+
+def test_corpus_audit_of_aggregated_notes() -> None:
+    import random
+
+    from clinanon.corpus import Aggregation
+
+    originals = [d.with_meta(label="x") for d in docs()]
+    joined = Aggregation(size=2).transform(originals, random.Random(0))
+    result = audit_corpus(originals, {"aggregate 2": joined, "tag": sanitize(originals, "tag")},
+                          methods=("jaccard",))
+    agg, tag = result["rows"]
+    assert agg["aggregated_queries"] == 3 and agg["reid"]["jaccard"]["queries"] == 3
+    # every original is paired with the note it went into: nothing missing, and no PHI was removed
+    assert agg["residual"]["missing_documents"] == 0 and agg["documents"] == 6
+    assert agg["residual"]["overall"]["exact"]["rate"] == 1.0
+    assert agg["reid"]["jaccard"]["members"]["members"] == 6
+    assert "members" not in tag["reid"]["jaccard"] and tag["residual"]["overall"]["exact"]["rate"] == 0.0

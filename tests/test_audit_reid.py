@@ -112,3 +112,41 @@ def test_embeddings_find_a_lightly_masked_note() -> None:
     r = reidentify(notes, queries, method="embedding", truth=[0, 2], lang="sv")
     assert r.found_at(1) == 1.0
     assert any("sv" in n for n in r.notes)  # Swedish is not among the encoder's languages
+
+
+def test_a_note_made_of_several_originals_is_ranked_by_its_members() -> None:
+    # o0 and o1 are joined; o2 is a near-copy of o0, so it beats the short member o1
+    origs = ["a b c d e f g h", "z", "a b c d e f g", "p q r"]
+    r = reidentify(origs, ["a b c d e f g h z"], method="jaccard", truth=[[1, 0]])
+    # Jaccard: o0 8/9, o1 1/9, o2 7/9, o3 0 -> the first original is a member (found), o1 ranks 2nd among non-members
+    assert r.ranks.tolist() == [1]
+    assert [m.tolist() for m in r.member_ranks] == [[1, 2]]
+    d = r.to_dict()
+    assert d["found@1"] == 1.0
+    assert d["members"]["found@1"] == 0.5 and d["members"]["all_found@1"] == 0.0
+    assert d["members"]["group_sizes"] == {"2": 1}
+    assert abs(d["ao_sim"] - (8 / 9 + 1 / 9) / 2) < 1e-4 and abs(d["avg_sim"] - (7 / 9) / 2) < 1e-4
+    # a query with one original reports no member block and keeps the old ranks
+    single = reidentify(origs, ["a b c d e f g h"], method="jaccard", truth=[0])
+    assert single.member_ranks is None and "members" not in single.to_dict()
+    with pytest.raises(ConfigError):
+        reidentify(origs, ["a"], method="jaccard", truth=[[0, 9]])
+
+
+def test_aggregated_documents_pair_by_their_members_for_every_method() -> None:
+    pytest.importorskip("datasketch")
+    from clinanon.corpus import Aggregation
+
+    notes = [Document(f"d{i:02d}", t, meta={"label": "x"}) for i, t in enumerate(corpus(40, seed=5))]
+    joined = Aggregation(size=2).transform(notes, random.Random(0))
+    assert all(len(d.meta["aggregated_from"]) == 2 for d in joined)
+    pos = {d.id: i for i, d in enumerate(notes)}
+    truth = [[pos[m] for m in d.meta["aggregated_from"]] for d in joined]
+    by_meta = reidentify(notes, joined, method="jaccard")
+    by_truth = reidentify(notes, [d.text for d in joined], method="jaccard", truth=truth)
+    assert by_meta.ranks.tolist() == by_truth.ranks.tolist()
+    # random notes of one vocabulary: the first original is always a member, and both members lead the ranking
+    assert by_meta.found_at(1) == 1.0 and by_meta.to_dict()["members"]["all_found@1"] == 1.0
+    mh = reidentify(notes, joined, method="minhash", threshold=0.2).to_dict()
+    assert mh["found@1"] == 1.0 and mh["members"]["members"] == 40
+    assert by_meta.to_dict()["ao_sim"] > by_meta.to_dict()["avg_sim"]

@@ -50,6 +50,12 @@ def sanitize(docs: Sequence[Document], operator: str | Mapping[str, Any], *, sch
     return out
 
 
+def _members(doc: Document | SanitizedDocument) -> list[str]:
+    """The ids of the originals an aggregated note was made of (``aggregated_from`` metadata), else ``[]``."""
+    members = doc.meta.get("aggregated_from") if doc.meta else None
+    return [str(m) for m in members] if isinstance(members, (list, tuple)) and len(members) > 0 else []
+
+
 def _pct(x: float | None) -> str:
     return "n/a" if x is None else f"{100 * x:.1f} %"
 
@@ -93,21 +99,33 @@ def audit_corpus(originals: Sequence[Document], versions: Mapping[str, Sequence[
     """Residual PHI and the similarity-search attack for each sanitized version of ``originals``.
 
     ``versions`` maps a name (an operator, a tool) to the sanitized documents (paired with the originals by id;
-    missing ones are counted). ``method_params`` gives keyword arguments per re-identification method.
+    missing ones are counted; a note whose ``aggregated_from`` metadata names several originals is a query whose
+    own originals are those, and its text is searched for the PHI of each). ``method_params`` gives keyword
+    arguments per re-identification method.
     """
     if not originals:
         raise ConfigError("no original documents to audit")
     method_params = method_params or {}
     vectors = None
     rows: list[dict[str, Any]] = []
+    ids = {o.id for o in originals}
     for name, sanitized in versions.items():
         t0 = time.perf_counter()
-        residual = residual_phi(originals, sanitized, scheme=scheme, lang=lang)
+        by_id = {d.id: d for d in sanitized}
+        queries: list[Document | SanitizedDocument] = [by_id[o.id] for o in originals if o.id in by_id]
+        # a note aggregated from several originals (corpus technique ``aggregate``): a query of its own, searched for
+        # the PHI of each of its members
+        joined = [d for d in sanitized if d.id not in ids and _members(d) and all(m in ids for m in _members(d))]
+        texts: Sequence[Document | SanitizedDocument] | dict[str, str] = sanitized
+        if joined:
+            queries += joined
+            texts = {d.id: d.text for d in sanitized if d.id in ids}
+            texts.update({m: d.text for d in joined for m in _members(d)})
+        residual = residual_phi(originals, texts, scheme=scheme, lang=lang)
         row: dict[str, Any] = {"name": name, "documents": residual.documents, "residual": residual.to_dict(),
                                "reid": {}}
-        by_id = {d.id: d for d in sanitized}
-        pairs = [(o, by_id[o.id]) for o in originals if o.id in by_id]
-        queries = [s for _, s in pairs]
+        if joined:
+            row["aggregated_queries"] = len(joined)
         for method in methods:
             params = dict(method_params.get(method, {}))
             if method == "embedding":

