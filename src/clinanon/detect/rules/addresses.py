@@ -118,7 +118,9 @@ _TYPE_START = re.compile(rf"(?:{_alt(STRONG_STREET_TYPES + _WEAK_TYPES + _LOWER_
 
 _SUFFIXES = {
     "nl": "straat|laan|weg|plein|gracht|kade|singel|dijk|steeg|dreef|plantsoen|burgwal|wal|markt",
-    "de": "straße|strasse|str\\.|allee|gasse|ring|damm|ufer|chaussee|pfad|steig|graben|stieg|weg|platz|markt",
+    # (a street named after a person is written with hyphens and a capitalised type word: "Max-Planck-Straße")
+    "de": "straße|strasse|str\\.|allee|gasse|ring|damm|ufer|chaussee|pfad|steig|graben|stieg|weg|platz|markt"
+          "|-Straße|-Strasse|-Str\\.|-Allee|-Gasse|-Ring|-Damm|-Ufer|-Weg|-Platz|-Markt",
     "sv": "gatan|vägen|väg|gränd|torget|torg|allén|stigen|backen|gången|kajen",
     "other": "vej|gade|vænget|veien|vegen|gata|stien|katu|tie|kuja|polku|tori|utca|ulica|cesta|straat|strasse"
              "|straße|gatan|vägen|weg|laan",

@@ -22,6 +22,10 @@
   ``NAME.RELATIVE`` 0.7; the word must not be a common word or a kinship noun of the language, and in German
   (where every noun is capitalised) it must be a known first name or surname.
 
+For German, :class:`GermanLetterCueRecognizer` adds the names and places that no list holds, found by the letter's
+own cues (patient and staff cues, titles, birth markers, practices, hospital heads, "wohnhaft", Swiss cantons), and
+the letter-layout recognizer takes the addressee's name line above the street line of an address block.
+
 The ward identifier and the town are the spans; the ward / room word, the postcode label and the date are not.
 All regexes are bounded and start with a digit class, a line start or (the cue families, joined in one
 alternation) a word start that the engine's word-start scan skips to; matching is linear in the text
@@ -38,10 +42,10 @@ from clinanon.detect.allowlist import allowlist_for
 from clinanon.detect.engine import finditer_word_start, word_start_scan
 from clinanon.document import Document, Span
 from clinanon.lang.fold import fold
-from clinanon.lang.lexicon import common_words
+from clinanon.lang.lexicon import ANATOMY_DE, common_lexicon, common_words
 from clinanon.lang.wordlists import load_rows
 
-__all__ = ["LANGS", "SPECIALTY", "LetterLayoutRecognizer", "recognizers"]
+__all__ = ["LANGS", "SPECIALTY", "GermanLetterCueRecognizer", "LetterLayoutRecognizer", "recognizers"]
 
 LANGS: frozenset[str] = frozenset({"de", "nl", "sv"})
 
@@ -318,7 +322,11 @@ def _de_street_lines(text: str, start: int, end: int, name: str) -> list[Span]:
     # the line before
     if line_start >= 2:
         prev_start = text.rfind("\n", 0, line_start - 1) + 1
-        out += _de_street_line(text, prev_start, line_start - 1, name)
+        street = _de_street_line(text, prev_start, line_start - 1, name)
+        out += street
+        if street and prev_start >= 2:  # the addressee's name above the street line ("Erika Muster")
+            top = text.rfind("\n", 0, prev_start - 1) + 1
+            out += _de_name_line(text, top, prev_start - 1, name)
     # the line after
     nl = text.find("\n", end)
     if nl != -1:
@@ -340,11 +348,356 @@ def _de_street_line(text: str, a: int, b: int, name: str) -> list[Span]:
     return [Span(*m.span("street"), "LOCATION.STREET", f"{name}:street_line", 0.7)]
 
 
+# --- German letters: names and places that no list holds, found by the letter's own cues ----------------------
+
+#: a capitalised or upper-case German name word ("Müller", "MÜLLER", "Meier-Lind", "O'Brien")
+_DE_NW = rf"[{_UP}][{_LO}{_UP}'’]{{1,30}}(?:-[{_UP}][{_LO}{_UP}'’]{{1,30}}){{0,2}}"
+#: academic titles and staff titles of German and Austrian letters, before a name ("Priv.-Doz. Dr. med.",
+#: "Prim. DDr.", "Dr.in", "OÄ", "DGKS" (Austrian certified nurse), "Mag.", "Univ.-Prof."); the doctor titles
+#: proper are the first group
+_DE_DOC_TITLE = (r"(?:(?:Ao\.?[ \t]?)?Univ\.[ \t]?-?[ \t]?Prof\.|Assoz\.[ \t]?-?[ \t]?Prof\.|Prof\."
+                 r"|Priv\.[ \t]?-?[ \t]?Doz\.|Doz\.|PD|DDr\.|Dres\.|Dr\.in(?![\w])"
+                 r"|Dr\.(?:[ \t]?(?i:med|univ|univers|rer|nat|dent|habil|vet|phil|sc|hum|biol|pharm|jur|dipl|psych)\.)"
+                 r"{0,3}|Dr(?=[ \t])|Prim\.|Primar(?:ius|ia)?"
+                 r"|OA|OÄ|OÄin|FA|FÄ|FOA|Ass\.[ \t]?-?[ \t]?(?:Ärztin|Arzt|Dr\.)?)")
+_DE_STAFF_TITLE = r"(?:DGKS|DGKP|DGKKS|DGKKP|PFA|Mag\.(?:a|\.a)?|MSc|BSc|B\.[ \t]?Sc\.|M\.[ \t]?Sc\.|Dipl\.-\w{2,8}\.)"
+_DE_TITLES = rf"(?:(?:{_DE_DOC_TITLE}|{_DE_STAFF_TITLE})(?:(?<=\.)|(?![\w]))[ \t]{{0,2}}){{1,5}}"
+#: the name after the titles: up to three words, a "Surname, Firstname" pair included
+_DE_NAME = rf"{_DE_NW}(?:[ \t]{{1,2}}{_DE_NW}){{0,2}}"
+#: words that introduce the patient ("Patientin", "den Patienten", "Herrn", "Frau", "Pat."; "o.g. Patientin")
+_DE_PERSON_CUE = r"Patientin|Patienten|Patient|Pat\.|Herrn|Herr|Frau|Hr\.|Fr\."
+#: words that introduce who wrote, examined or assisted ("Geschrieben von", "Untersuchung durch:", "Assistenz:")
+_DE_STAFF_CUE = (r"(?:[Gg]eschrieben|[Dd]iktiert|[Ee]rstellt|[Gg]eprüft|[Vv]idiert|[Bb]efundet|[Uu]nterschrieben"
+                 r"|[Ff]reigegeben|[Vv]alidiert|[Uu]ntersucht|[Oo]periert|[Gg]egengelesen|[Kk]orrigiert)"
+                 r"[ \t]{1,2}(?:von|durch)[ \t]{0,2}:?"
+                 r"|(?:Untersuchung|Befundung|Beurteilung|Durchführung|Operation|Eingriff|Aufklärung|Visite"
+                 r"|Sonographie|Endoskopie)[ \t]{1,2}durch[ \t]{0,2}:?"
+                 r"|(?:Assistenz|Operateur(?:in)?|Untersucher(?:in)?|Befunder(?:in)?|Anästhesist(?:in)?|Anästhesie"
+                 r"|Instrumentierung|Springer(?:in)?|Ansprechpartner(?:in)?|Bezugspflege(?:kraft)?|Diktat"
+                 r"|Schreibkraft|Sekretariat|Arzt|Ärztin)[ \t]{0,2}:"
+                 r"|Kollegin|Kollegen|Kollege")  # "Frau Kollegin X" (a comma after the word: the salutation)
+#: Swiss cantons after a town in brackets ("Trüllikon (ZH)"), German states' abbreviations are not used so
+_CANTONS = "AG|AI|AR|BE|BL|BS|FR|GE|GL|GR|JU|LU|NE|NW|OW|SG|SH|SO|SZ|TG|TI|UR|VD|VS|ZG|ZH"
+#: what starts a department line of a hospital head ("Abt. für Dermatologie", "Epilepsie-Einheit")
+_DE_DEPT = (r"(?:Abt\.|Abteilung|Klinik|Universitätsklinik|Institut|Zentrum|Department|Fachbereich|Sektion"
+            r"|Ambulanz|Station|Poliklinik|Medizinische|Chirurgische|Innere)(?![\w])"
+            rf"|[{_UP}][\w]{{1,30}}-(?:Einheit|Station|Ambulanz|Klinik|Zentrum|Abteilung|Bereich)(?![\w])")
+#: verbs that follow a patient's initial that starts a sentence ("M. wird vorgestellt", "K. klagt über")
+_DE_SUBJECT_VERBS = (r"wird|wurde|ist|war|hat|hatte|kam|kommt|klagt|klagte|berichtet|berichtete|erhielt|erhält"
+                     r"|zeigt|zeigte|befindet|leidet|litt|lebt|wohnt|besucht|geht|ging|stellte|stellt|gibt|gab"
+                     r"|verneint|verneinte|äußert|äußerte|möchte|wünscht|wünschte|kann|konnte|soll|sollte|muss")
+#: German noun endings that a name hardly has ("Aufnahme" is in the lexicon; "Gefäßverkalkung" is not)
+_DE_NOUN_END = re.compile(r"(?i).{3,}(?:ung|ungen|heit|keit|schaft|ion|ionen|ität|ismus|logie|iatrie|therapie|pflege"
+                          r"|ärztin|arzt|ärzte|schwester|pfleger|pflegerin|mediziner|medizinerin|kraft|station"
+                          r"|klinik|zentrum|praxis|befund|befunde|diagnostik|ambulanz|gruppe|einheit|abteilung"
+                          r"|bereich|chirurg|chirurgin|loge|login|iater|iaterin|ose|osen|itis|ome|omen|ektomie"
+                          r"|tomie|skopie|graphie|gramm|ase|asen|ämie|urie|plastik|therapeut|therapeutin)$")
+
+_DE_RX = {
+    # cue + name; the name's words are checked in code (_de_name_words)
+    "person": re.compile(rf"(?<![\w.])(?P<cue>{_DE_PERSON_CUE})[ \t]{{0,2}}:?[ \t]{{1,3}}"
+                         rf"(?:(?:Dr|Prof|Mag|DI|Dipl\.-Ing)\.[ \t]{{0,2}}){{0,3}}"
+                         rf"(?P<name>{_DE_NAME}(?:,[ \t]{{1,2}}{_DE_NW}(?:[ \t]{{1,2}}{_DE_NW})?)?)"),
+    "initial": re.compile(rf"(?<![\w.])(?:Herrn|Herr|Frau|Hr\.|Fr\.)[ \t]{{1,2}}"
+                          rf"(?P<init>[{_UP}]\.)(?![\w.])(?![ \t]{{0,2}}[{_LO}]\.)"),
+    "initial_subject": re.compile(rf"(?m)^[ \t]{{0,8}}(?P<init>[{_UP}]\.)[ \t]{{1,2}}(?:{_DE_SUBJECT_VERBS})(?![\w])"),
+    "titled": re.compile(rf"(?<![\w.\-])(?P<titles>{_DE_TITLES})(?P<name>{_DE_NAME})"),
+    "staff": re.compile(rf"(?<![\w])(?:{_DE_STAFF_CUE})[ \t]{{1,3}}(?:{_DE_TITLES})?(?P<name>{_DE_NAME})"),
+    "maiden": re.compile(rf"(?<![\w])geb\.[ \t]{{1,2}}(?P<name>{_DE_NW})(?![\w.])"),
+    # birth markers: the name is looked for before them, on the same line
+    "birth": re.compile(r"\*[ \t]{0,2}\d|(?<![\w])(?:geb\.|geboren)(?![\w])"),
+    "before_birth": re.compile(rf"(?:^|(?<=[\s(:;]))(?P<name>{_DE_NW}(?:[ \t]{{1,2}}{_DE_NW}){{0,2}}"
+                               rf"(?:,[ \t]{{1,2}}{_DE_NW}(?:[ \t]{{1,2}}{_DE_NW})?)?)"
+                               r"[ \t]{0,2},?[ \t]{0,2}\(?[ \t]{0,2}\Z"),
+    "practice": re.compile(rf"(?<![\w\-])(?P<org>(?:[{_UP}][{_LO}]{{1,30}})?[Pp]raxis[ \t]{{1,2}}"
+                           rf"(?:(?:Dr|Dres|Prof|DDr|Dipl\.-Med)\.[ \t]{{0,2}}(?:med\.[ \t]{{0,2}})?)?)"
+                           rf"(?P<name>{_DE_NAME})"),
+    "head": re.compile(rf"(?m)^[ \t]{{0,8}}(?P<org>{_DE_NW}(?:[ \t]{{1,2}}(?:{_DE_NW}|St\.|der|des|am|an|im|zu"
+                       rf"|zum|zur|und|für|vom|von)){{0,7}}),[ \t]{{1,2}}(?:{_DE_DEPT})"),
+    # after a place preposition only: "Base Excess (BE)", "Broteinheiten (BE)" are no towns
+    "canton": re.compile(rf"(?<![\w])(?:aus|in|von|nach|wohnhaft|wohnt|bei)[ \t]{{1,2}}"
+                         rf"(?P<city>{_DE_NW}(?:[ \t]{{1,2}}{_DE_NW})?[ \t]\((?:{_CANTONS})\))"),
+    "resident": re.compile(rf"(?<![\w])wohnhaft[ \t]{{1,2}}(?:in[ \t]{{1,2}})?(?:(?:A|CH|D)-)?(?P<pc>[1-9]\d{{3,4}})"
+                           rf"[ \t]{{1,2}}(?P<city>{_DE_NW}(?:[ \t]{{1,2}}{_DE_NW})?)(?![\w\-])"
+                           rf"|(?<![\w])wohnhaft[ \t]{{1,2}}(?:in[ \t]{{1,2}})?(?P<street>{_DE_NW}(?:[ \t]{{1,2}}"
+                           rf"{_DE_NW}){{0,2}}\.?[ \t]{{1,2}}\d{{1,4}}[a-z]?(?:[ \t]?[-/][ \t]?\d{{1,4}})?)"
+                           rf"(?=[ \t]{{0,2}}[,;])"),
+}
+
+
 @memo
-def _build(lang: str) -> tuple[LetterLayoutRecognizer, ...]:
+def _de_names() -> frozenset[str]:
+    return _known_names("de")
+
+
+@memo
+def _de_first_names() -> frozenset[str]:
+    """Folded first names of the German lists, three letters or more ("Charlotte", "Marie": in the lexicon too)."""
+    return frozenset(f for f in (fold(r[0]) for r in load_rows("de", "first_name")) if len(f) >= 3)
+
+
+def _de_compound_noun(word: str) -> bool:
+    """A German compound noun ("Kinderärztin", "Fallnummer"): a capitalised noun of the lexicon of four letters
+    or more ends it after a first part of three or more, or it ends like a noun ("-ung", "-logie", "-ärztin")."""
+    if _DE_NOUN_END.match(word):
+        return True
+    lex = _lexicon_de()
+    f = fold(word)
+    return any(lex.get(f[i:]) for i in range(3, len(f) - 3))
+
+
+@memo
+def _lexicon_de() -> dict[str, bool]:
+    return common_lexicon("de")
+
+
+def _de_word_ok(word: str, *, strict: bool, after_name: bool = False) -> bool:
+    """Whether ``word`` may be (part of) a person's or a place's name in a German letter: no common word (German
+    nouns and organs included: "Leber" is a surname of the lists too), allowed term, specialty, short acronym or
+    (``strict``) compound noun; a gazetteer name that is no common word; after a gazetteer first name
+    (``after_name``), any gazetteer name ("Amadea Leber")."""
+    w = word.strip(".'’")
+    if len(w) < 2:
+        return False
+    f = fold(w)
+    known = f in _de_names()
+    if (after_name and known) or f in _de_first_names():
+        return True
+    if w.isupper() and len(w) <= 3:
+        return False
+    if (f in _lexicon_de() or w.casefold() in _common("de") or w.casefold() in ANATOMY_DE or SPECIALTY.match(w)
+            or allowlist_for("de").is_allowed(w)):
+        return False
+    if known:
+        return True
+    return not (strict and _de_compound_noun(w))
+
+
+_DE_WORD_RX = re.compile(rf"{_DE_NW}|,")
+
+
+def _de_name_words(text: str, start: int, end: int, *, strict: bool, caps_surname: bool = False
+                   ) -> tuple[int, int] | None:
+    """The leading run of name words of ``text[start:end]``: words that pass :func:`_de_word_ok`, at most one
+    comma between them ("Surname, Firstname"); a surname in capitals before the comma passes when
+    ``caps_surname`` ("CHRIST, Charlotte")."""
+    toks = [(m.start(), m.end()) for m in _DE_WORD_RX.finditer(text, start, end)]
+    out: list[tuple[int, int]] = []
+    comma = False
+    for k, (a, b) in enumerate(toks):
+        w = text[a:b]
+        if w == ",":
+            if comma or not out:
+                break
+            comma = True
+            continue
+        # after a first name of the lists, a surname need not pass the compound test ("Katharina Blumauer")
+        after = bool(out) and fold(text[out[0][0]:out[0][1]]) in _de_names()
+        ok = _de_word_ok(w, strict=strict and not after, after_name=after)
+        if not ok and caps_surname and not comma and _surname_before_first_name(text, toks, k):
+            ok = True
+        if not ok:
+            break
+        out.append((a, b))
+    if not out:
+        return None
+    return out[0][0], out[-1][1]
+
+
+def _surname_before_first_name(text: str, toks: list[tuple[int, int]], k: int) -> bool:
+    """Whether word ``k`` of ``toks`` is the surname of a "Surname, Firstname" pair: a comma and a first name (of the
+    lists, or a word that may be a name) follow, and it is in capitals or no organ, specialty or allowed term
+    ("CHRIST, Charlotte"; a town's name as a surname)."""
+    if k + 2 >= len(toks) or text[toks[k + 1][0]] != ",":
+        return False
+    w, nxt = text[toks[k][0]:toks[k][1]], text[toks[k + 2][0]:toks[k + 2][1]]
+    if len(w) < 3 or not (fold(nxt) in _de_first_names() or _de_word_ok(nxt, strict=True)):
+        return False
+    return w.isupper() or not (w.casefold() in ANATOMY_DE or SPECIALTY.match(w) or allowlist_for("de").is_allowed(w)
+                               or w.casefold() in _common("de"))
+
+
+def _de_trailing_name(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The trailing run of name words of ``text[start:end]`` (strict :func:`_de_word_ok`; one comma between
+    them, "Surname, Firstname", a surname in capitals included): the words right before a birth marker."""
+    toks = [(m.start(), m.end()) for m in _DE_WORD_RX.finditer(text, start, end)]
+    out: list[tuple[int, int]] = []
+    comma = False
+    for k in range(len(toks) - 1, -1, -1):
+        a, b = toks[k]
+        w = text[a:b]
+        if w == ",":
+            if comma or not out:
+                if out:
+                    break
+                continue  # "X Y, geb.": the comma before the marker
+            comma = True
+            continue
+        first_before = k > 0 and fold(text[toks[k - 1][0]:toks[k - 1][1]]) in _de_names()
+        if not (_de_word_ok(w, strict=not first_before, after_name=first_before)
+                or (comma and _surname_before_first_name(text, toks, k))):
+            break
+        out.append((a, b))
+    if not out or len(out) > 4:
+        return None
+    return out[-1][0], out[0][1]
+
+
+_DE_STRONG_TITLE = re.compile(r"Dr|Prof|Doz|Prim")
+_DE_PERSON_BEFORE = re.compile(rf"(?:{_DE_PERSON_CUE})[ \t]{{0,2}}:?[ \t]{{1,3}}\Z")
+
+
+#: the first line of a letter: capitalised words and connectors only ("X Y", "X der Z St. W am V")
+_DE_HEAD_LINE = re.compile(rf"[ \t]{{0,8}}(?P<org>{_DE_NW}(?:[ \t]{{1,2}}(?:{_DE_NW}|St\.|[{_LO}]{{2,20}})){{0,8}})"
+                           r"[ \t]{0,4}")
+#: what the line after a letter's sender line starts with: a department or the salutation
+_DE_AFTER_HEAD = re.compile(rf"[ \t]{{0,8}}(?:{_DE_DEPT}|Abteilung|Sehr[ \t]geehrte|Werte[ \t]|Liebe[ \t])")
+
+
+def _de_first_line(text: str, src: str) -> list[Span]:
+    """The sender of a letter on its first line, when the next line starts with a department ("Klinik für
+    Chirurgie") or the salutation ("Sehr geehrte"): ``LOCATION.HOSPITAL`` 0.65; one of its words must be no
+    common word nor compound noun, or a town of the gazetteer."""
+    m = re.match(r"\s*", text)
+    a = m.end() if m else 0
+    b = text.find("\n", a)
+    if b == -1 or b - a > 90:
+        return []
+    head = _DE_HEAD_LINE.fullmatch(text, a, b)
+    if head is None:
+        return []
+    nxt = re.compile(r"\s*").match(text, b).end()
+    if _DE_AFTER_HEAD.match(text, nxt) is None:
+        return []
+    words = [w for w in _DE_WORD_RX.findall(text, *head.span("org")) if w != ","]
+    if not any(_de_word_ok(w, strict=True) or fold(w) in _de_towns() for w in words):
+        return []
+    return [Span(*head.span("org"), "LOCATION.HOSPITAL", f"{src}:first_line", 0.65)]
+
+
+class GermanLetterCueRecognizer:
+    """Names and places of German and Austrian letters that no list holds, found by the letter's own cues:
+
+    * the patient after a person cue ("Patientin", "den Patienten", "Herrn", "Frau", "Pat."), in the order
+      "Surname, Firstname" too ("Frau MÜLLER, Anna, Fall-Nr."): ``NAME.PATIENT`` 0.75;
+    * an initial after "Herr"/"Frau" ("Herrn W."), or one that starts a line before a verb ("M. wird
+      vorgestellt"): ``NAME.PATIENT`` 0.7;
+    * the name after academic and staff titles ("PD Dr. X", "Prim. DDr. X Y", "Dr.in X", "DGKS X Y"; a single
+      word after a title when it is no common word of the lexicon: "Dr. Med." is no name): ``NAME.DOCTOR`` 0.8;
+    * the name after "Geschrieben von", "Untersuchung durch:", "Assistenz:" and similar: ``NAME.DOCTOR`` 0.75;
+    * a maiden name after "geb." ("geb. Schmidt"): ``NAME.PATIENT`` 0.7;
+    * the name right before a birth marker on its line ("X Y * 13.08.1948", "Y, X, geb. am"): ``NAME.PATIENT``
+      0.7 (its words must be no common word nor compound noun);
+    * a practice ("Praxis Dr. X", "Hausarztpraxis X Y"): ``LOCATION.HOSPITAL`` 0.75;
+    * a hospital head: the words before ", Abt. für ..." / ", X-Einheit" at a line start: ``LOCATION.HOSPITAL``
+      0.7;
+    * a Swiss town with its canton ("Trüllikon (ZH)"), and the town (and postcode) or street after "wohnhaft"
+      ("wohnhaft in 9020 X", "wohnhaft X-Gasse 3,"): ``LOCATION.CITY`` / ``ZIP`` / ``STREET`` 0.75.
+
+    Each regex starts with a literal cue, a line start or a capital class and has bounded repetitions."""
+
+    name = "letters_de_cues"
+
+    def analyze(self, text: str) -> list[Span]:
+        out: list[Span] = []
+        rx = _DE_RX
+        src = self.name
+        for m in rx["person"].finditer(text):
+            # strict: "Herr Oberarzt X", "Pat. Cholezystektomie" (names after "Herr" alone: names:honorific)
+            ext = _de_name_words(text, *m.span("name"), strict=True, caps_surname=True)
+            if ext:
+                out.append(Span(*ext, "NAME.PATIENT", f"{src}:person", 0.75))
+        for key in ("initial", "initial_subject"):
+            for m in rx[key].finditer(text):
+                out.append(Span(*m.span("init"), "NAME.PATIENT", f"{src}:initial", 0.7))
+        for m in rx["titled"].finditer(text):
+            # a doctor title proper vouches for the name; a staff abbreviation alone ("PD", "CA", "OA") less so
+            strict = _DE_STRONG_TITLE.search(m.group("titles")) is None
+            ext = _de_name_words(text, *m.span("name"), strict=strict)
+            if ext:
+                out.append(Span(*ext, "NAME.DOCTOR", f"{src}:title", 0.8))
+        for m in rx["staff"].finditer(text):
+            ext = _de_name_words(text, *m.span("name"), strict=True)
+            if ext:
+                out.append(Span(*ext, "NAME.DOCTOR", f"{src}:staff", 0.75))
+        for m in rx["maiden"].finditer(text):
+            if _de_word_ok(m.group("name"), strict=True):
+                out.append(Span(*m.span("name"), "NAME.PATIENT", f"{src}:maiden", 0.7))
+        for m in rx["birth"].finditer(text):
+            lo = max(0, m.start() - 90)
+            line = text.rfind("\n", lo, m.start()) + 1 or lo
+            seg = text[line:m.start()]
+            b = rx["before_birth"].search(seg)
+            if b is None:
+                continue
+            ext = _de_trailing_name(text, line + b.start("name"), line + b.end("name"))
+            if ext is None:
+                continue
+            if " " not in text[ext[0]:ext[1]] and _DE_PERSON_BEFORE.search(text[max(0, ext[0] - 14):ext[0]]) is None:
+                continue  # one word alone before "geb." is too weak
+            out.append(Span(*ext, "NAME.PATIENT", f"{src}:before_birth", 0.7))
+        for m in rx["practice"].finditer(text):
+            ext = _de_name_words(text, *m.span("name"), strict=False)
+            if ext:
+                out.append(Span(m.start("org"), ext[1], "LOCATION.HOSPITAL", f"{src}:practice", 0.75))
+        for m in rx["head"].finditer(text):
+            a, b = m.span("org")
+            words = [w for w in _DE_WORD_RX.findall(text, a, b) if w != ","]
+            if any(_de_word_ok(w, strict=True) for w in words):
+                out.append(Span(a, b, "LOCATION.HOSPITAL", f"{src}:head", 0.7))
+        out += _de_first_line(text, src)
+        for m in rx["canton"].finditer(text):
+            a = m.start("city")
+            first = _DE_WORD_RX.match(text, a)
+            if first and not _de_word_ok(first.group(), strict=False):
+                second = _DE_WORD_RX.search(text, first.end(), m.end("city"))
+                if second is None or second.group() == "," or not _de_word_ok(second.group(), strict=False):
+                    continue
+                a = second.start()
+            out.append(Span(a, m.end("city"), "LOCATION.CITY", f"{src}:canton", 0.75))
+        for m in rx["resident"].finditer(text):
+            if m.group("pc") is not None:
+                ext = _de_name_words(text, *m.span("city"), strict=False)
+                if ext:
+                    out.append(Span(*m.span("pc"), "LOCATION.ZIP", f"{src}:resident", 0.75))
+                    out.append(Span(*ext, "LOCATION.CITY", f"{src}:resident", 0.75))
+            elif m.group("street") is not None:
+                first = _DE_WORD_RX.match(text, m.start("street"))
+                if first and _de_word_ok(first.group(), strict=False):
+                    out.append(Span(*m.span("street"), "LOCATION.STREET", f"{src}:resident", 0.75))
+        return out
+
+    def detect(self, doc: Document) -> list[Span]:
+        return self.analyze(doc.text)
+
+
+#: a name line of an address block: optional form of address and titles, then two to four name words
+_DE_NAME_LINE = re.compile(rf"[ \t]{{0,8}}(?:(?:Herrn|Herr|Frau)[ \t]{{1,2}})?(?:{_DE_TITLES})?"
+                           rf"(?P<name>{_DE_NW}(?:[ \t]{{1,2}}(?:[{_UP}]\.[ \t]{{1,2}})?{_DE_NW}){{1,3}})"
+                           r"[ \t]{0,3},?[ \t]{0,3}")
+
+
+def _de_name_line(text: str, a: int, b: int, name: str) -> list[Span]:
+    """The person's name on the line ``text[a:b]`` above the street line of an address block."""
+    if b - a > 70:
+        return []
+    m = _DE_NAME_LINE.fullmatch(text, a, b)
+    if m is None:
+        return []
+    ext = _de_name_words(text, *m.span("name"), strict=True)
+    if ext is None or ext[1] != m.end("name") or " " not in text[ext[0]:ext[1]]:
+        return []
+    return [Span(*ext, "NAME.PATIENT", f"{name}:address_name", 0.7)]
+
+
+@memo
+def _build(lang: str) -> tuple[LetterLayoutRecognizer | GermanLetterCueRecognizer, ...]:
+    if lang == "de":
+        return (LetterLayoutRecognizer(lang), GermanLetterCueRecognizer())
     return (LetterLayoutRecognizer(lang),) if lang in LANGS else ()
 
 
-def recognizers(lang: str) -> list[LetterLayoutRecognizer]:
-    """The letter-layout recognizer of ``lang`` (none for languages outside :data:`LANGS`; built once)."""
+def recognizers(lang: str) -> list[LetterLayoutRecognizer | GermanLetterCueRecognizer]:
+    """The letter-layout recognizer of ``lang`` (none for languages outside :data:`LANGS`; built once), and for
+    German the letter-cue recognizer (:class:`GermanLetterCueRecognizer`)."""
     return list(_build(lang))
