@@ -5,6 +5,7 @@ logs without text, the review store (decisions, log, BRAT/JSONL, lists in the co
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import logging
 import os
@@ -252,6 +253,110 @@ def test_an_unexpected_error_is_a_500_without_its_message(nlp: Pipeline, caplog:
     assert not any("Villalobos" in rec.getMessage() for rec in caplog.records)
 
 
+# --- latency -----------------------------------------------------------------------------------------------------
+async def _accepted_nodelay(sock: socket.socket) -> int:
+    """TCP_NODELAY of the server side of a connection accepted by asyncio (as uvicorn accepts) on ``sock``."""
+    got: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+    def accepted(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        got.set_result(writer.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+        writer.close()
+
+    server = await asyncio.start_server(accepted, sock=sock)
+    try:
+        _, writer = await asyncio.open_connection(*sock.getsockname()[:2])
+        value = await asyncio.wait_for(got, 10)
+        writer.close()
+        return value
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+def test_accepted_connections_have_nagle_off() -> None:
+    """The listening socket of ``clinanon serve`` says it is TCP, so asyncio turns Nagle's algorithm off on every
+    connection; a plain ``socket.socket()`` (proto 0, what serve used) leaves it on: the body of each response then
+    waited ~40 ms for the client's delayed ACK of its headers."""
+    from clinanon.service.server import listen_socket
+
+    assert asyncio.run(_accepted_nodelay(listen_socket("127.0.0.1", 0))) != 0
+    plain = socket.socket()
+    plain.bind(("127.0.0.1", 0))
+    plain.listen()
+    assert asyncio.run(_accepted_nodelay(plain)) == 0  # the regression this test is here for
+
+
+def test_serve_takes_the_loaded_pipeline_out_of_the_garbage_collector(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One worker too: a full collection walking the pipeline's large containers stalled every request in flight
+    for 0.1-0.5 s every few hundred requests (the p99 and max of the load test)."""
+    import gc
+
+    import uvicorn
+
+    import clinanon.service.server as server
+
+    seen: dict[str, int] = {}
+
+    def fake_run(self: object, sockets: list[socket.socket]) -> None:
+        seen["frozen"] = gc.get_freeze_count()
+        seen["nodelay"] = sockets[0].getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+        sockets[0].close()
+
+    monkeypatch.setattr(uvicorn.Server, "run", fake_run)
+    monkeypatch.setattr(server, "_logging", lambda level: None)
+    gc.unfreeze()
+    try:
+        server.serve(object(), port=0, workers=1)
+    finally:
+        gc.unfreeze()
+    assert seen["frozen"] > 0 and seen["nodelay"] != 0
+
+
+def test_serve_defaults_to_one_worker_per_core_at_most_four() -> None:
+    from clinanon.service.server import MAX_DEFAULT_WORKERS, default_workers
+
+    assert default_workers() == min(len(os.sched_getaffinity(0)), MAX_DEFAULT_WORKERS) >= 1
+
+
+def test_pipeline_requests_run_one_at_a_time_in_arrival_order(nlp: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Concurrent /deidentify requests wait in a first-in first-out queue for the one pipeline thread, and the
+    event loop stays free meanwhile (an async route calling the pipeline itself would hold every request up)."""
+    app = create_app(token=TOKEN, pipeline=nlp, warmup=False)
+    import dataclasses
+
+    order: list[str] = []
+    done = nlp.deidentify(Document("x", NOTE))
+
+    def slow_pipe(docs: list[Document], **kw: object) -> object:  # 100 ms of Python work, like the pipeline
+        order.extend(d.id for d in docs)
+        end = time.perf_counter() + 0.1
+        while time.perf_counter() < end:
+            sum(range(200))
+        return [dataclasses.replace(done, id=d.id) for d in docs]
+
+    monkeypatch.setattr(nlp, "pipe", slow_pipe)
+
+    async def go() -> tuple[list[int], float]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t", headers=H) as c:
+            async def one(i: int) -> int:
+                await asyncio.sleep(0.02 * i)  # arrival order 0, 1, 2, ...
+                r = await c.post("/deidentify", json={"id": f"d{i}", "text": NOTE})
+                return r.status_code
+
+            tasks = [asyncio.create_task(one(i)) for i in range(6)]
+            await asyncio.sleep(0.15)
+            t0 = time.perf_counter()
+            assert (await c.get("/version")).status_code == 200  # answered while the pipeline is busy
+            waited = time.perf_counter() - t0
+            return await asyncio.gather(*tasks), waited
+
+    codes, waited = asyncio.run(go())
+    assert codes == [200] * 6
+    assert order == [f"d{i}" for i in range(6)]
+    assert waited < 0.3  # not behind the 6 x 100 ms of pipeline work
+
+
 # --- the review store -------------------------------------------------------------------------------------------
 CONFIG = """\
 # my settings (this comment must survive)
@@ -370,6 +475,13 @@ def test_clinanon_serve_forks_workers_and_shuts_down_gracefully(tmp_path: Path) 
         r = httpx.post(f"http://127.0.0.1:{port}/deidentify", json={"id": "a", "text": NOTE}, headers=H, timeout=30)
         assert r.status_code == 200 and "12345678Z" not in r.json()["text"]
         assert httpx.get(f"http://127.0.0.1:{port}/version", timeout=5).status_code == 401
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=H, timeout=10) as c:  # keep-alive
+            times = []
+            for _ in range(15):
+                t0 = time.perf_counter()
+                assert c.get("/version").status_code == 200
+                times.append(time.perf_counter() - t0)
+        assert min(times) < 0.03, times  # Nagle on: every response took >= 40 ms (the delayed ACK)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0
         err = proc.stderr.read() if proc.stderr else ""
@@ -387,3 +499,123 @@ def test_serve_refuses_no_auth_on_a_public_address() -> None:
 
     result = CliRunner().invoke(app, ["serve", "--no-auth", "--host", "0.0.0.0"])
     assert result.exit_code == 2
+
+
+# --- the review commands' login link ----------------------------------------------------------------------------
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_login_link_holds_the_token_only_on_a_terminal() -> None:
+    from clinanon.service.server import login_link
+
+    secret = "tok-" + "q" * 30
+    base = "http://127.0.0.1:8765"
+    with login_link(base, "/review/login", secret, stream=_Terminal(), from_env=False) as shown:
+        assert shown == f"{base}/review/login?token={secret}"
+    with login_link(base, "/review/login", secret, stream=io.StringIO(), from_env=True) as shown:
+        assert secret not in shown and "$CLINANON_SERVICE_TOKEN" in shown
+    with login_link(base, "/review/login", secret, stream=io.StringIO(), from_env=False) as shown:
+        assert secret not in shown
+        path = Path(re.search(r"it is in (\S+),", shown).group(1))  # type: ignore[union-attr]
+        assert path.read_text(encoding="utf-8").strip() == f"{base}/review/login?token={secret}"
+        assert path.stat().st_mode & 0o777 == 0o600 and path.parent.stat().st_mode & 0o777 == 0o700
+    assert not path.exists() and not path.parent.exists()  # removed when the review stops
+
+
+def _run_review_command(args: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[str, str, str]:
+    """``clinanon ARGS`` with its output captured (not a terminal) and the server replaced by a check of the
+    login-link file: (output, the session token, the link the file held while the server ran)."""
+    import tempfile
+
+    from typer.testing import CliRunner
+
+    import clinanon.service.server as server
+    from clinanon.cli import app
+
+    seen: dict[str, str] = {}
+
+    def fake_serve(api: object, **kw: object) -> None:
+        token = api.state.settings.token  # type: ignore[attr-defined]
+        seen["token"] = token
+        for f in Path(tempfile.gettempdir()).glob("clinanon-review-*/login-link"):
+            if token in f.read_text(encoding="utf-8"):
+                assert f.stat().st_mode & 0o777 == 0o600
+                seen["link"] = f.read_text(encoding="utf-8").strip()
+
+    monkeypatch.setattr(server, "serve", fake_serve)
+    monkeypatch.delenv("CLINANON_SERVICE_TOKEN", raising=False)
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return result.output, seen["token"], seen.get("link", "")
+
+
+def test_clinanon_review_does_not_print_the_token_when_not_a_terminal(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.txt").write_text(NOTE, encoding="utf-8")
+    cfg = tmp_path / "rules.toml"
+    cfg.write_text('language = "es"\n[detectors]\nuse = ["rules"]\n', encoding="utf-8")
+    out, token, link = _run_review_command(["review", str(notes), "--config", str(cfg), "--no-open", "--port",
+                                            "8799", "--out", str(tmp_path / "out")], monkeypatch)
+    assert len(token) >= 20 and token not in out
+    assert link == f"http://127.0.0.1:8799/review/login?token={token}"
+    # the file's path is printed whole on one line (no wrap at the runner's 80 columns)
+    assert re.search(r"it is in /\S+/login-link,", out), out
+    assert "Villalobos" not in out
+
+
+def test_clinanon_review_vocab_does_not_print_the_token_when_not_a_terminal(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    review = tmp_path / "review.csv"
+    review.write_text("sentence,mask,rank,prediction,probability,capitalised,in_name_list,common_word,eponym,"
+                      "name_like,original,manual_verdict,text\n"
+                      "0,0,1,García,0.4,1,1,0,0,1,0,,Paciente <mask> ingresa.\n", encoding="utf-8")
+    out, token, link = _run_review_command(["review-vocab", str(review), "--no-open", "--port", "8798"], monkeypatch)
+    assert len(token) >= 20 and token not in out
+    assert link == f"http://127.0.0.1:8798/review/vocab/login?token={token}"
+    assert re.search(r"it is in /\S+/login-link,", out), out
+
+
+def test_the_login_link_file_is_removed_when_the_review_is_stopped(tmp_path: Path) -> None:
+    """``clinanon review`` as a process, its output a pipe: the token is not printed, the file named holds the
+    link that logs in, and SIGTERM (uvicorn stops, then raises the signal again) still removes it."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.txt").write_text(NOTE, encoding="utf-8")
+    cfg = tmp_path / "rules.toml"
+    cfg.write_text('language = "es"\n[detectors]\nuse = ["rules"]\n', encoding="utf-8")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if k != "CLINANON_SERVICE_TOKEN"}
+    proc = subprocess.Popen([sys.executable, "-m", "clinanon.cli", "review", str(notes), "--config", str(cfg),
+                             "--no-open", "--port", str(port), "--out", str(tmp_path / "out")],
+                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                            env={**env, "PYTHONUNBUFFERED": "1"})
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        path = Path(re.search(r"it is in (\S+),", line).group(1))  # type: ignore[union-attr]
+        link = path.read_text(encoding="utf-8").strip()
+        token = link.split("token=", 1)[1]
+        assert len(token) >= 20 and token not in line
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                r = httpx.get(link, follow_redirects=False, timeout=2)
+                break
+            except httpx.TransportError:
+                time.sleep(0.2)
+        assert r.status_code in (302, 303, 307) and "clinanon_token" in r.headers.get("set-cookie", "")
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+        rest = proc.stderr.read()
+        assert not path.exists() and not path.parent.exists()
+        assert token not in rest
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -921,7 +921,8 @@ def serve(
     host: Annotated[str, typer.Option("--host", help="Address to bind (a loopback one unless you mean it).")]
     = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", "-p", min=0, max=65535)] = 8000,
-    workers: WorkersOpt = 1,
+    workers: Annotated[int | None, typer.Option("--workers", "-j", min=1, help="Worker processes (default: one per "
+                                                                             "CPU core, at most 4).")] = None,
     token_file: Annotated[
         Path | None, typer.Option("--token-file", help="Bearer token file (else $CLINANON_SERVICE_TOKEN).",
                                   exists=True, dir_okay=False)
@@ -939,7 +940,7 @@ def serve(
 ) -> None:
     """Serve the pipeline over HTTP: POST /detect, /deidentify, /evaluate (docs/service.md)."""
     service_app = _service_import()
-    from clinanon.service.server import is_loopback
+    from clinanon.service.server import default_workers, is_loopback
     from clinanon.service.server import serve as run_server
 
     with _errors():
@@ -949,7 +950,8 @@ def serve(
         api = service_app.create_app(config, token=token, auth=not no_auth, key_file=key_file,
                                      max_body_bytes=int(max_body_mb * 2**20), max_documents=max_documents,
                                      max_chars=max_chars)
-        run_server(api, host=host, port=port, workers=workers, auth=not no_auth, log_level=log_level)
+        run_server(api, host=host, port=port, workers=workers or default_workers(), auth=not no_auth,
+                   log_level=log_level)
 
 
 @app.command()
@@ -968,27 +970,29 @@ def review(
     open_browser: Annotated[bool, typer.Option("--open/--no-open", help="Open the page in a browser.")] = True,
 ) -> None:
     """Review a folder or JSONL file in the browser (127.0.0.1 only): accept, reject, relabel, adjust, add spans."""
-    import secrets
-
     _service_import()
     from clinanon.service.app import create_app
     from clinanon.service.review import ReviewStore
+    from clinanon.service.server import login_link, session_token
     from clinanon.service.server import serve as run_server
 
     with _errors():
         store = ReviewStore.from_path(input_path, out_dir=out, fmt=in_format, config_path=config,
                                       reviewer=reviewer, lang=None if lang in (None, "auto") else lang)
-        token = secrets.token_urlsafe(24)
+        token, from_env = session_token()  # $CLINANON_SERVICE_TOKEN, else a random one
         api = create_app(config if config is not None and config.exists() else None, token=token,
                          pipeline=store.pipeline, review=store)
         url = f"http://127.0.0.1:{port}/review/login?token={token}"
-        console.print(f"review {len(store.docs)} documents at {url}  (Ctrl+C to stop; output in {store.out_dir})",
-                      highlight=False, markup=False)
-        if open_browser:
-            import webbrowser
+        # the link holds the token: printed on a terminal only, else where to find it (docs/service.md)
+        with login_link(f"http://127.0.0.1:{port}", "/review/login", token, stream=console.file,
+                        from_env=from_env) as shown:
+            console.print(f"review {len(store.docs)} documents at {shown}  (Ctrl+C to stop; output in "
+                          f"{store.out_dir})", highlight=False, markup=False, soft_wrap=True)
+            if open_browser:
+                import webbrowser
 
-            webbrowser.open(url)
-        run_server(api, host="127.0.0.1", port=port)
+                webbrowser.open(url)
+            run_server(api, host="127.0.0.1", port=port)
 
 
 @app.command("review-vocab")
@@ -1004,26 +1008,28 @@ def review_vocab(
     open_browser: Annotated[bool, typer.Option("--open/--no-open", help="Open the page in a browser.")] = True,
 ) -> None:
     """Review the fill-mask probe's tokens in the browser (127.0.0.1 only): a name (scrub) or not (keep)."""
-    import secrets
-
     _service_import()
     from clinanon.pipeline import Pipeline
     from clinanon.service.app import create_app
+    from clinanon.service.server import login_link, session_token
     from clinanon.service.server import serve as run_server
     from clinanon.service.vocab_review import VocabReviewStore
 
     with _errors():
         store = VocabReviewStore(review_csv, out=out, reviewer=reviewer)
-        token = secrets.token_urlsafe(24)
+        token, from_env = session_token()  # $CLINANON_SERVICE_TOKEN, else a random one
         api = create_app(token=token, pipeline=Pipeline(Config()), warmup=False, vocab_review=store)
         url = f"http://127.0.0.1:{port}/review/vocab/login?token={token}"
-        console.print(f"review {len(store.groups)} tokens at {url}  (Ctrl+C to stop; saves to {store.out})",
-                      highlight=False, markup=False, soft_wrap=True)
-        if open_browser:
-            import webbrowser
+        # the link holds the token: printed on a terminal only, else where to find it (docs/service.md)
+        with login_link(f"http://127.0.0.1:{port}", "/review/vocab/login", token, stream=console.file,
+                        from_env=from_env) as shown:
+            console.print(f"review {len(store.groups)} tokens at {shown}  (Ctrl+C to stop; saves to {store.out})",
+                          highlight=False, markup=False, soft_wrap=True)
+            if open_browser:
+                import webbrowser
 
-            webbrowser.open(url)
-        run_server(api, host="127.0.0.1", port=port)
+                webbrowser.open(url)
+            run_server(api, host="127.0.0.1", port=port)
 
 
 

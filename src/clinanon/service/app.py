@@ -5,17 +5,20 @@
 
 One :class:`~clinanon.pipeline.Pipeline` per process, built (and run once on a short note, so that its models are
 loaded) when the application is created: ``clinanon serve --workers N`` creates it before the worker processes
-fork, so they share the loaded models. Requests run in a thread pool; the pipeline is called under a lock (its
-models are not thread-safe).
+fork, so they share the loaded models. Requests are parsed, authenticated and answered on the event loop (no hop
+through a thread pool for the token check or the response); the pipeline runs on one thread per process (its models
+are not thread-safe), which takes the requests in the order they came.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import logging
 import os
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,13 +45,12 @@ from clinanon.service.schemas import (
     ErrorOut,
     EvaluateIn,
 )
+from clinanon.service.server import TOKEN_ENV  # ``clinanon serve`` reads the bearer token from it (else a file)
 
 __all__ = ["COOKIE", "TOKEN_ENV", "ServiceSettings", "create_app"]
 
 log = logging.getLogger("clinanon.service")
 
-#: the environment variable ``clinanon serve`` reads the bearer token from (else ``--token-file``)
-TOKEN_ENV = "CLINANON_SERVICE_TOKEN"
 #: the cookie the review page keeps the token in (HttpOnly, SameSite=Strict), set by ``/review/login``
 COOKIE = "clinanon_token"
 
@@ -109,13 +111,15 @@ def create_app(config_path: str | Path | None = None, *, token: str | None = Non
     nlp = pipeline
     if warmup:  # load the models now (before workers fork), not on the first request
         nlp.deidentify(Document("warmup", _WARMUP, meta={"lang": nlp.config.default_language}))
-    lock = threading.Lock()
+    # one lock per pipeline: the review page's store detects with the same pipeline under its own lock
+    lock = review.lock if review is not None and hasattr(review, "lock") else threading.Lock()
     settings = ServiceSettings(path, token if auth else None, max_body_bytes, max_documents, max_chars)
 
     bearer = HTTPBearer(auto_error=False, description="Authorization: Bearer TOKEN")
 
-    def authenticate(request: Request,
-                     cred: HTTPAuthorizationCredentials | None = Depends(bearer)) -> None:  # noqa: B008
+    async def authenticate(request: Request,
+                           cred: HTTPAuthorizationCredentials | None = Depends(bearer)) -> None:  # noqa: B008
+        # async: a constant-time compare needs no thread (a sync dependency is one more hop through the pool)
         if settings.token is None:
             return
         given = cred.credentials if cred is not None else request.cookies.get(COOKIE, "")
@@ -166,9 +170,16 @@ def create_app(config_path: str | Path | None = None, *, token: str | None = Non
         return DeidentifiedOut(id=out.id, text=out.text, meta=_meta(out.meta, keep),
                                replacements=[r.to_dict() for r in out.replacements])
 
-    def run(docs: list[Document], deidentify: bool) -> list[Any]:
+    def run_locked(docs: list[Document], deidentify: bool) -> list[Any]:
         with lock:
             return list(nlp.pipe(docs, deidentify=deidentify))
+
+    # one thread, created on the first request (after the workers fork), with a first-in first-out queue
+    executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="clinanon-pipeline")
+    app.state.executor = executor
+
+    async def run(docs: list[Document], deidentify: bool) -> list[Any]:
+        return await asyncio.wrap_future(executor.submit(run_locked, docs, deidentify))
 
     @app.get("/health", tags=["service"])
     def health() -> dict[str, str]:
@@ -190,31 +201,32 @@ def create_app(config_path: str | Path | None = None, *, token: str | None = Non
         return {"scheme": nlp.scheme.name, "labels": dict(nlp.scheme.labels)}
 
     @app.post("/detect", tags=["pipeline"], dependencies=protected, responses=_RESPONSES)
-    def detect(doc: DocumentIn) -> DetectedOut:
+    async def detect(doc: DocumentIn) -> DetectedOut:
         """The PHI spans of one note (offsets on its text, labels in the configured scheme)."""
         check([doc])
-        return detected(run([to_doc(doc)], False)[0])
+        return detected((await run([to_doc(doc)], False))[0])
 
     @app.post("/deidentify", tags=["pipeline"], dependencies=protected, responses=_RESPONSES)
-    def deidentify(doc: DocumentIn) -> DeidentifiedOut:
+    async def deidentify(doc: DocumentIn) -> DeidentifiedOut:
         """The note with its PHI replaced by the configured operators, and the replacement log."""
         check([doc])
-        return deidentified(run([to_doc(doc)], True)[0])
+        return deidentified((await run([to_doc(doc)], True))[0])
 
     @app.post("/batch/detect", tags=["pipeline"], dependencies=protected, responses=_RESPONSES)
-    def batch_detect(batch: BatchIn) -> BatchDetectedOut:
+    async def batch_detect(batch: BatchIn) -> BatchDetectedOut:
         """``/detect`` for several notes, in one batch through the pipeline."""
         check(batch.documents)
         _unique(batch.documents)
-        return BatchDetectedOut(documents=[detected(d) for d in run([to_doc(d) for d in batch.documents], False)])
+        found = await run([to_doc(d) for d in batch.documents], False)
+        return BatchDetectedOut(documents=[detected(d) for d in found])
 
     @app.post("/batch/deidentify", tags=["pipeline"], dependencies=protected, responses=_RESPONSES)
-    def batch_deidentify(batch: BatchIn) -> BatchDeidentifiedOut:
+    async def batch_deidentify(batch: BatchIn) -> BatchDeidentifiedOut:
         """``/deidentify`` for several notes, in one batch through the pipeline."""
         check(batch.documents)
         _unique(batch.documents)
-        return BatchDeidentifiedOut(documents=[deidentified(d)
-                                               for d in run([to_doc(d) for d in batch.documents], True)])
+        out = await run([to_doc(d) for d in batch.documents], True)
+        return BatchDeidentifiedOut(documents=[deidentified(d) for d in out])
 
     @app.post("/evaluate", tags=["pipeline"], dependencies=protected, responses=_RESPONSES)
     def evaluate(batch: EvaluateIn) -> dict[str, Any]:
@@ -224,7 +236,7 @@ def create_app(config_path: str | Path | None = None, *, token: str | None = Non
         check(batch.documents)
         _unique(batch.documents)
         gold = [to_doc(d, gold=True) for d in batch.documents]
-        pred = run([g.with_spans(()) for g in gold], False)
+        pred = run_locked([g.with_spans(()) for g in gold], False)  # a sync route: already on a pool thread
         lang = nlp.config.given_language or "es"
         report = score(gold, pred, lang=lang, scheme=batch.scheme or nlp.config.label_scheme,
                        label_map=batch.label_map)

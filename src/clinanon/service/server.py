@@ -18,11 +18,35 @@ import os
 import signal
 import socket
 import sys
-from typing import Any
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
 
 from clinanon.errors import ConfigError
 
-__all__ = ["is_loopback", "serve"]
+__all__ = ["MAX_DEFAULT_WORKERS", "default_workers", "is_loopback", "listen_socket", "login_link", "serve",
+           "session_token"]
+
+#: the environment variable a review page's token can be given in (the service's own: ``clinanon serve`` reads it)
+TOKEN_ENV = "CLINANON_SERVICE_TOKEN"
+
+
+
+#: the most worker processes ``clinanon serve`` starts by default, whatever the number of cores
+MAX_DEFAULT_WORKERS = 4
+
+
+def default_workers() -> int:
+    """``clinanon serve``'s default ``--workers``: one per core this process may run on, at most
+    :data:`MAX_DEFAULT_WORKERS`. The pipeline is CPU-bound and runs one request at a time per worker, so on 2 cores
+    2 workers serve 4 clients with half the queueing of 1 (benchmarks/service_load.py, docs/service.md)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, MAX_DEFAULT_WORKERS))
 
 
 def is_loopback(host: str) -> bool:
@@ -32,6 +56,84 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def listen_socket(host: str, port: int) -> socket.socket:
+    """The listening socket, bound and inheritable by forked workers, with Nagle's algorithm off.
+
+    ``proto`` must be ``IPPROTO_TCP``, not 0: asyncio turns Nagle's algorithm off (``TCP_NODELAY``) on an accepted
+    connection only when the socket says it is TCP, and accepted sockets copy the listening socket's ``proto``.
+    With Nagle on, the body of a response (written after its headers) waits for the client's delayed ACK of the
+    headers: about 40 ms added to every request (``GET /version`` took 48 ms instead of 9)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # inherited by accepted sockets on Linux
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+def session_token() -> tuple[str, bool]:
+    """The token of a review page (``clinanon review``, ``review-vocab``): ``$CLINANON_SERVICE_TOKEN`` when set
+    (``True``), else a random one for this session (``False``)."""
+    import secrets
+
+    given = os.environ.get(TOKEN_ENV, "").strip()
+    return (given, True) if given else (secrets.token_urlsafe(24), False)
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # no isatty, or closed
+        return False
+
+
+@contextlib.contextmanager
+def login_link(base_url: str, login_path: str, token: str, *, stream: TextIO, from_env: bool) -> Iterator[str]:
+    """What a review command prints about its one-time login link (``base_url + login_path + "?token=..."``).
+
+    The link holds the token: it is printed only when ``stream`` (where it is printed) is a terminal. Otherwise
+    (a log file, a pipe, CI) the text says where the token is, never the token: ``$CLINANON_SERVICE_TOKEN`` when
+    the token came from it, else a file readable by the user only (mode 600, in a private temporary folder),
+    holding the link and removed when the ``with`` block ends (the review stops)."""
+    link = f"{base_url}{login_path}?token="
+    if _isatty(stream):
+        yield link + token
+        return
+    if from_env:
+        yield f"{link}${TOKEN_ENV} (the token is not printed: this output is not a terminal)"
+        return
+    folder = Path(tempfile.mkdtemp(prefix="clinanon-review-"))  # mode 700
+    path = folder / "login-link"
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        # uvicorn stops on SIGTERM, then raises it again: by default that kills the process before the file is
+        # removed; as SystemExit the ``finally`` below runs
+        def stop(signum: int, frame: Any) -> None:
+            raise SystemExit(128 + signum)
+
+        previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(link + token + "\n")
+        yield (f"{base_url}{login_path} (the login link holds this session's token, so it is not printed when the "
+               f"output is not a terminal: it is in {path}, readable by you only, removed when the review stops; "
+               f"or set ${TOKEN_ENV} and use {link}${TOKEN_ENV})")
+    finally:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _logging(level: str) -> None:
@@ -54,21 +156,18 @@ def serve(app: Any, *, host: str = "127.0.0.1", port: int = 8000, workers: int =
     if workers < 1:
         raise ConfigError("--workers must be at least 1")
     _logging(log_level)
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(2048)
-    sock.set_inheritable(True)
+    sock = listen_socket(host, port)
     config = uvicorn.Config(app, log_level=log_level, access_log=False, timeout_graceful_shutdown=graceful_timeout,
                             server_header=False, proxy_headers=False)
     logging.getLogger("clinanon.service").info(
         f'{{"event": "listening", "host": "{host}", "port": {sock.getsockname()[1]}, "workers": {workers}}}')
+    # the loaded pipeline out of the garbage collector's reach: with workers, it stays in shared pages; in any case
+    # a full collection no longer walks its large containers (~0.1-0.5 s, every few hundred requests: the p99)
+    gc.collect()
+    gc.freeze()
     if workers == 1:
         uvicorn.Server(config).run(sockets=[sock])
         return
-    gc.collect()
-    gc.freeze()  # the loaded pipeline stays in shared pages
     children: list[int] = []
     for _ in range(workers):
         pid = os.fork()
