@@ -71,6 +71,47 @@ def test_clock_time_is_not_a_german_date_pattern() -> None:
     assert ("14.03.2022", "DATE") in found
 
 
+@pytest.mark.parametrize(("text", "dates"), [
+    ("Therapie 02-04/2021 mit Ipilimumab", ["02-04/2021"]),  # a range of two-digit months of one year: one date
+    ("Bestrahlung 10-12/2019, danach Pause", ["10-12/2019"]),
+    ("Kraftgrad 04-05/05 beidseits", []),  # a strength grade, not a range of months
+])
+def test_german_month_ranges_of_one_year(text: str, dates: list[str]) -> None:
+    assert _surfaces(text, "DATE") == dates
+
+
+# --- ages --------------------------------------------------------------------------------------------------------
+
+def _ages(text: str) -> list[str]:
+    from clinanon.detect.rules.ages import recognizers as age_recognizers
+    return [text[s.start:s.end] for s in age_recognizers("de")[0].analyze(text)]
+
+
+@pytest.mark.parametrize(("text", "ages"), [
+    ("Aufnahmestatus:\n50-j. Patientin in gutem AZ", ["50"]),
+    ("45 J. Mann, wach und orientiert", ["45"]),
+    ("Klinischer Befund:\n6-jahriger Junge in gutem AZ", ["6-jahriger"]),  # the umlaut written without dots
+    ("Die 50-jährig wirkende Frau", ["50-jährig"]),
+    ("Die Patientin verstarb im Alter von 57.", ["57"]),
+    ("Im Alter von 57 Jahren erkrankte sie.", ["57 Jahren"]),
+    ("FAMILIENANAMNESE:\nVater mit 57 an Pankreas-Ca verstorben, Mutter mit 101 an Altersschwäche", ["57", "101"]),
+])
+def test_german_ages_with_an_age_cue(text: str, ages: list[str]) -> None:
+    assert _ages(text) == ages
+
+
+@pytest.mark.parametrize("text", [
+    "10-j. Überleben 80 %.",  # a survival rate, no person after it
+    "Vater mit 2 Stents versorgt.",
+    "Patient mit 40 mg Pantoprazol entlassen.",
+    "Mutter mit 3 Geschwistern, Vater mit 2 Herzinfarkten",
+    "im Alter von 57 kg Gewicht",
+    "Hb 12 mit 40 an Tag 3",
+])
+def test_german_numbers_without_age_cue_are_no_ages(text: str) -> None:
+    assert _ages(text) == []
+
+
 # --- addresses ---------------------------------------------------------------------------------------------------
 
 def test_austrian_postcode_with_prefix_and_saint_town() -> None:

@@ -105,6 +105,37 @@ def test_clinical_words_after_cues_are_no_names(text: str) -> None:
     assert [x for x in _found(text) if x[1].startswith(("NAME", "LOCATION"))] == []
 
 
+@pytest.mark.parametrize("text", [
+    "Herr Oberarzt hat den Befund mit der Patientin besprochen.",
+    "Herr Primar hat visitiert.",
+    "Frau Oberärztin hat visitiert, Herr Assistenzarzt auch.",
+    "Frau Kollegin, vielen Dank für die Zuweisung.",
+    "PD Leber mit neuen Läsionen, PD Lunge stabil.",  # progressive disease; "Leber" is a listed surname too
+    "Befund: PD Leber, SD Lunge.",
+])
+def test_roles_after_honorifics_and_organs_after_pd_are_no_names(text: str) -> None:
+    assert [x for x in _found(text) if x[1].startswith("NAME")] == []
+
+
+@pytest.mark.parametrize(("text", "names", "not_named"), [
+    ("Herr Primar Zoekolow hat operiert.", ["Zoekolow"], ["Primar"]),
+    ("Mit freundlichen Grüßen\nPrim. Zoekolow\n", ["Zoekolow"], ["Prim"]),
+    ("Mit freundlichen Grüßen\n\nChefärztin Prof. Treaculey Chuvais\n", ["Treaculey Chuvais"], ["Chefärztin"]),
+    # a tab or a role title ends a name: the next signature starts there
+    ("Mit freundlichen Grüßen\n\nProf. Dr. Treaculey Chuvais\tProf. Dr. Wafeloson Kamithien\nChefarzt",
+     ["Treaculey Chuvais", "Wafeloson Kamithien"], ["Prof"]),
+    ("Mit freundlichen Grüßen\nDr.med. Treaculey Chuvais\t\tProf. Dr.Dr. Wafeloson Kamithien\n",
+     ["Treaculey Chuvais", "Wafeloson Kamithien"], ["Prof"]),
+    ("Mit freundlichen Grüßen\n\nDr. Treaculey Chuvais OA Dr. Wafeloson Kamithien\n",
+     ["Treaculey Chuvais", "Wafeloson Kamithien"], ["OA"]),
+])
+def test_signature_titles_and_roles_stay_outside_names(text: str, names: list[str], not_named: list[str]) -> None:
+    found = [w for w, lab in _found(text) if lab.startswith("NAME")]
+    for n in names:
+        assert n in found, n
+    assert not any(r in w for w in found for r in not_named), found
+
+
 # --- places and practices -----------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("text", "surfaces"), [

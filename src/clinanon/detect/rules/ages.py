@@ -196,7 +196,7 @@ _COMPACT: dict[str, str] = {
     "en": r"(?:-|\s{1,2})(?:years?|yrs?|months?|mos?|weeks?|wks?|days?)(?:-|\s{1,2})old\b",
     "nl": r"(?:(?:-|\s)?(?:jarige|jarig)|(?:-|\s{1,2})(?:maanden|weken|dagen)(?:-|\s{1,2})oude)\b",
     "sv": r"(?:-|\s)?(?:åriga|årige|åringen|åring|årig|månaders|veckors|dagars)\b",
-    "de": r"(?:-|\s)?(?:jährigen|jähriger|jährige|jähriges|jährig|monatigen|monatiger|monatige|monatig|"
+    "de": r"(?:-|\s)?(?:j(?:ä|ae|a)hrig(?:en|er|es|e)?|monatigen|monatiger|monatige|monatig|"
           r"wöchigen|wöchiger|wöchige|wöchig)\b",
 }
 
@@ -288,6 +288,8 @@ def age_patterns(lang: str) -> tuple[RulePattern, ...]:
     if lang in at:
         out.append(RulePattern("age_at", first="letter", regex=rf"\b{at[lang]}\s{{1,2}}({expr()})", score=0.85,
                                flags=IC, group=1, validator=_validator))
+    if lang == "de":
+        out += _german_patterns(digits)
     out += _apposition_patterns(lang)
     ctx = Context.of(neg_before=spec.duration_before, before_rx=spec.person_before, after_rx=spec.age_after,
                      neg_after_rx=spec.duration_after, n_before=2, boost=0.45, penalty=0.45)
@@ -354,6 +356,34 @@ def _apposition_patterns(lang: str) -> list[RulePattern]:
                     score=0.3, validator=_validator, adjust=person_before),
         RulePattern("age_parenthesis_bare", first="digit", regex=r"(?<=\()\d{1,3}(?=\))", score=0.3,
                     validator=_validator, adjust=bare_adjust),
+    ]
+
+
+#: a person noun right after a German age ("50-j. Patientin", "45 J. Mann")
+_DE_PERSON_AFTER = (r"(?=[ \t]{1,2}(?:(?i:patient|patientin|mann|frau|junge|mädchen|kind|säugling|herr|dame|"
+                    r"männlich|weiblich)\b|(?i:pat|pt)\.))")
+#: a bare number that is no age: a unit, a sign or a decimal after it ("Alter von 57 kg" is no letter's German)
+_DE_NO_UNIT = (r"(?![.,]?\d)(?![ \t]{0,2}(?:[%°/+x×*]|(?i:mg|g|kg|µg|mcg|ml|l|mmol|cm|mm|m|mmhg|ie|einheiten|"
+               r"stück|mal|min|std|h|tage?n?|wochen?|monate?n?|jahre?n?|j)(?![^\W\d_])))")
+
+
+def _german_patterns(digits: str) -> list[RulePattern]:
+    """German ages the generic patterns miss; the span is the number (as GraSCCo marks it): "50-j. Patientin" (the
+    abbreviated unit needs a person noun after it: "10-j. Überleben" is a rate), "im Alter von 57" (no unit),
+    "Vater mit 57 an Pankreas-Ca verstorben", "Mutter mit 101 verstorben" (a relative, "mit" and the number before
+    a word of dying or falling ill: "Vater mit 2 Stents" is no age)."""
+    relatives = _LANG["de"].relatives
+    return [
+        RulePattern("age_j_person", first="digit", regex=rf"({digits})(?:-|[ \t])?[jJ]\.{_DE_PERSON_AFTER}",
+                    score=0.85, group=1, validator=_validator),
+        RulePattern("age_at_bare", first="letter", regex=rf"(?i:\balter[ \t]{{1,2}}von)[ \t]{{1,2}}({digits})"
+                    + _DE_NO_UNIT, score=0.8, group=1, validator=_validator),
+        RulePattern("age_relative_with", first="letter",
+                    regex=rf"(?i:{relatives}|\b(?:patient|patientin|pat\.|er|sie))[ \t]{{1,2}}"
+                          rf"(?:(?i:ist|war|wurde|verstarb|starb|erkrankte)[ \t]{{1,2}})?(?i:mit)[ \t]{{1,2}}"
+                          rf"({digits})(?=[ \t]{{1,2}}(?i:an|am|verstorben|gestorben|verstarb|verst\.|erkrankt|"
+                          rf"erkrankte|erblindet|dement|Jahren)(?![^\W\d_]))",
+                    score=0.8, group=1, validator=_validator),
     ]
 
 

@@ -533,6 +533,10 @@ def _german_numeric_patterns(M: str) -> list[RulePattern]:
         RulePattern("de_my_to_my", first="digit", regex=
                     _NUM_LEFT + rf"{MO}/\d\d(?=\s{{0,2}}[-–]\s{{0,2}}{MO}/\d\d{right})", score=0.6,
                     adjust=_de_month_year_adjust),
+        # "02-04/2021": a range of two-digit months of one year, without spaces, is one date (as annotated);
+        # "6-9/19" stays two (the month alone, then month and year)
+        RulePattern("de_month_range_my", first="digit", regex=
+                    _NUM_LEFT + rf"{_MM2}[-–]{_MM2}/{Y}{right}", score=0.6, adjust=_de_month_year_adjust),
         RulePattern("de_month_to_my", first="digit", regex=
                     _NUM_LEFT + rf"{MO}(?=\s{{0,2}}[-–]\s{{0,2}}{MO}/{Y}{right})", score=0.6,
                     adjust=_de_month_year_adjust),
@@ -544,6 +548,9 @@ def _german_numeric_patterns(M: str) -> list[RulePattern]:
         RulePattern("de_month_year", first="digit", regex=_DE_MY_LEFT + rf"{MO}/{Y}" + right,
                     score=0.55, adjust=_de_month_year_adjust),
     ]
+
+
+_MM2 = r"(?:0[1-9]|1[0-2])"
 
 
 def _dm_valid(s: str) -> bool:
@@ -717,8 +724,12 @@ _MD_NEARBY = re.compile(r"(?<![\w/.,\-+:])(0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[0
 
 
 def _md_score_shaped(text: str, start: int, end: int) -> bool:
-    """A pair read as a score or a fraction ("5/5", "2/6", "3/4", "1/2"): numerator ≤ a common denominator."""
-    m, d = (int(x) for x in text[start:end].split("/"))
+    """A pair read as a score or a fraction ("5/5", "2/6", "3/4", "1/2"): numerator ≤ a common denominator, and
+    neither number written with a leading zero (a score is never "09/10" or "2/02": that is a date)."""
+    a, b = text[start:end].split("/")
+    if (len(a) == 2 and a[0] == "0") or (len(b) == 2 and b[0] == "0"):
+        return False
+    m, d = int(a), int(b)
     return m <= d and d in _SCORE_DENOMINATORS
 
 

@@ -199,6 +199,10 @@ _DE_NEXT_WORD = re.compile(r"[ \t]{1,3}([^\W\d_][\w-]*)")
 _DE_NAME_BEFORE = frozenset(("herr", "herrn", "frau", "hr.", "fr.", "dr.", "med.", "prof.", "von", "geb.", "familie",
                              "oa", "oä", "oberarzt", "oberärztin", "chefarzt", "chefärztin", "dgks", "dgkp", "pd"))
 
+#: titles after which a German noun or organ with no first name is no surname: "PD" is also progressive disease
+#: ("PD Leber", "PD Lunge"), and "Prof. Leber" alone is left to the honorific pattern
+_DE_NO_FIRST_NAME_TITLES = frozenset(("pd", "prof.", "prof"))
+
 
 def german_noun_guard(text: str, found: Sequence[Span], others: Sequence[Span]) -> list[Span]:
     """German writes every noun with a capital, so a one-word first name, surname or town of the lists that is a
@@ -220,7 +224,7 @@ def german_noun_guard(text: str, found: Sequence[Span], others: Sequence[Span]) 
         prev = _DE_PREV_WORD.search(text, max(0, s.start - 30), s.start)
         nxt = _DE_NEXT_WORD.match(text, s.end, s.end + 30)
         near = [m.group(1) for m in (prev, nxt) if m is not None]
-        titled = prev is not None and prev.group(1).casefold() in _DE_NAME_BEFORE
+        titled = prev is not None and prev.group(1).casefold() in _DE_NAME_BEFORE - _DE_NO_FIRST_NAME_TITLES
         if titled or any(_DE_CAP_WORD.fullmatch(x) and x.casefold() not in ANATOMY_DE
                          and (fold(x) not in lex or fold(x) in _de_first_names()) for x in near):
             out.append(s)

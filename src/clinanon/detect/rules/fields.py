@@ -177,6 +177,8 @@ _PARTICLES: frozenset[str] = frozenset(
     ["de", "del", "la", "las", "los", "y", "i", "e", "da", "das", "do", "dos", "di", "du", "le", "van", "von", "der",
      "den", "ten", "ter", "zu", "zum", "zur", "af", "av", "bin", "al", "el", "mac", "st"])
 
+#: German role abbreviations (as written) that start the next signature after a name ("Dr. A B OA Dr. C D")
+_ROLE_AFTER_NAME = frozenset(("OA", "OÄ", "CÄ", "FÄ", "FA", "FOA"))
 _NAME_TOKEN = re.compile(r"[^\W\d_][^\s,;:()\[\]]{0,40}", re.UNICODE)
 _TOKEN = re.compile(r"\S{1,80}")
 _NAME_CHARS = re.compile(r"[^\W\d_ºª]?[^\W\d_]{0,40}(?:['’´`.-][^\W\d_]{1,40}){0,3}\.?ª?|[^\W\d_]ª")
@@ -221,6 +223,8 @@ def _name_extent(text: str, start: int, end: int) -> tuple[int, int] | None:
             break
         is_initial = len(core) == 1 and core.isalpha() and core.isupper()
         word = core.casefold()
+        if tokens and ("\t" in text[tokens[-1][1]:t.start()] or core in _ROLE_AFTER_NAME):
+            break  # a tab or a role title starts the next signature: "Prof. Dr. A B<TAB>Prof. Dr. C D", "A B OA Dr."
         if word in _NAME_STOP or not _NAME_TOKEN.fullmatch(core) or not _NAME_CHARS.fullmatch(core):
             break
         # "de", "del", "van": inside a name, not counted; two may lead after a title ("Dr. van der Berg")

@@ -142,6 +142,28 @@ _ORGANISMS = frozenset(_split(
 _WORD = re.compile(rf"{_L}(?:['’]{_L})?{_L}{{0,30}}(?:-{_L}{{1,30}})?|{_L}")
 
 
+#: German and Austrian role nouns and titles that follow "Herr"/"Frau" or stand in a signature line before the name
+#: ("Herr Oberarzt", "Frau Kollegin", "Herr Primar", "Chefärztin Prof. X"): a role, never a name (case-folded)
+_DE_ROLE_WORDS = frozenset(_split(
+    "primar primaria primarius prim primarärztin primararzt doktor doktorin professor professorin dozent dozentin "
+    "privatdozent privatdozentin direktor direktorin kollege kollegin kollegen magister magistra ingenieur "
+    "ingenieurin hofrat hofrätin pfarrer pfarrerin schwester oberschwester krankenschwester pfleger pflegerin "
+    "hebamme therapeut therapeutin psychologe psychologin apotheker apothekerin patient patientin nachbar "
+    "nachbarin oa oä ca cä fa fä foa ass dgks dgkp mag ddr dres univ doz"))
+#: role nouns by their ending: "Oberarzt", "Assistenzärztin", "Stationsärzte"
+_DE_ROLE_END = ("arzt", "ärztin", "ärzte", "ärztinnen")
+#: German titles that may stand between an honorific or a closing and the name ("Herr Prim. Dr. X",
+#: "Mit freundlichen Grüßen / Chefärztin Prof. X")
+_DE_MORE_TITLES = ("Prim", "Primar", "Primaria", "Primarius", "OA", "OÄ", "Mag", "DDr", "Dres", "Univ.-Prof",
+                   "Oberarzt", "Oberärztin", "Chefarzt", "Chefärztin", "Facharzt", "Fachärztin")
+
+
+def _de_role(word: str) -> bool:
+    """A German role noun or title ("Oberarzt", "Kollegin", "Primar", "OA"), not a name."""
+    w = word.casefold()
+    return w in _DE_ROLE_WORDS or (len(w) > 4 and w.endswith(_DE_ROLE_END)) or w == "arzt"
+
+
 @memo
 def _context_common(lang: str) -> frozenset[str]:
     """Common words minus the allow-list's name-like words ("Frank", "Mark", "Will"): after "named" or an
@@ -175,6 +197,8 @@ def _trim(text: str, spans: list[Span], lang: str) -> list[Span]:
             w = text[a:b].casefold()
             if w in common and w not in _PARTICLE_SET:
                 return True
+            if lang == "de" and _de_role(w):  # "Herr Oberarzt", "Frau Kollegin", "Herr Primar Dr. X"
+                return True
             return b - a == 1 and n > 1 and text[b:b + 1] != "."  # a stray letter, not an initial
 
         while words and lead_junk(*words[0], len(words)):
@@ -185,6 +209,7 @@ def _trim(text: str, spans: list[Span], lang: str) -> list[Span]:
                 words = words[:k]
                 break
         while words and (text[words[-1][0]:words[-1][1]].casefold() in common
+                         or (lang == "de" and _de_role(text[words[-1][0]:words[-1][1]]))
                          or len(text[words[-1][0]:words[-1][1]]) == 1):
             words.pop()
         if not words:
@@ -261,7 +286,7 @@ def name_patterns(lang: str) -> tuple[RulePattern, ...]:
     hon = _alt(HONORIFICS[lang])
     doc_hon = _alt(h for h in HONORIFICS[lang] if h.casefold() in _DOCTOR_HONORIFICS)
     person_hon = _alt(h for h in HONORIFICS[lang] if h.casefold() not in _DOCTOR_HONORIFICS)
-    more = _alt(MORE_TITLES)
+    more = _alt(MORE_TITLES + (_DE_MORE_TITLES if lang == "de" else ()))
     titles = rf"(?:[ \t]{{1,3}}(?:{more})\.?){{0,3}}[ \t]{{1,3}}"
     strong, weak = _NAME_IS[lang]
     closing = _CLOSINGS[lang]
