@@ -84,3 +84,13 @@ def test_unlisted_needs_two_words_or_strong_context() -> None:
     assert r._unlisted(["brandvold"], single=True)
     assert not r._unlisted(["notifed", "brandvold"])  # a misspelt verb is no name
     assert not r._unlisted(["cardiology", "brandvold"])  # a service
+
+
+@pytest.mark.parametrize(("text", "years"), [
+    ("PMH: Recently diagnosed NIDDM. 09 PTCA to LCX and ramus. 13 stent to LCX.", ["09", "13"]),
+    ("PMH: CAD: NQWMI 13. HTN. s/p MI 95, CABG x3 in 98.", ["13", "95", "98"]),
+    ("HR 95, MI 40%. received 2 stents. stent 18 mm. MI 2 days ago. CABG 3 vessels.", []),
+])
+def test_history_years(rules: Pipeline, text: str, years: list[str]) -> None:
+    """A history's bare two-digit years next to the event they date ("s/p MI 95", "09 PTCA"), not sizes or counts."""
+    assert [t for t, lab in _found(rules, text) if lab == "DATE"] == years

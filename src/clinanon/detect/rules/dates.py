@@ -797,6 +797,18 @@ _ORDINAL_DAY = (r"(?i:(?<![\w])(?:on|since|until|till|til|by|before|after|from|t
                 r"(?=[ \t]{0,2}(?:[.,;:)!?\n]|\Z|(?i:and|or|at|in|when|if|with|but|pt|around|@)(?![\w])))")
 
 
+#: events of a medical history that notes date with a bare two-digit year ("s/p MI 95", "CABG 98", "09 PTCA")
+_HISTORY_EVENTS = (r"(?:nq|st|nst|ns)?(?:wmi|emi)|mi|imi|ami|cabg(?:[ \t]?x[ \t]?\d)?|ptca|pci|stents?|stented|"
+                   r"avr|mvr|cva|tia|lap[ \t]chole|chole|appy|cholecystectomy|appendectomy|thr|tkr|cea|aaa[ \t]repair")
+#: the event, then a two-digit year not followed by a unit, a percent or more digits
+_EVENT_YEAR_AFTER = (rf"(?<![\w/])(?i:{_HISTORY_EVENTS})(?:[ \t]{{1,2}}(?i:in|on|of))?[ \t]{{1,2}}['’]?(\d\d)"
+                     r"(?![\w%/'’]|[.,:-]\d|[ \t]{0,2}(?i:mm|cm|fr|french|x|%|mg|units?|hrs?|days?|min|yo|y/o)"
+                     r"(?![\w]))")
+#: a two-digit year at the start of a history item, then the event ("09 PTCA to LCX", "13 stent to LCX")
+_EVENT_YEAR_BEFORE = (rf"(?:(?<=[.:;,\n])|(?<=[.:;,\n][ \t])|(?<=[.:;,\n][ \t]{{2}}))['’]?(\d\d)[ \t]{{1,2}}"
+                      rf"(?i:{_HISTORY_EVENTS})(?![\w])")
+
+
 def _month_day_numeric_en() -> list[RulePattern]:
     """A month and a day without a year (``10/19``, ``4/16``), US order. In clinical notes such a pair is a date
     about two times in three; what else it is can be told from the words around it (:func:`_md_adjust`): a
@@ -812,6 +824,10 @@ def _month_day_numeric_en() -> list[RulePattern]:
             RulePattern("month_year_glued", first="letter",  # "hip fx4/97", "dx3/95": glued to an abbreviation
                         regex=r"(?<![\w/])[A-Za-z]{2,3}((?:0?[1-9]|1[0-2])/(?:3[2-9]|[4-9]\d))(?![\w/%+]|[.,:-]\d)",
                         group=1, score=0.25, adjust=_my_adjust),
+            RulePattern("event_year", first="letter",  # "s/p MI 95", "NQWMI 13", "CABG 98": a history's year
+                        regex=_EVENT_YEAR_AFTER, group=1, score=0.55),
+            RulePattern("year_event", first="digit",  # "09 PTCA to LCX", "13 stent": the year before the event
+                        regex=_EVENT_YEAR_BEFORE, group=1, score=0.55),
             RulePattern("month_day_range", first="digit",
                         regex=rf"(?<![\w/.,\-+:]){md}[ \t]?[-–][ \t]?{md}(?![\w/%+]|[.,:-]\d)",
                         score=0.75, validator=_md_range_valid),
