@@ -60,6 +60,47 @@ def techniques(vectors: Path | None, have_es_thesaurus: bool) -> dict[str, dict[
     return out
 
 
+def technique_inputs(spec: str, train: Path, work: Path, limit: int | None = None,
+                     ) -> tuple[list[str] | None, Path | None, bool, list[str]]:
+    """``--techniques`` parsed (None: all), the neighbour vectors (PPMI-SVD of the first ``limit`` train texts,
+    learnt into ``work`` when ``neighbors`` runs), whether the Spanish thesaurus is built, and the remarks for the
+    JSON. Shared with ``utility_classification.py``."""
+    from clinanon import io as cio
+    from clinanon.corpus.thesaurus import find_thesaurus
+    from clinanon.errors import ConfigError
+
+    try:
+        find_thesaurus("es")
+        have_es = True
+    except ConfigError:
+        have_es = False
+    wanted = None if spec == "all" else [t for t in spec.split(",") if t]
+    vectors: Path | None = None
+    if wanted is None or "neighbors" in wanted:
+        from audit_meddocan import learn_vectors
+
+        work.mkdir(parents=True, exist_ok=True)
+        vectors = work / "meddocan_train_ppmi.vec"
+        if not vectors.is_file():
+            docs = sorted(cio.read(train, "brat"), key=lambda d: d.id)[:limit]
+            learn_vectors([d.text for d in docs], vectors)
+    remarks = [] if have_es else ["synonyms left out: no Spanish thesaurus (run scripts/build_thesauri.py after "
+                                  "apt-get install mythes-es)"]
+    return wanted, vectors, have_es, remarks
+
+
+def select(table_of: dict[str, dict[str, Any]], wanted: list[str] | None) -> list[str]:
+    """The techniques to run: all of ``table_of`` or ``wanted`` (unknown names end the script), ``original``
+    first (every comparison is against it). Shared with ``utility_classification.py``."""
+    chosen = list(table_of) if wanted is None else list(wanted)
+    unknown = [t for t in chosen if t not in table_of]
+    if unknown:
+        sys.exit(f"unknown technique(s) {unknown}; one of {list(table_of)}")
+    if "original" not in chosen:
+        chosen.insert(0, "original")
+    return chosen
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
@@ -74,42 +115,16 @@ def main() -> None:
     ap.add_argument("--kfold", type=int, default=None, help="K-fold on train + dev instead of train -> dev")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args()
-    from clinanon.corpus.thesaurus import find_thesaurus
-    from clinanon.errors import ConfigError
     from clinanon.utility import markdown_table, run_utility
 
     train = args.data / "meddocan" / "train" / "brat"
     dev = args.data / "meddocan" / "dev" / "brat"
     if not train.is_dir() or not dev.is_dir():
         sys.exit(f"MEDDOCAN not found under {args.data}")
-    try:
-        find_thesaurus("es")
-        have_es = True
-    except ConfigError:
-        have_es = False
-    wanted = None if args.techniques == "all" else [t for t in args.techniques.split(",") if t]
     t0 = time.perf_counter()
-    vectors: Path | None = None
-    notes: list[str] = []
-    if wanted is None or "neighbors" in wanted:
-        from audit_meddocan import learn_vectors
-        from clinanon import io as cio
-
-        args.work.mkdir(parents=True, exist_ok=True)
-        vectors = args.work / "meddocan_train_ppmi.vec"
-        if not vectors.is_file():
-            docs = sorted(cio.read(train, "brat"), key=lambda d: d.id)[: args.limit]
-            learn_vectors([d.text for d in docs], vectors)
-    if not have_es:
-        notes.append("synonyms left out: no Spanish thesaurus (run scripts/build_thesauri.py after "
-                     "apt-get install mythes-es)")
+    wanted, vectors, have_es, notes = technique_inputs(args.techniques, train, args.work, args.limit)
     table_of = techniques(vectors, have_es)
-    chosen = list(table_of) if wanted is None else wanted
-    unknown = [t for t in chosen if t not in table_of]
-    if unknown:
-        sys.exit(f"unknown technique(s) {unknown}; one of {list(table_of)}")
-    if "original" not in chosen:
-        chosen.insert(0, "original")
+    chosen = select(table_of, wanted)
     config: dict[str, Any] = {
         "name": "meddocan-crf-utility", "language": "es", "seed": 0, "output": str(args.work),
         "data": {"train": str(train), "train_format": "brat", "limit": args.limit},

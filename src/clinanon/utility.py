@@ -340,7 +340,8 @@ def paired_bootstrap(score: Callable[[Sequence[int]], float], other: Callable[[S
 def kfold_splits(docs: Sequence[Document], k: int, seed: int, *, label_field: str | None = None,
                  group_field: str | None = None) -> list[list[int]]:
     """The test indices of each of ``k`` folds: notes sorted by id, shuffled with ``seed``, dealt round-robin —
-    label by label when ``label_field`` (stratified), group by group when ``group_field`` (a group in one fold).
+    label by label when ``label_field`` (stratified), group by group when ``group_field`` (a group in one fold;
+    with ``label_field`` too, the groups are dealt label by label, a group's label being its first note's).
     Every note is in exactly one fold; the same notes and seed give the same folds."""
     if len(docs) < k:
         raise ConfigError(f"{k} folds need at least {k} notes (got {len(docs)})")
@@ -353,6 +354,8 @@ def kfold_splits(docs: Sequence[Document], k: int, seed: int, *, label_field: st
             groups.setdefault(str(docs[i].meta.get(group_field, docs[i].id)), []).append(i)
         keys = sorted(groups)
         rng.shuffle(keys)
+        if label_field:  # stable: shuffled within a label
+            keys.sort(key=lambda key: str(docs[groups[key][0]].meta.get(label_field, "")))
         if len(keys) < k:
             raise ConfigError(f"{k} folds need at least {k} groups of {group_field!r} (got {len(keys)})")
         for n, key in enumerate(keys):
@@ -531,7 +534,8 @@ def run_utility(config: UtilityConfig | Mapping[str, Any] | str | Path, *, progr
         for r in range(repeats):
             for f, fold in enumerate(splits[r]):
                 for s in range(seeds):
-                    key = _digest([task_key, spec, r, f, s, cfg.protocol.folds])
+                    # k-fold: the fold's notes are in the key, so a change of the split recomputes the unit
+                    key = _digest([task_key, spec, r, f, s, cfg.protocol.folds, *([] if holdout else [fold])])
                     units.append({"technique": name, "spec": spec, "repeat": r, "fold": f, "seed": s, "key": key,
                                   "path": out_dir / "units" / _safe(name) / f"r{r}_f{f}_s{s}.json",
                                   "fold_idx": fold})
