@@ -13,7 +13,13 @@ capitals: "transfer to quartermain 2", "INTUBATED ON QUARTERMAIN 6", "med-flight
   ``Campus``, ``General`` ... (the name words, and ``Memorial`` / ``General``, are the span; the generic head
   is not), score 0.7;
 * **home town**: ``lives (alone) in``, ``resides in``, ``home in``, ``from`` after ``is`` / ``originally`` + one or
-  two name words (``LOCATION.CITY``), score 0.65.
+  two name words (``LOCATION.CITY``), score 0.65;
+* **travel**: a verb of travelling (``flying``, ``drove``, ``arriving`` ...) then ``to`` / ``from``: the place is a
+  town (``LOCATION.CITY``; a country or a US state gets its own label and is no PHI under HIPAA);
+* **relatives, employers, orientation, units** (score 0.65): a relative ``from`` / ``in`` a place ("son from ...",
+  ``LOCATION.CITY``), ``works at`` / ``employed by`` (``LOCATION.ORGANIZATION``), "knows she is in ..."
+  (``LOCATION.HOSPITAL``), a name before a care unit after a preposition ("to ... cath lab", "at ... ER"), and the
+  town after a named care site ("... Medical Center in ...").
 
 A *name word* is a word that is not a stop word, a common or clinical word of the language (:func:`common_words`,
 the lexicon of :func:`common_lexicon`: "floor", "home", "unit"), nor a generic care-unit name ("MICU", "CCU",

@@ -811,8 +811,15 @@ class CaselessCueRecognizer:
     is a name here when it is not a stop word, a common word or a clinical abbreviation of the language, and
     either no lexicon lists it as an ordinary word or a name list lists it ("rose", "rob", "grace"). One or two
     such words (an initial between them) make the name; after "per" or "by" only an initial and a surname do
-    ("per d ross"). Words before "aware" / "notified" ("grace dudak aware") make a name when one of them is a
-    listed first name or surname. Scores 0.7 (cue), 0.75 (signature), 0.6 (told).
+    ("per d ross"). Words before "aware" / "notified" ("grace dudak aware", a role between them too: "... np
+    aware") make a name when one of them is a listed first name or surname.
+
+    Where a weak cue, "per" / "by", a signature, "spoke with", "aware" or a kinship list would need a listed name,
+    words that no list holds and that are shaped like a surname do as well (:meth:`_unlisted`: two of them, an
+    initial and one, or one where the context is strong — a word of being told after it, a capital on a line in
+    mixed case): held-back notes bring names no list has ("md zelinsky aware", "j. okonkwo rrt"). Also: the
+    patient's name before "is a 70 yo" at a sentence's start, and a relative's name before a relative's role in
+    brackets ("JANE (SIGNIFICANT OTHER)"). Scores 0.7 (cue), 0.75 (signature), 0.6 (told), 0.65 (aged).
     """
 
     def __init__(self, lang: str) -> None:
