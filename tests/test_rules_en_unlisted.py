@@ -94,3 +94,13 @@ def test_unlisted_needs_two_words_or_strong_context() -> None:
 def test_history_years(rules: Pipeline, text: str, years: list[str]) -> None:
     """A history's bare two-digit years next to the event they date ("s/p MI 95", "09 PTCA"), not sizes or counts."""
     assert [t for t, lab in _found(rules, text) if lab == "DATE"] == years
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("daughter is flying in at 6am tomorrow from Quarrington.", ["Quarrington"]),
+    ("DAUGHTER TO ARRIVE 9/9 @ APPROX 1900 FROM BRANDVOLD.", ["BRANDVOLD"]),
+    ("QTC COMING BACK DOWN TO NORM. pt coming off vent from 100% to 50%. visiting hours from 8 to 10.", []),
+])
+def test_travel_from_a_town(rules: Pipeline, text: str, want: list[str]) -> None:
+    """After a verb of travel, "from" a few words later names a town; times and dates may stand between."""
+    assert [t for t, lab in _found(rules, text) if lab == "LOCATION"] == want

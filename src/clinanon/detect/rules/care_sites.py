@@ -205,22 +205,26 @@ class CareSiteRecognizer:
         out: list[Span] = []
         lower = text.casefold()
         for m in _cue_regex().finditer(text):
-            # the preposition within three words after the verb
+            # the preposition within three words after the verb; after a verb of travel "from" within six words
+            # of any kind ("flying in at 6am tomorrow from ...", "to arrive 9/9 @ approx 1900 from ...")
+            travel = m.group().casefold() in _TRAVEL_SET
             pos = m.end()
-            for _ in range(3):
-                w = _WORD.match(text, _skip(text, pos))
+            for _ in range(6 if travel else 3):
+                w = _TRAVEL_GAP.match(text, _skip(text, pos)) if travel else None
+                w = w if w is not None and w.group() else _WORD.match(text, _skip(text, pos))
                 if w is None:
                     break
                 pos = w.end()
                 word = w.group().casefold()
-                if word in _PREPS:
+                if word in (_TRAVEL_PREPS if travel else _PREPS):
                     found = self._site(text, _skip(text, pos), 0.7)
-                    if m.group().casefold() in _TRAVEL_SET:  # "flying in from ...": a town, not a ward
+                    if travel:  # "flying in from ...": a town, not a ward; no word of the lexicon ("down to NORM")
                         found = [s.with_label(_region_label(text[s.start:s.end], "LOCATION.CITY"))
-                                 if s.label == "LOCATION.HOSPITAL" else s for s in found]
+                                 if s.label == "LOCATION.HOSPITAL" else s for s in found
+                                 if fold(text[s.start:s.end]) not in self.lexicon]
                     out += found
                     break
-                if word not in _BETWEEN:
+                if word not in _BETWEEN and not travel:
                     break
         for m in _ON_TO.finditer(text):
             words = self._words(text, m.end(), 1)
@@ -401,6 +405,9 @@ _LAST_WORD = re.compile(r"(?<![\w'’\-])([^\W\d_](?:['’&]?[^\W\d_]){0,30})[ \
 
 
 _TRAVEL_SET = frozenset(_TRAVEL)
+_TRAVEL_PREPS = frozenset(("from", "to"))
+#: what may stand between a verb of travel and "from" besides words: a time or a date ("at 6am", "9/9 @ 1900")
+_TRAVEL_GAP = re.compile(r"[@~]|\d{1,4}(?:[:/]\d{1,2})?(?i:am|pm|a|p)?(?![\w/])")
 #: a relative and where they come from or live: "son from ...", "DAUGHTER ("FROM ...")", "sister in ..."
 _KIN_PLACE = re.compile(
     r"(?<![\w\-'’])(?i:sons?|daughters?|dtrs?|dau|daugher|wife|husband|sisters?|brothers?|nieces?|nephews?|"
