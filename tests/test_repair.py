@@ -103,6 +103,15 @@ def test_relative_without_kinship_word_or_name_is_dropped() -> None:
     assert repair_spans(text, [padre, anos, lucia], "es", _cat) == [padre, lucia]
 
 
+def test_a_relatives_name_in_lower_case_is_kept() -> None:
+    """A note typed in lower case names relatives after kinship words ("son jonathan"): a listed first name or a
+    word no lexicon holds is a name, not a stray word (the rules + CRF ensemble used to drop them)."""
+    text = "son jonathan in to visit. wife rose called. dtr brandvold updated. pt in good spirits."
+    spans = [_at(text, w, "FAMILIARES_SUJETO_ASISTENCIA") for w in ("jonathan", "rose", "brandvold", "spirits")]
+    kept = [text[s.start:s.end] for s in repair_spans(text, spans, "en", _cat)]
+    assert kept == ["jonathan", "rose", "brandvold"]
+
+
 def test_two_relatives_joined_by_a_conjunction_become_two_spans() -> None:
     text = "Tanto su madre como su abuela fallecieron. Her mother and her sister came. La madre y el tumor."
     es = Span(text.index("madre"), text.index(" fallecieron"), "FAMILIARES_SUJETO_ASISTENCIA", "crf", 0.7)

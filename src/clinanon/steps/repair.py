@@ -9,8 +9,9 @@ that are wrong anywhere. :func:`repair_spans` fixes two such kinds, on character
   category ``NAME.RELATIVE`` that lies inside such a phrase is dropped (Spanish and English; Dutch, German and
   Swedish write these as one word: "huisarts", "Familienanamnese", "familjeläkare");
 * **a relative that is neither a kinship word nor a name.** A ``NAME.RELATIVE`` span with no word of the kinship
-  lexicon (:func:`clinanon.lang.lexicon.trigger_words` ``"kin"``) and no capitalised word (``"años"`` of
-  ``"padre de 30 años"``) is dropped;
+  lexicon (:func:`clinanon.lang.lexicon.trigger_words` ``"kin"``), no capitalised word and no listed first name or
+  surname and no word outside the language's lexicon (``"años"`` of ``"padre de 30 años"``; not ``"jonathan"``
+  of ``"son jonathan"``) is dropped;
 * **two relatives in one span.** A ``NAME.RELATIVE`` span of two kinship phrases joined by a conjunction
   (``"madre como su abuela"``, ``"mother and her sister"``) becomes one span per phrase, without the leading
   function words (``"su"``, ``"her"``);
@@ -55,7 +56,7 @@ from clinanon.analysis import Analysis
 from clinanon.caches import memo
 from clinanon.document import Span
 from clinanon.lang.fold import fold
-from clinanon.lang.lexicon import STRONG_STREET_TYPES, is_common, is_name_word, trigger_words
+from clinanon.lang.lexicon import STRONG_STREET_TYPES, common_lexicon, is_common, is_name_word, trigger_words
 from clinanon.steps.scheme import SchemeLabels
 from clinanon.taxonomy import LabelScheme, category_matches
 from clinanon.text import stop_words
@@ -128,8 +129,12 @@ def _not_relative_regions(text: str, lang: str) -> list[tuple[int, int]]:
 
 
 def _has_kin_or_capital(text: str, lang: str) -> bool:
+    """A kinship word, a capitalised word, or, in any case (a note typed in lower case: "son jonathan", "wife
+    rose", "son okonkwo"), a listed first name or surname or a word that no lexicon of the language holds."""
     kin = trigger_words(lang, "kin")
-    return any(w[:1].isupper() or fold(w) in kin for w in _WORDS.findall(text))
+    lexicon = common_lexicon(lang)
+    return any(w[:1].isupper() or fold(w) in kin or is_name_word(w, lang)
+               or (len(w) >= 3 and w.isalpha() and fold(w) not in lexicon) for w in _WORDS.findall(text))
 
 
 def _paren_cut(text: str, start: int, end: int) -> tuple[int, int] | None:
