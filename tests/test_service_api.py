@@ -286,6 +286,24 @@ def test_accepted_connections_have_nagle_off() -> None:
     assert asyncio.run(_accepted_nodelay(plain)) == 0  # the regression this test is here for
 
 
+@pytest.mark.skipif(not hasattr(socket, "SO_REUSEPORT"), reason="SO_REUSEPORT is Linux/BSD")
+def test_workers_get_one_socket_each_on_the_same_port() -> None:
+    """Several workers each listen on a socket of their own on one port (the kernel spreads the connections; one
+    shared socket let the first worker to wake take a whole burst); without ``reuse_port`` a second bind fails."""
+    from clinanon.service.server import listen_socket
+
+    first = listen_socket("127.0.0.1", 0, reuse_port=True)
+    port = first.getsockname()[1]
+    second = listen_socket("127.0.0.1", port, reuse_port=True)
+    try:
+        assert second.getsockname()[1] == port
+        with pytest.raises(OSError):
+            listen_socket("127.0.0.1", port).close()
+    finally:
+        first.close()
+        second.close()
+
+
 def test_serve_takes_the_loaded_pipeline_out_of_the_garbage_collector(monkeypatch: pytest.MonkeyPatch) -> None:
     """One worker too: a full collection walking the pipeline's large containers stalled every request in flight
     for 0.1-0.5 s every few hundred requests (the p99 and max of the load test)."""
