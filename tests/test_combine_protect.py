@@ -163,3 +163,17 @@ def test_the_ensemble_detector_follows_the_profile() -> None:
 
     assert build("recall-first").protect == Protection(categories=("NAME", "DATE"))
     assert build("meddocan-f1").protect is None
+
+
+def test_a_place_the_selection_kept_in_part_gets_the_rules_extent() -> None:
+    """Recall first for places too, without adding any: where the model's selected place covers part of the rules'
+    place, the union of the two extents is kept ("MILFORD MILL" was cut to the model's "MILL"); a place only the
+    rules found stays out when the strategies drop it."""
+    crf = [S(*at("Mayor 5"), "CALLE", "crf", 0.95)]
+    rules = [S(*at("calle Mayor 5"), "LOCATION.STREET", "street:x", 0.8)]
+    assert keys(ens(crf, rules, protect=None).detect(DOC)) == [("Mayor 5", "CALLE")]  # before
+    out = ens(crf, rules).detect(DOC)
+    assert keys(out) == [("calle Mayor 5", "CALLE")] and out[0].source == "select:protect"
+    only_rules = ens([], [S(*at("Madrid"), "LOCATION.CITY", "gazetteer:city", 0.75)],
+                     table=StrategyTable({"TERRITORIO": "crf"}, "union"))
+    assert keys(only_rules.detect(DOC)) == []

@@ -29,7 +29,9 @@ For one note, with the members' candidates in ``analysis.candidates`` (member na
    text replaced protects more than a tighter guess), labelled by the best-scoring overlapping selected span of
    the same category (the model's choice between a patient and a clinician), else by the best-scoring of them all
    (``source="select:protect"``, the best score). A span the strategies chose for F1 on one corpus can thus lose
-   its exact extent, never the text it covered.
+   its exact extent, never the text it covered. A rules span of another category (a place) is never added, but
+   where selected spans of its own kind cover part of it, they and it become one span the same way ("MILFORD
+   MILL" is not cut to a model's "MILL").
 
 Spans keep their member's ``source`` (``"crf"``, ``"dates:iso"``) and score. Name propagation and repairs are the
 next steps of the pipeline (:mod:`clinanon.steps.propagate`, :mod:`clinanon.steps.repair`), run once per note.
@@ -257,13 +259,20 @@ class Select:
         absorbed: set[int] = set()
         added: list[Span] = []
         for r in prepared.get(self.protect.member, ()):
-            if r.score < floor or not self.is_protected(r.label):
+            if r.score < floor:
                 continue
+            protected = self.is_protected(r.label)
             hi = bisect.bisect_left(starts, r.end)  # chosen[:hi] start before r ends
             lo = hi
             while lo and chosen[lo - 1].end > r.start:  # non-overlapping and sorted: only those overlapping r
                 lo -= 1
             over = chosen[lo:hi]
+            if not protected:
+                # another category (a place): never added, but where the selection kept a span of the same kind
+                # over part of it, the union of their extents ("MILL" of "MILFORD MILL")
+                top = self.labels.category(r.label).split(".")[0]
+                if not over or any(self.labels.category(o.label).split(".")[0] != top for o in over):
+                    continue
             if _covered(text, r, [o for o in over if o.score >= floor]):
                 continue
             absorbed.update(range(lo, hi))
