@@ -954,6 +954,23 @@ def serve(
                    log_level=log_level)
 
 
+def _run_review_page(api: Any, port: int, login_path: str, token: str, from_env: bool, open_browser: bool,
+                     message: str) -> None:
+    """Serve a review page on 127.0.0.1 until stopped. The login link holds the token: printed on a terminal only,
+    else where to find it (docs/service.md); ``message`` has ``{link}`` where it goes."""
+    from clinanon.service.server import login_link
+    from clinanon.service.server import serve as run_server
+
+    base = f"http://127.0.0.1:{port}"
+    with login_link(base, login_path, token, stream=console.file, from_env=from_env) as shown:
+        console.print(message.replace("{link}", shown), highlight=False, markup=False, soft_wrap=True)
+        if open_browser:
+            import webbrowser
+
+            webbrowser.open(f"{base}{login_path}?token={token}")
+        run_server(api, host="127.0.0.1", port=port)
+
+
 @app.command()
 def review(
     input_path: InputArg,
@@ -973,8 +990,7 @@ def review(
     _service_import()
     from clinanon.service.app import create_app
     from clinanon.service.review import ReviewStore
-    from clinanon.service.server import login_link, session_token
-    from clinanon.service.server import serve as run_server
+    from clinanon.service.server import session_token
 
     with _errors():
         store = ReviewStore.from_path(input_path, out_dir=out, fmt=in_format, config_path=config,
@@ -982,17 +998,9 @@ def review(
         token, from_env = session_token()  # $CLINANON_SERVICE_TOKEN, else a random one
         api = create_app(config if config is not None and config.exists() else None, token=token,
                          pipeline=store.pipeline, review=store)
-        url = f"http://127.0.0.1:{port}/review/login?token={token}"
-        # the link holds the token: printed on a terminal only, else where to find it (docs/service.md)
-        with login_link(f"http://127.0.0.1:{port}", "/review/login", token, stream=console.file,
-                        from_env=from_env) as shown:
-            console.print(f"review {len(store.docs)} documents at {shown}  (Ctrl+C to stop; output in "
-                          f"{store.out_dir})", highlight=False, markup=False, soft_wrap=True)
-            if open_browser:
-                import webbrowser
-
-                webbrowser.open(url)
-            run_server(api, host="127.0.0.1", port=port)
+        _run_review_page(api, port, "/review/login", token, from_env, open_browser,
+                         f"review {len(store.docs)} documents at {{link}}  (Ctrl+C to stop; output in "
+                         f"{store.out_dir})")
 
 
 @app.command("review-vocab")
@@ -1011,25 +1019,15 @@ def review_vocab(
     _service_import()
     from clinanon.pipeline import Pipeline
     from clinanon.service.app import create_app
-    from clinanon.service.server import login_link, session_token
-    from clinanon.service.server import serve as run_server
+    from clinanon.service.server import session_token
     from clinanon.service.vocab_review import VocabReviewStore
 
     with _errors():
         store = VocabReviewStore(review_csv, out=out, reviewer=reviewer)
         token, from_env = session_token()  # $CLINANON_SERVICE_TOKEN, else a random one
         api = create_app(token=token, pipeline=Pipeline(Config()), warmup=False, vocab_review=store)
-        url = f"http://127.0.0.1:{port}/review/vocab/login?token={token}"
-        # the link holds the token: printed on a terminal only, else where to find it (docs/service.md)
-        with login_link(f"http://127.0.0.1:{port}", "/review/vocab/login", token, stream=console.file,
-                        from_env=from_env) as shown:
-            console.print(f"review {len(store.groups)} tokens at {shown}  (Ctrl+C to stop; saves to {store.out})",
-                          highlight=False, markup=False, soft_wrap=True)
-            if open_browser:
-                import webbrowser
-
-                webbrowser.open(url)
-            run_server(api, host="127.0.0.1", port=port)
+        _run_review_page(api, port, "/review/vocab/login", token, from_env, open_browser,
+                         f"review {len(store.groups)} tokens at {{link}}  (Ctrl+C to stop; saves to {store.out})")
 
 
 
