@@ -104,3 +104,11 @@ def test_history_years(rules: Pipeline, text: str, years: list[str]) -> None:
 def test_travel_from_a_town(rules: Pipeline, text: str, want: list[str]) -> None:
     """After a verb of travel, "from" a few words later names a town; times and dates may stand between."""
     assert [t for t, lab in _found(rules, text) if lab == "LOCATION"] == want
+
+
+def test_a_date_between_the_movement_and_the_place(rules: Pipeline) -> None:
+    """"admitted 10/19 from ...": a date or a time between the verb and its preposition (the default-path read-
+    through left the hospital in clear)."""
+    found = _found(rules, "Pt admitted 10/19 from Brandvold. transferred 4/16 to Quarrington. admitted 3 days ago "
+                          "from home.")
+    assert [t for t, lab in found if lab == "LOCATION"] == ["Brandvold", "Quarrington"]

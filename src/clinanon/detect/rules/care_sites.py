@@ -205,15 +205,19 @@ class CareSiteRecognizer:
         out: list[Span] = []
         lower = text.casefold()
         for m in _cue_regex().finditer(text):
-            # the preposition within three words after the verb; after a verb of travel "from" within six words
-            # of any kind ("flying in at 6am tomorrow from ...", "to arrive 9/9 @ approx 1900 from ...")
+            # the preposition within three words after the verb (a date or a time may be one: "admitted 10/19
+            # from ..."); after a verb of travel "from" within six words of any kind ("flying in at 6am tomorrow
+            # from ...", "to arrive 9/9 @ approx 1900 from ...")
             travel = m.group().casefold() in _TRAVEL_SET
             pos = m.end()
             for _ in range(6 if travel else 3):
-                w = _TRAVEL_GAP.match(text, _skip(text, pos)) if travel else None
-                w = w if w is not None and w.group() else _WORD.match(text, _skip(text, pos))
+                gap = _TRAVEL_GAP.match(text, _skip(text, pos))
+                w = gap if gap is not None and gap.group() else _WORD.match(text, _skip(text, pos))
                 if w is None:
                     break
+                if w is gap:  # a date, a time, "@": stands between, never ends the search
+                    pos = w.end()
+                    continue
                 pos = w.end()
                 word = w.group().casefold()
                 if word in (_TRAVEL_PREPS if travel else _PREPS):
