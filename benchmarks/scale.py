@@ -157,6 +157,56 @@ def child_spark(lang: str, corpus: Path, cores: int) -> dict[str, Any]:
             "driver_peak_rss_mb": rss_mb()}
 
 
+def child_compare(lang: str, corpus: Path, cores: int) -> dict[str, Any]:
+    """The local engine (two workers) and the Spark engine (``local[cores]``) on the same corpus with surrogates in
+    patient scope and one key (made here, never written next to the outputs): every note's output id, sanitized
+    text, language (the local engine writes none when the configuration fixes it) and pseudonymized patient id
+    compared. The key is what makes two runs agree; nothing is shared between the engines."""
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    import pyarrow.parquet as pq
+    from pyspark.sql import SparkSession
+
+    from clinanon.config import Config
+    from clinanon.engines.local import run_local
+    from clinanon.spark import run_spark
+    from clinanon.transform.surrogate.keys import generate_key
+
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as secret:
+        key = Path(secret) / "clinanon.key"
+        key.write_text(generate_key(), encoding="ascii")
+        key.chmod(0o600)
+        config = Config.from_dict({
+            "language": lang,
+            "operators": {"*": {"operator": "surrogate", "scope": "patient", "patient_field": "patient",
+                                "key_file": str(key)}},
+            "metadata": {"pseudonymize_fields": ["patient"]}})
+        local_out = Path(tmp) / "local.jsonl"
+        res = run_local(corpus, local_out, config, workers=2)
+        local = {}
+        for line in local_out.open(encoding="utf-8"):
+            r = json.loads(line)
+            local[r["id"]] = (r["text"], r["meta"].get("lang", lang), r["meta"].get("patient"))
+        spark = (SparkSession.builder.master(f"local[{cores}]").config("spark.driver.host", "127.0.0.1")
+                 .config("spark.driver.bindAddress", "127.0.0.1").config("spark.ui.enabled", "false")
+                 .config("spark.ui.showConsoleProgress", "false").getOrCreate())
+        spark.sparkContext.setLogLevel("ERROR")
+        sres = run_spark(corpus, Path(tmp) / "spark.parquet", config, spark=spark, patient_col="patient",
+                         partitions=4 * cores)
+        spark.stop()
+        table = pq.read_table(str(Path(tmp) / "spark.parquet"), columns=["id", "text_deid", "lang", "patient"])
+        theirs = {i: (t, la, pa) for i, t, la, pa in zip(*(table.column(c).to_pylist()
+                                                           for c in ("id", "text_deid", "lang", "patient")),
+                                                         strict=True)}
+    same = sum(1 for i, v in local.items() if theirs.get(i) == v)
+    parts = {name: sum(1 for i, v in local.items() if i in theirs and theirs[i][k] == v[k])
+             for k, name in enumerate(("text", "lang", "patient"))}
+    return {"lang": lang, "notes": len(local), "local_errors": res.errors, "spark_errors": sres.errors,
+            "spark_notes": len(theirs), "same_ids": len(set(local) & set(theirs)), "same": parts,
+            "identical_outputs": same,
+            "identical": same == len(local) == len(theirs) and res.errors == sres.errors == 0}
+
+
 def _load() -> float | None:
     try:
         return round(os.getloadavg()[0], 2)
@@ -222,6 +272,14 @@ def _run_child(args: list[str]) -> dict[str, Any]:
     return {**json.loads(proc.stdout.strip().splitlines()[-1]), "load_before": before, "load_after": _load()}
 
 
+def _write_corpus(path: Path, lang: str, n_notes: int, data: Path) -> None:
+    """The engine corpus: JSONL, ``n_notes`` notes of about 1 kB, ten notes per patient (``meta.patient``)."""
+    with path.open("w", encoding="utf-8") as fh:
+        for i, text in enumerate(short_notes(lang, n_notes, data)):
+            fh.write(json.dumps({"id": f"n{i:07d}", "text": text, "meta": {"patient": f"p{i // 10}"}},
+                                ensure_ascii=False) + "\n")
+
+
 def _save(out: Path, result: dict[str, Any]) -> None:
     """The JSON so far (after each run: a run stopped half-way keeps what it measured, marked ``unfinished``)."""
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -264,6 +322,9 @@ def main() -> None:
     ap.add_argument("--workers", nargs="*", type=int, default=[1, 2])
     ap.add_argument("--spark", nargs="*", type=int, default=[],
                     help="also the Spark engine on local[N] for each N given (needs the spark extra and Java)")
+    ap.add_argument("--compare", type=int, default=0, metavar="N",
+                    help="also check on N notes that the Spark engine (local[2]) writes what the local engine "
+                         "writes, with surrogates in patient scope and one key")
     ap.add_argument("--offsets", action="store_true",
                     help="also score MEDDOCAN dev's byte-order-mark notes by the task's offsets and by clinanon's")
     ap.add_argument("--data", type=Path, default=DATA)
@@ -278,6 +339,8 @@ def main() -> None:
             result = child_offsets(args.data)
         elif kind == "spark":
             result = child_spark(rest[0], Path(rest[1]), int(rest[2]))
+        elif kind == "compare":
+            result = child_compare(rest[0], Path(rest[1]), int(rest[2]))
         else:
             result = child_engine(rest[0], Path(rest[1]), int(rest[2]), ordered=rest[3:] != ["unordered"])
         print(json.dumps(result))
@@ -308,10 +371,7 @@ def main() -> None:
     for n_notes in [n for n in args.notes if n > 0]:
         with tempfile.TemporaryDirectory() as tmp:
             corpus = Path(tmp) / "corpus.jsonl"
-            with corpus.open("w", encoding="utf-8") as fh:
-                for i, text in enumerate(short_notes(lang, n_notes, args.data)):
-                    fh.write(json.dumps({"id": f"n{i:07d}", "text": text, "meta": {"patient": f"p{i // 10}"}},
-                                        ensure_ascii=False) + "\n")
+            _write_corpus(corpus, lang, n_notes, args.data)
             for _ in range(args.repeat):
                 for w in args.workers:
                     r = _run_child(["engine", lang, str(corpus), str(w), *(["unordered"] if args.unordered else [])])
@@ -323,6 +383,13 @@ def main() -> None:
                 print(json.dumps(r), file=sys.stderr)
                 result.setdefault("spark", []).append(r)
                 _save(args.out, result)
+    if args.compare:
+        with tempfile.TemporaryDirectory() as tmp:
+            corpus = Path(tmp) / "corpus.jsonl"
+            _write_corpus(corpus, lang, args.compare, args.data)
+            result["spark_vs_local"] = _run_child(["compare", lang, str(corpus), "2"])
+            print(json.dumps(result["spark_vs_local"]), file=sys.stderr)
+            _save(args.out, result)
     if result["engine"]:
         summary = result["engine_summary"] = _engine_summary(result["engine"])
         result["speedup"] = {}
