@@ -542,6 +542,23 @@ def test_the_login_link_holds_the_token_only_on_a_terminal() -> None:
     assert not path.exists() and not path.parent.exists()  # removed when the review stops
 
 
+def test_the_browser_gets_a_private_page_not_the_token() -> None:
+    """``--open`` gives the browser a file:// page (mode 600, private folder) that redirects to the login link: the
+    token is never on a command line (``ps``); the page is removed when the review stops."""
+    from clinanon.service.server import browser_opener
+
+    secret = "tok-" + "z" * 30
+    url = f"http://127.0.0.1:8765/review/login?token={secret}"
+    opened: list[str] = []
+    with browser_opener(url, opener=opened.append) as path:
+        assert len(opened) == 1 and opened[0].startswith("file://") and secret not in opened[0]
+        assert Path(opened[0][len("file://"):]) == path
+        page = path.read_text(encoding="utf-8")
+        assert f"url={url}" in page and f'location.replace("{url}")' in page and "no-referrer" in page
+        assert path.stat().st_mode & 0o777 == 0o600 and path.parent.stat().st_mode & 0o777 == 0o700
+    assert not path.exists() and not path.parent.exists()
+
+
 def _run_review_command(args: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[str, str, str]:
     """``clinanon ARGS`` with its output captured (not a terminal) and the server replaced by a check of the
     login-link file: (output, the session token, the link the file held while the server ran)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -958,16 +958,15 @@ def _run_review_page(api: Any, port: int, login_path: str, token: str, from_env:
                      message: str) -> None:
     """Serve a review page on 127.0.0.1 until stopped. The login link holds the token: printed on a terminal only,
     else where to find it (docs/service.md); ``message`` has ``{link}`` where it goes."""
-    from clinanon.service.server import login_link
+    from clinanon.service.server import browser_opener, login_link
     from clinanon.service.server import serve as run_server
 
     base = f"http://127.0.0.1:{port}"
-    with login_link(base, login_path, token, stream=console.file, from_env=from_env) as shown:
+    with login_link(base, login_path, token, stream=console.file, from_env=from_env) as shown, \
+            ExitStack() as stack:
         console.print(message.replace("{link}", shown), highlight=False, markup=False, soft_wrap=True)
-        if open_browser:
-            import webbrowser
-
-            webbrowser.open(f"{base}{login_path}?token={token}")
+        if open_browser:  # a private redirect page: the token never goes on a browser's command line
+            stack.enter_context(browser_opener(f"{base}{login_path}?token={token}"))
         run_server(api, host="127.0.0.1", port=port)
 
 

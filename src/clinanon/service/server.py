@@ -26,8 +26,8 @@ from typing import Any, TextIO
 
 from clinanon.errors import ConfigError
 
-__all__ = ["MAX_DEFAULT_WORKERS", "default_workers", "is_loopback", "listen_socket", "login_link", "serve",
-           "session_token"]
+__all__ = ["MAX_DEFAULT_WORKERS", "browser_opener", "default_workers", "is_loopback", "listen_socket", "login_link",
+           "serve", "session_token"]
 
 #: the environment variable a review page's token can be given in (the service's own: ``clinanon serve`` reads it)
 TOKEN_ENV = "CLINANON_SERVICE_TOKEN"
@@ -138,6 +138,34 @@ def login_link(base_url: str, login_path: str, token: str, *, stream: TextIO, fr
             folder.rmdir()
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def browser_opener(url: str, *, opener: Any = None) -> Iterator[Path]:
+    """Open ``url`` (a login link that holds the token) in a browser without putting it on a command line, where
+    every local user could read it (``ps``): the browser gets a ``file://`` page, readable by the user only (mode
+    600 in a private temporary folder), that redirects to ``url``, as Jupyter does. The page is removed when the
+    ``with`` block ends. ``opener``: the function that opens a URL (default :func:`webbrowser.open`)."""
+    import html
+    import json
+    import webbrowser
+
+    folder = Path(tempfile.mkdtemp(prefix="clinanon-open-"))  # mode 700
+    path = folder / "open.html"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write('<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer">'
+                    f'<meta http-equiv="refresh" content="0;url={html.escape(url, quote=True)}">'
+                    f"<title>clinanon</title><script>location.replace({json.dumps(url)})</script>"
+                    f'<p><a href="{html.escape(url, quote=True)}">Open the review page</a></p>\n')
+        (opener or webbrowser.open)(path.as_uri())
+        yield path
+    finally:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        with contextlib.suppress(OSError):
+            folder.rmdir()
 
 
 def _logging(level: str) -> None:
