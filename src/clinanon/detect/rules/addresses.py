@@ -41,9 +41,9 @@ from clinanon.detect.rules.value_end import value_end
 from clinanon.document import Document, Span
 from clinanon.lang import check_language
 from clinanon.lang.fold import fold
-from clinanon.lang.lexicon import STRONG_STREET_TYPES, common_words, name_sets
+from clinanon.lang.lexicon import STRONG_STREET_TYPES, common_lexicon, common_words, name_sets, name_words
 from clinanon.lang.wordlists import load_rows
-from clinanon.text import TokenTable
+from clinanon.text import TokenTable, stop_words
 
 __all__ = ["AddressBlockRecognizer", "AddressRecognizer", "InternationalAddressRecognizer",
            "PlaceContextRecognizer", "PostcodeRecognizer", "StreetRecognizer", "recognizers"]
@@ -148,6 +148,40 @@ _EN_STREET = re.compile(
     r"(?:,?[ \t]*(?i:apt\.?|apartment|suite|ste\.?|unit|#|fl(?:oor)?\.?|rm\.?|room|bldg\.?|building)[ \t]?#?"
     r"[\w\-]{1,6})?"
 )
+#: abbreviations that may stand with their dot before a street type ("12 N. Elm St", "4 Mt. Vernon Pl")
+_EN_DOTTED_OK = frozenset(("st", "mt", "ft", "pt", "n", "s", "e", "w", "ne", "nw", "se", "sw", "dr", "jr", "sr"))
+#: what follows a street after its type: a comma, a line's end, a number, a unit, a town in capitals
+_EN_CLINICAL_NEXT = re.compile(r"[ \t]{1,2}([A-Za-z]{2,20})(?![\w\-])")
+
+
+def _en_not_street(text: str, m: re.Match[str]) -> bool:
+    """An English "number + words + type" match that is clinical shorthand, not an address: a word before the type
+    ends with a sentence's dot ("3 UPRBCS. CT"), or the type is "CT" (a chest tube, a scan; "Ct" once a note in
+    capitals is re-cased) and a word of the lexicon that is no stop word follows it on the line ("2 MEDIASTINAL CT
+    DIVIDED", "1 PLEURAL CT DRAINING"; "14 Oak Ct with wife", "22 Elm Ct apt 3" stay streets)."""
+    words = m.group("name").split()
+    for w in words[:-1]:
+        if w.endswith(".") and w.rstrip(".").casefold() not in _EN_DOTTED_OK:
+            return True
+    if words[-1].rstrip(".") not in ("CT", "Ct"):
+        return False
+    nxt = _EN_CLINICAL_NEXT.match(text, m.end())
+    if nxt is None:
+        return False
+    w = nxt.group(1).casefold()
+    return w in _en_common() and w not in _en_places() and w not in stop_words("en")
+
+
+@memo
+def _en_common() -> frozenset[str]:
+    return frozenset(common_lexicon("en")) | frozenset(common_words("en"))
+
+
+@memo
+def _en_places() -> frozenset[str]:
+    return frozenset(name_words("en")[1])
+
+
 _PO_BOX = re.compile(
     r"(?:P\.?[ \t]?O\.?[ \t]?Box|PO[ \t]Box|Apartado(?:[ \t]de[ \t][Cc]orreos)?|Postbus|Box|Postfach)"
     r"[ \t]+\d{1,6}(?![\w])"
@@ -429,6 +463,8 @@ class StreetRecognizer:
                     continue
                 for m in _EN_STREET.finditer(text, max(0, h.start() - 110), min(len(text), h.end() + 40)):
                     if m.start("name") <= h.start() < m.end("name"):
+                        if _en_not_street(text, m):
+                            break  # "2 MEDIASTINAL CT DIVIDED", "3 UPRBCS. CT OUTPUT": a chest tube, a scan
                         out.append(Span(m.start(), _rstrip(text, m.start(), m.end()), "LOCATION.STREET",
                                         f"{self.name}:number_name_suffix", 0.75))
                         last = m.end()

@@ -19,7 +19,14 @@ capitals: "transfer to quartermain 2", "INTUBATED ON QUARTERMAIN 6", "med-flight
 * **relatives, employers, orientation, units** (score 0.65): a relative ``from`` / ``in`` a place ("son from ...",
   ``LOCATION.CITY``), ``works at`` / ``employed by`` (``LOCATION.ORGANIZATION``), "knows she is in ..."
   (``LOCATION.HOSPITAL``), a name before a care unit after a preposition ("to ... cath lab", "at ... ER"), and the
-  town after a named care site ("... Medical Center in ...").
+  town after a named care site ("... Medical Center in ...");
+* **calls, houses, services, lists** (score 0.6 to 0.65): where a relative calls from ("daughter called from
+  ...", ``LOCATION.CITY``), whose house ("at ...'s house", ``LOCATION.OTHER``; not "at her daughter's house"),
+  a town's police, fire or ambulance service, school or practice ("... police", "... FIRE DEPT", "... High
+  School", "... Family Practice", "VNA of ...", ``LOCATION.ORGANIZATION``), where one lives or stays ("resides at
+  ...", ``LOCATION.OTHER``), and the next care sites of a list ("screened by ... Rehab and ...", ending at a
+  hospital head, a care unit or the clause's end). A single capital letter may start a care site's name ("U ...
+  ER").
 
 A *name word* is a word that is not a stop word, a common or clinical word of the language (:func:`common_words`,
 the lexicon of :func:`common_lexicon`: "floor", "home", "unit"), nor a generic care-unit name ("MICU", "CCU",
@@ -102,7 +109,8 @@ _HEADS = ("hospital", "hosp", "hospitals", "medical center", "med center", "medi
 _HOME = ("lives in", "lives alone in", "living in", "lives with", "resides in", "resident of", "home in", "live in",
          "lived in",
          "house in", "moved from", "moved to", "originally from", "is from", "was from", "relocated to",
-         "relocated from", "grew up in", "raised in", "born in")
+         "relocated from", "grew up in", "raised in", "born in", "lives at", "living at", "resides at", "resided at",
+         "lived at", "stays at", "staying at")
 _UNIT = re.compile(r"[a-z]{0,4}(?:icu|cu|ru|du)\Z")
 _WORD = re.compile(r"[^\W\d_](?:['’&]?[^\W\d_]){0,30}")
 #: a ward number (1 to 20, a capital letter may follow) that nothing numeric continues ("6", "12B", glued to
@@ -190,6 +198,12 @@ class CareSiteRecognizer:
         """Up to ``limit`` name words from ``pos`` (single spaces between them)."""
         out: list[tuple[int, int]] = []
         i = pos
+        lead = _LEAD_LETTER.match(text, pos)
+        if lead is not None and limit > 1:  # "U Vosett ER", "N Harwell Hospital": a letter before a name word
+            m = _WORD.match(text, lead.end())
+            if m is not None and self._name_word(m.group()):
+                out.append((pos, pos + 1))
+                i = lead.end()
         while len(out) < limit:
             m = _WORD.match(text, i)
             if m is None or not self._name_word(m.group()) or (m.end() < len(text) and text[m.end()] in "-/"):
@@ -273,7 +287,83 @@ class CareSiteRecognizer:
                     if rest and first.group().casefold() not in self.stop:
                         words = [(first.start(), first.end()), *rest]
             if words:
-                out.append(Span(words[0][0], words[-1][1], "LOCATION.CITY", f"{self.name}:home", 0.65))
+                at = m.group().rstrip().casefold().endswith("at")  # "resides at ...": a home or a facility
+                out.append(Span(words[0][0], words[-1][1], "LOCATION.OTHER" if at else "LOCATION.CITY",
+                                f"{self.name}:home", 0.65))
+        for m in _CALLED_FROM.finditer(text):  # "daughter called from ...", "son phoning in from ..."
+            words = self._words(text, _skip_the(text, m.end()), 2)
+            if words:
+                where = _region_label(text[words[0][0]:words[-1][1]], "LOCATION.CITY")
+                out.append(Span(words[0][0], words[-1][1], where, f"{self.name}:called_from", 0.65))
+        if "'" in text or "’" in text:
+            out += self._house_of(text)
+        if any(h in lower for h in ("police", "fire", "ems", "rescue", "ambulance", "vna", "visiting", "school",
+                                    "college", "academy", "university", "practice", "medical", "primary care",
+                                    "associates")):
+            out += self._services(text)
+        return out + self._and_more(text, out)
+
+    def _house_of(self, text: str) -> list[Span]:
+        """Whose house a patient was at: "at ...'s house", "found at ...'s apartment" (the owner's name, not "her
+        daughter's house": a word of the lexicon alone is no one's name)."""
+        out: list[Span] = []
+        for m in _HOUSE_OF.finditer(text):
+            words = [(m.start(1) + w.start(), m.start(1) + w.end()) for w in _WORD.finditer(m.group(1))]
+            said = [text[a:b] for a, b in words]
+            if not said or any(w.casefold() in self.stop or w.casefold() in _GENERIC or w.casefold() in _KIN_WORDS
+                               for w in said):
+                continue
+            if not any(self._name_word(w) or fold(w) in self.names for w in said):
+                continue
+            out.append(Span(words[0][0], words[-1][1], "LOCATION.OTHER", f"{self.name}:house_of", 0.65))
+        return out
+
+    def _services(self, text: str) -> list[Span]:
+        """Police, fire and ambulance services and visiting-nurse agencies named by their town: "... police",
+        "... FIRE DEPT", "VNA of ..." (``LOCATION.ORGANIZATION``)."""
+        out: list[Span] = []
+        for h in _SERVICE_HEAD.finditer(text):
+            back: list[tuple[int, int]] = []
+            i = h.start()
+            while len(back) < 2:
+                m = _LAST_WORD.search(text, max(0, i - 34), i)
+                if m is None or not self._name_word(m.group(1)):
+                    break
+                back.insert(0, (m.start(1), m.end(1)))
+                i = m.start(1)
+            if back:
+                out.append(Span(back[0][0], back[-1][1], "LOCATION.ORGANIZATION", f"{self.name}:service", 0.65))
+        for m in _AGENCY_OF.finditer(text):
+            words = self._words(text, m.end(), 3)
+            if words:
+                out.append(Span(words[0][0], words[-1][1], "LOCATION.ORGANIZATION", f"{self.name}:agency", 0.65))
+        return out
+
+    def _and_more(self, text: str, found: list[Span]) -> list[Span]:
+        """The next care site of a list after one found ("screened by ... Rehab and ...", "... Hospital, ... or
+        ..."): name words after "and" / "or" / a comma, ending at a hospital head, a care unit or the clause's
+        end."""
+        out: list[Span] = []
+        for s in found:
+            if not s.label.startswith("LOCATION.HOSPITAL") and s.label != "LOCATION.DEPARTMENT":
+                continue
+            pos = s.end
+            for _ in range(3):
+                head = _head_regex().match(text, pos + 1) if text[pos:pos + 1] in " \t" else None
+                if head is not None:
+                    pos = head.end()
+                m = _AND_SITE.match(text, pos)
+                if m is None:
+                    break
+                words = self._words(text, m.end(), 3)
+                if not words:
+                    break
+                end = words[-1][1]
+                if not (_head_regex().match(text, end + 1) or _UNIT_HEAD.match(text, end)
+                        or _CLAUSE_END.match(text, end)):
+                    break
+                out.append(Span(words[0][0], end, "LOCATION.HOSPITAL", f"{self.name}:list", 0.6))
+                pos = end
         return out
 
     def _site(self, text: str, pos: int, score: float) -> list[Span]:
@@ -412,11 +502,13 @@ _TRAVEL_SET = frozenset(_TRAVEL)
 _TRAVEL_PREPS = frozenset(("from", "to"))
 #: what may stand between a verb of travel and "from" besides words: a time or a date ("at 6am", "9/9 @ 1900")
 _TRAVEL_GAP = re.compile(r"[@~]|\d{1,4}(?:[:/]\d{1,2})?(?i:am|pm|a|p)?(?![\w/])")
-#: a relative and where they come from or live: "son from ...", "DAUGHTER ("FROM ...")", "sister in ..."
+#: a relative and where they come from or live: "son from ...", "DAUGHTER ("FROM ...")", "sister in ...", a name
+#: between them ("SON ... FROM ...", "daughter ... who lives in ...")
 _KIN_PLACE = re.compile(
     r"(?<![\w\-'’])(?i:sons?|daughters?|dtrs?|dau|daugher|wife|husband|sisters?|brothers?|nieces?|nephews?|"
     r"mother|father|mom|dad|family|friends?|grandsons?|granddaughters?|cousins?|aunts?|uncles?|children|kids|"
-    r"relatives|parents)(?:[ \t]{1,2}(?i:is|are|was|were|here|lives|living|visiting|now|still|who[ \t]lives))?"
+    r"relatives|parents)(?:[ \t]{1,2}[^\W\d_][\w'’\-]{1,30}(?=[ \t]{1,2}(?i:from|in|is|lives|living|who)[ \t]))?"
+    r"(?:[ \t]{1,2}(?i:is|are|was|were|here|lives|living|visiting|now|still|who[ \t]lives))?"
     r"[ \t(\"“]{1,4}(?i:from|in)[ \t]{1,2}")
 #: the town of a named care site: "... Medical Center in ...", "... Hospital in ..."
 _SITE_TOWN = re.compile(r"(?<![\w\-'’])(?i:hospital|hosp|medical[ \t]cent(?:er|re)|clinic|infirmary|rehab|"
@@ -428,6 +520,36 @@ _EMPLOYER = re.compile(r"(?<![\w\-'’])(?i:works|worked|working|employed|employ
 _ORIENTED = re.compile(r"(?<![\w\-'’])(?i:knows|knew|thinks|thought|believes|believed|states|stated|said|says)"
                        r"[ \t]{1,2}(?:(?i:that)[ \t]{1,2})?(?i:s?he|they|pt|patient)[ \t]{1,2}(?i:is|was|were|are)"
                        r"[ \t]{1,2}(?i:in|at)[ \t]{1,2}")
+#: a relative calling from where they are: "daughter called from ...", "son phoning in from ..."
+_CALLED_FROM = re.compile(r"(?<![\w\-'’])(?i:called|calling|phoned|phoning|rang|texted)[ \t]{1,2}"
+                          r"(?:(?i:in)[ \t]{1,2})?(?i:from)[ \t]{1,2}")
+#: "at ...'s house": one to three words before a possessive and a dwelling
+_HOUSE_OF = re.compile(r"(?<![\w\-'’])(?i:at|to|from|in|near|outside|left)[ \t]{1,2}"
+                       r"((?:[^\W\d_][\w\-]{0,30}[ \t]{1,2}){0,2}[^\W\d_][\w\-]{0,30})['’][sS]?[ \t]{1,2}"
+                       r"(?i:house|home|place|apartment|apt|condo|farm|residence|cottage|trailer)(?![\w\-])")
+#: kinship and role words that own a house without naming anyone ("at her daughter's house")
+_KIN_WORDS = frozenset((
+    "son", "sons", "daughter", "daughters", "dtr", "wife", "husband", "sister", "sisters", "brother", "brothers",
+    "mother", "father", "mom", "dad", "mum", "parents", "friend", "friends", "friend's", "neighbor", "neighbour",
+    "neighbors", "niece", "nephew", "aunt", "uncle", "cousin", "grandson", "granddaughter", "grandmother",
+    "grandfather", "grandparents", "boyfriend", "girlfriend", "partner", "fiance", "fiancee", "relative",
+    "relatives", "family", "someone", "somebody", "everyone", "patient", "pt", "caregiver", "sitter", "nurse"))
+#: a town's police, fire or ambulance service, school or practice after its name ("... police", "... FIRE DEPT",
+#: "... High School", "... Family Practice")
+_SERVICE_HEAD = re.compile(r"(?<=[ \t])(?:(?i:police|fire|ems|rescue|ambulance)(?:[ \t]{1,2}(?i:department|dept\.?|"
+                           r"station|service|squad|company|co\.?))?|(?i:high|middle|elementary|grammar|primary)"
+                           r"[ \t]{1,2}(?i:school)|(?i:college|academy|university|family[ \t]{1,2}practice|"
+                           r"medical[ \t]{1,2}(?:group|associates)|primary[ \t]{1,2}care|internal[ \t]{1,2}medicine"
+                           r"[ \t]{1,2}associates))(?![\w\-])")
+#: a visiting-nurse agency named by its town: "VNA of ...", "Visiting Nurse Association of ..."
+_AGENCY_OF = re.compile(r"(?<![\w\-'’])(?:VNA|(?i:visiting[ \t]{1,2}nurses?(?:[ \t]{1,2}(?:association|service))?))"
+                        r"[ \t]{1,2}(?i:of)[ \t]{1,2}")
+#: "and" / "or" / a comma between two care sites of a list
+_AND_SITE = re.compile(r"(?:[ \t]{0,2},[ \t]{1,2}(?:(?i:and|or)[ \t]{1,2})?|[ \t]{1,2}(?i:and|or|&)[ \t]{1,2})")
+#: the end of a clause after a list's last care site
+_CLAUSE_END = re.compile(r"[ \t]{0,2}(?:[.;:)\n]|\Z)")
+#: a single capital letter before a name word ("U Vosett")
+_LEAD_LETTER = re.compile(r"[B-HJ-Z][ \t]{1,2}(?=[^\W\d_]{2})")
 #: a preposition before a care site's name
 _PREP = re.compile(r"(?<![\w\-'’])(?i:to|at|from|in|@)[ \t]{1,2}")
 #: a care unit after a hospital's name: "... cath lab", "... ER", "... TCU"

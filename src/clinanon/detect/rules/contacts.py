@@ -5,9 +5,12 @@
   the language's regions (es→ES, nl→NL, sv→SE, de→DE/AT/CH, en→US/GB) or as an international number. A
   number that no region accepts is kept only when a phone/fax word introduces it. The nearest label word
   decides: a fax word (``Fax:``, ``telefax``) makes it ``CONTACT.FAX``; an identifier label (``NHC:``, ``BSN``)
-  drops the candidate, because field values are the identifier recognizers' business.
+  drops the candidate, because field values are the identifier recognizers' business. English: a number in the
+  written North American shape ("(617) 555-1234", "617.555.1234") is a phone number even where its area code is
+  unassigned, and a relative or proxy word ("dtr", "wife", "son", "family") introduces a number as a phone word does
+  ("dtr Ann Lee- 555-1234"), unless it is a range of round numbers ("200-1000").
 * :class:`PagerRecognizer`: pager, beeper and extension numbers after their word ("Pager #12345", "beeper
-  555-1234", "ext. 2234", "call x4567").
+  555-1234", "ext. 2234", "call x4567", "Pager #x4567", "dtr Ann Lee x4567").
 * :class:`EmailRecognizer` scans outwards from each ``@`` (no regex backtracking on long runs).
 * :class:`UrlRecognizer`: URLs with a scheme or ``www.``, and bare domains found from their ``.tld`` (not two
   sentences typed without a space: "follows commands.at times", "needed.Pt also").
@@ -64,13 +67,20 @@ def _glued(text: str, start: int, forbidden: str = "") -> bool:
 
 # --- phone / fax ---------------------------------------------------------------------------------------------
 
+#: English kinship and proxy words: a number right after a relative's name is the number to call ("dtr Ann Lee-
+#: 555-1234", "wife (Mary, 555-1234)")
+_EN_KIN = ("wife", "husband", "spouse", "son", "sons", "daughter", "daughters", "dtr", "mother", "mom", "father", "dad",
+           "sister", "brother", "sis", "bro", "niece", "nephew", "aunt", "uncle", "cousin", "grandson",
+           "granddaughter", "grandmother", "grandfather", "girlfriend", "boyfriend", "fiance", "fiancee", "partner",
+           "friend", "neighbor", "family", "hcp", "proxy", "guardian", "sibling", "siblings", "children")
 _PHONE_WORDS: dict[str, tuple[str, ...]] = {
     "es": ("tel", "telf", "telfs", "tlf", "tlfs", "tlfno", "tfno", "tfo", "teléfono", "telefono", "teléfonos",
            "telefonos", "móvil", "movil", "celular", "llamar", "llame", "contacto", "centralita", "busca",
            "extensión", "citas"),
     "en": ("phone", "telephone", "tel", "ph", "mobile", "cell", "cellphone", "call", "pager", "beeper", "desk",
            "office", "home", "work", "contact", "reach", "dial", "text", "messages", "answering", "cellular",
-           "landline"),
+           "landline", "reached", "called", "calling", "phoned", "contacted", "hm", "wk", "pg",
+           "pgr", "bpr", "bleep", *_EN_KIN),
     "nl": ("telefoon", "telefoonnummer", "tel", "telnr", "mobiel", "mobiele", "gsm", "bellen", "bel", "gebeld",
            "telefonisch", "sein", "pieper", "toestel"),
     "sv": ("telefon", "tel", "tfn", "telefonnummer", "mobil", "mobilnummer", "mobiltelefon", "ring", "ringa",
@@ -105,6 +115,11 @@ _NON_DIGIT = re.compile(r"\D")
 _DIGIT_GROUP = re.compile(r"\d+")
 _WORD_RE = re.compile(r"\w+")
 _LAST_WORD = re.compile(r"[^\W\d_]+\Z")
+#: a North American number in its written shape (area code and exchange start with 2-9): "(617) 555-1234",
+#: "617.555.1234", "617-555-1234"; a clinician reads it as a phone number even where the area code is unassigned
+_NANP = re.compile(r"\([2-9]\d\d\)[ \u00a0]?[2-9]\d\d[-.]\d{4}|[2-9]\d\d([-.])[2-9]\d\d\1\d{4}")
+#: a range of round numbers written like a local number ("200-1000", "500-1500"): a measure, not a phone number
+_ROUND_RANGE = re.compile(r"\d{2}0-\d{3}0")
 #: a one-digit decimal ("7.35") inside a run of hyphenated numbers: laboratory values, not a phone number
 _DECIMAL_RUN = re.compile(r"(?:^|[-\s])\d\.\d{1,3}(?:-|$)|-\d\.\d")
 _AFTER_WORD = re.compile(r"[ \t\-,]{0,3}(\w+)(?![ \t]*[:.]?[ \t]*[+(\d])")
@@ -121,6 +136,13 @@ def _is_date_like(num: str) -> bool:
         if m and 1 <= int(m.group(3)) <= 12 and 1 <= int(m.group(4)) <= 31:
             return True
     return bool(_TIME.fullmatch(num))
+
+
+def _nanp_shaped(num: str) -> bool:
+    """``num`` (brackets around the whole number allowed: "(617.555.1234)") has a North American shape."""
+    if num.count("(") == 1 and num.startswith("(") and num.endswith(")"):
+        num = num[1:-1]
+    return _NANP.fullmatch(num) is not None
 
 
 def _balanced(text: str, start: int, num_end: int, end: int) -> tuple[int, int, str]:
@@ -263,6 +285,10 @@ class PhoneRecognizer:
             context = kind in ("phone", "fax") or after is not None
             if self.is_valid(num.strip()):
                 score, pname = 0.6 + (0.3 if context else 0.0), "valid"
+            elif self.lang == "en" and _nanp_shaped(num.strip()):
+                score, pname = 0.6 + (0.3 if context else 0.0), "nanp"
+            elif context and _ROUND_RANGE.fullmatch(num.strip()):
+                continue  # "son ... UO 200-1000": a range of round numbers
             elif context:
                 score, pname = 0.5, "context"
             else:
@@ -322,7 +348,8 @@ _SLASH_NOT_PHONE = frozenset(("ratio", "ratios", "abg", "vbg", "gas", "gases", "
                               "cbc", "lytes", "values", "dilution", "titer", "titre"))
 #: words before a bare "x1234" that make it an extension ("call x4567", "reach him at x4567")
 _CALL_WORDS = frozenset(("call", "called", "calls", "phone", "phoned", "reach", "reached", "contact", "contacted",
-                         "page", "paged", "at", "tel", "ph", "number", "no", "extension", "office", "desk"))
+                         "page", "paged", "at", "tel", "ph", "number", "no", "extension", "office", "desk", "pager",
+                         "pgr", "pg", "beeper", "bpr", "cell", "home", "work", "hm", "wk", *_EN_KIN))
 
 
 class PagerRecognizer:
@@ -365,7 +392,7 @@ class PagerRecognizer:
                 tail = _PHONE_TAIL.search(text, max(0, m.start() - 20), m.start()) is not None
                 if m.end(1) - m.start(1) < 3 and not tail:
                     continue  # "x45" only right after a phone number ("410 392 0780 x45")
-                if _CALL_WORDS & set(before) or tail:
+                if _CALL_WORDS & set(before) or tail or text[max(0, m.start() - 2):m.start()].strip() == "#":
                     out.append(Span(m.start(), m.end(), "CONTACT.PHONE", f"{self.name}:extension", 0.75))
         return out
 

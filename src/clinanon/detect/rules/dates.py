@@ -17,7 +17,10 @@ takes such a pair (month ≤ 12, a day that the month has) and reads the words a
 cue nearer than any measure word ("on", "since", "admitted", "extubated", "d/c", a weekday, a clock time, a range
 to another date, a dated line's start) raises it; a ventilator setting, a pain or other score, a murmur grade, a
 culture count, a fluid or a dose ("PS 10/5", "pain 8/10", "GCS 3/15", "2/4 bottles", "D5 1/2 NS", "1/2 tab")
-drops it, and a common fraction needs a cue. ``'79`` and ``1/78`` (a month and a year above 31) are dates with a
+drops it, and a common fraction needs a cue. ``M-D`` and ``M.D`` ("extubated 10-19", "admitted 3.9") are ranges and
+decimals unless a date cue stands right before them (:func:`_md_sep_adjust`; a dash also takes the cues of a slashed
+pair); "the 19th" is a date after a preposition of time, an event verb, a weekday or a clock time, where no noun
+makes it a count ("the 3rd day", "the 4th floor"). ``'79`` and ``1/78`` (a month and a year above 31) are dates with a
 cue; a four-digit number that is a valid 24-hour time next to a time word or another time is not a year
 ("CK at 1015 and 1815").
 
@@ -284,7 +287,8 @@ def _month_token_ok(lang: str, spec: _DateLang) -> Callable[[str], bool]:
 #: words of a past event (a diagnosis, an operation) that make a bare year later in the same line (within 50
 #: characters) a date: "Z.n. Appendektomie 1978", "(ED 2009)", "status na CABG 2015", "opererad ... 2019"
 _YEAR_EVENT: dict[str, re.Pattern[str]] = {
-    "en": re.compile(r"(?<![\w./])(?i:s/p|status[ \t]post|diagnosed|dx|dx'd|h/o|hx|history[ \t]of|pmh|pshx?|cabg|"
+    "en": re.compile(r"(?<![\w./])(?i:s/p|status[ \t]post|diagnosed|dx|dx'd|h/o|hx|history[ \t]of|pmh|pshx?|"
+                     r"cabg(?:[ \t]?x[ \t]?\d)?|quit|stopped|smoking|"
                      r"ptca|pci|stent(?:ed)?|mi|cva|resection|repair|replacement|transplant|surgery|ectomy|"
                      r"amputation|bka|aka|fracture|fx|since|admission|admitted|readmitted|hospitalized|"
                      r"hospitalization|onset|episode|born|died|passed)(?![\w/])"),
@@ -341,6 +345,9 @@ def date_patterns(lang: str) -> tuple[RulePattern, ...]:
     IC = re.IGNORECASE
     month_ok = _month_token_ok(lang, spec)
     date_ctx = Context.of(before=spec.date_words, boost=0.15)
+    # English: "c" of "d/c" is no street ("C/ Mayor"), "s" of "s/p" no second ("d/c 24-Sep", "8-Sep s/p MVA")
+    dm_units = tuple(u for u in _UNITS if u != "s") if lang == "en" else _UNITS
+    dm_places = tuple(w for w in _PLACE_WORDS if w != "c") if lang == "en" else _PLACE_WORDS
     out: list[RulePattern] = [
         RulePattern("iso_datetime", first="digit", regex=
                     r"(?<![\w/.-])(?:1[89]\d\d|20\d\d)-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
@@ -382,13 +389,13 @@ def date_patterns(lang: str) -> tuple[RulePattern, ...]:
         RulePattern("day_month", first="digit", regex=
                     rf"\b{D}(?:{spec.dm_sep}){months}(?![\w-]?\d)",
                     score=0.75, flags=IC, validator=month_ok,
-                    context=Context.of(neg_after=_UNITS, neg_before=_PLACE_WORDS, n_after=1, n_before=2)),
+                    context=Context.of(neg_after=dm_units, neg_before=dm_places, n_after=1, n_before=2)),
     ]
     if spec.md_sep:
         out.append(RulePattern("month_day", first="letter", regex=
                                rf"\b{M}(?:{spec.md_sep}){_DAY}(?:st|nd|rd|th)?(?![\w.,:/-]?\d)",
                                score=0.7, flags=IC, validator=month_ok,
-                               context=Context.of(neg_after=_UNITS, n_after=1)))
+                               context=Context.of(neg_after=dm_units, n_after=1)))
     out += [
         RulePattern("month_year_numeric", first="digit", regex=
                     _NUM_LEFT + r"(?:0?[1-9]|1[0-2])[/.-](?:19|20)\d\d" + _NUM_RIGHT,
@@ -408,7 +415,8 @@ def date_patterns(lang: str) -> tuple[RulePattern, ...]:
                     context=Context.of(before=spec.year_words, neg_after=_UNITS, n_before=2, n_after=1,
                                        boost=0.4, penalty=0.8),
                     adjust=(_de_year_adjust(_year_adjust(lang)) if lang == "de"
-                            else _year_adjust(lang) if lang != "en" else _with_clock_guard(_year_adjust(lang)))),
+                            else _year_adjust(lang) if lang != "en"
+                            else _with_clock_guard(_en_event_after(_year_adjust(lang))))),
         RulePattern("month_alone", first="letter", regex=rf"\b{month_regex(lang, wide_only=True)}",
                     score=0.3, flags=IC, validator=month_ok,
                     context=Context.of(before=spec.month_words, n_before=1, boost=0.3)),
@@ -723,6 +731,66 @@ _MD_STRONG_CUES = _MD_CUES_BEFORE - _wordset(
 _MD_NEARBY = re.compile(r"(?<![\w/.,\-+:])(0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])(?:/(?:\d\d){1,2})?(?![\w%+])")
 
 
+#: words right after a dashed or dotted number pair that make it a range or a measure ("on 2-3 L", "since 3-4
+#: days", "on 5-10 of levo", "1.5 mg")
+_MD_SEP_NEG_AFTER = _wordset(
+    "of x times time days day weeks week months month yrs years year hrs hours hour mins minutes l lpm lnc nc liters "
+    "mg mcg units u ml cc amps prbc ffp plt plts bags bag beats bpm breaths episodes loose stools doses puffs "
+    "tabs tab mmhg mm cm kg lbs lb inches pillows people persons visitors assist assists ppd packs cigarettes "
+    "drinks beers glasses cups cans oz")
+#: vital signs, lab values and tube sizes before a dashed or dotted pair ("rr 12-20", "cvp 7-8", "pH 7.29")
+_MD_SEP_NEG_BEFORE = _wordset(
+    "rr hr cvp sbp dbp map temp tmax t bp sat sats spo2 sao2 o2 pap pas pad pcwp wedge ci co svr k na mg ca cl phos "
+    "ph pco2 po2 pao2 paco2 hco3 bs fs fsbs glucose bun cr creat hct hgb wbc plt inr ptt uo i/o gtt ett tube size "
+    "fr french wt weight temp lactate lac down up")
+#: cue words that do not date a dashed number pair ("on 2-4" is a range more often than a date without a unit)
+_MD_SEP_WEAK = _wordset("today yesterday tonight tomorrow bm last next note notes")
+#: after "on", "since" or "from" a dashed pair is a date only at a clause's end or before one of these words ("on
+#: 10-19 at 4pm", "BC from 3-5 grew staph"; not "on 3-4 occasions")
+_MD_SEP_OK_AFTER = _wordset(
+    "and at @ with for when but until till thru through pt am pm eve evening morning afternoon night noc was were "
+    "grew showed revealed is has had who which where while then w w/ c p s/p via per after before in by now - –")
+
+
+def _md_sep_adjust(text: str, start: int, end: int) -> float:
+    """An English month and day written with a dash or a dot ("extubated 10-19", "since 4.16"): a range or a decimal
+    unless a date cue (:data:`_MD_STRONG_CUES`, "on" or "since" before a dash, a clock time, a weekday) stands right
+    before it (a dash: one word may stand between), no measure word (:data:`_MD_SEP_NEG_BEFORE`) nearer, and no unit,
+    count, tube or further number follows."""
+    dot = "." in text[start:end]
+    if text[end:end + 1] in ("%", "+", "x", "X") or text[start - 1:start] in ("#", "~", "$"):
+        return -0.5
+    after = _md_words_after(text, end, 1)
+    if after and (after[0] in _MD_NEG_AFTER or after[0] in _MD_SEP_NEG_AFTER or after[0] in _UNITS
+                  or (after[0][:1].isdigit() and not (_CLOCK.match(after[0]) or _MILITARY.match(after[0])))):
+        return -0.5
+    if dot and text[start:end].split(".")[1].endswith("0"):
+        return -0.5  # "1.10", "2.20": a decimal written with its trailing zero
+    if after and after[0] in ("ett", "tube", "fr", "french", "trach", "shiley", "portex"):
+        return -0.5  # "7.5 ETT": a tube's size
+    for i, w in enumerate(_md_words_before(text, start, 3)):
+        if _md_neg(w) or w in _MD_SEP_NEG_BEFORE:
+            return -0.5
+        if i > (0 if dot else 1):
+            break  # the cue right before the pair (the word before it too, for a dash)
+        if not dot and w in ("on", "since", "from"):
+            return 0.3 if not after or after[0] in _MD_SEP_OK_AFTER or _CLOCK.match(after[0]) else -0.5
+        if ((w in _MD_STRONG_CUES and w not in _MD_SEP_WEAK) or w.endswith("'d")
+                or (not dot and (_CLOCK.match(w) or _MILITARY.match(w)))):
+            return 0.3  # (a clock time dates a dotted pair no more: "K+ at 0800 5.9")
+    if not dot and after and (_CLOCK.match(after[0]) or _MILITARY.match(after[0])):
+        return 0.3
+    if not dot and not (any(w in _MD_WEAK_CUES or w in ("or", "am", "pm") for w in _md_words_before(text, start, 3))
+                        or (after and after[0] in ("and", "or", "to", "through", "thru", "until", "till"))):
+        # the cues of a slashed pair ("extub 5-6, epi weaned 4-17", "10-13 CARDIAC CATH: ..."), not its weak ones
+        # ("on", "of"; "and" after it: "unloading 8-12 and"), read in a window around it (bounded work per pair)
+        lo, hi = max(0, start - 120), min(len(text), end + 120)
+        window = text[lo:start] + text[start:end].replace("-", "/") + text[end:hi]
+        if _md_adjust(window, start - lo, end - lo) >= 0.2:
+            return 0.3
+    return -0.5
+
+
 def _md_score_shaped(text: str, start: int, end: int) -> bool:
     """A pair read as a score or a fraction ("5/5", "2/6", "3/4", "1/2"): numerator ≤ a common denominator, and
     neither number written with a leading zero (a score is never "09/10" or "2/02": that is a date)."""
@@ -795,6 +863,47 @@ _ORDINAL_DAY = (r"(?i:(?<![\w])(?:on|since|until|till|til|by|before|after|from|t
                 r"[ \t]{1,2}the[ \t]{1,2})"
                 r"((?:[12]?1st|[12]?2nd|[12]?3rd|(?:[4-9]|1\d|2[04-9]|30)th|31st)(?![\w/%-]))"
                 r"(?=[ \t]{0,2}(?:[.,;:)!?\n]|\Z|(?i:and|or|at|in|when|if|with|but|pt|around|@)(?![\w])))")
+#: "the" and a day's ordinal where no noun follows, dated by the word before "the" (:func:`_ordinal_cue_adjust`:
+#: "admitted the 2nd for", "Monday the 19th at 4pm", "(the 16th)"; not "the 3rd day", "the 2nd dose")
+_ORDINAL_DAY_CUED = (r"(?<![\w])(?i:the)[ \t]{1,2}"
+                     r"((?i:[12]?1st|[12]?2nd|[12]?3rd|(?:[4-9]|1\d|2[04-9]|30)th|31st)(?![\w/%]))"
+                     # no noun after it that makes it a count or a place ("the 3rd day", "the 4th floor")
+                     r"(?![ \t]{1,2}(?i:days?|doses?|times?|floors?|fl|attempts?|try|tries|rounds?|cycles?|course|"
+                     r"weeks?|wks?|hours?|hrs?|degree|lines?|ribs?|ics|intercostal|space|toes?|fingers?|digits?|nerves?|"
+                     r"cranial|grade|trimester|generation|units?|bags?|liters?|sets?|shifts?|nights?|pills?|tabs?|"
+                     r"child|baby|admission|hospitalization|episodes?|stage|level|percentile|order|years?|yrs?|"
+                     r"months?|visits?|sessions?|pass|sticks?|iv|piv|lumen|port|leads?|one|of|place|person|party|"
+                     r"time|chance|opinion|step|phase|dose|bottle|set|sample|specimen|culture|unit|bed|room|"
+                     r"postop|post-op|pod|hd|icu|ward|ave|avenue|st|street)(?![\w]))")
+#: words before "the 2nd" that do not date it ("one of the 3rd", "or the 4th")
+_ORDINAL_NOT_CUES = _wordset("of or ct am pm op or")
+#: more words before "the 2nd" that date it: events and meetings ("AMI the 29th", "weaned off the 10th", "family
+#: meeting the 3rd", "scheduled for the 12th")
+_ORDINAL_CUES = _wordset(
+    "weaned off ami stroke arrest cva emesis pancultured mtg meeting conference f/u follow for at until till since "
+    "from after before by through thru over")
+
+
+def _ordinal_cue_adjust(text: str, start: int, end: int) -> float:
+    """+ for "the <ordinal>" after a date cue (an event verb, a weekday, a preposition of time) or inside brackets
+    alone ("(the 16th)"), else − (the pattern's score alone is below the threshold)."""
+    head = max(text.rfind("the", max(0, start - 6), start), text.rfind("THE", max(0, start - 6), start),
+               text.rfind("The", max(0, start - 6), start))
+    if head < 0:
+        return -0.5
+    after = _md_words_after(text, end, 3)
+    if (len(after) == 3 and after[0] in ("and", "or", "&") and re.fullmatch(r"\d{1,2}(?:st|nd|rd|th)", after[1])
+            and after[2].isalpha() and after[2] not in ("at", "on", "pt", "when", "with", "for", "in")):
+        return -0.5  # "the 2nd and 3rd PIV": counted things
+    if (text[head - 1:head] == "(" and text[end:end + 1] == ")") or (
+            after and (_CLOCK.match(after[0]) or _MILITARY.match(after[0]))):
+        return 0.35  # "(the 16th)", "the 26th 0930"
+    before = _md_words_before(text, head, 1)
+    if before and ((before[0] in _MD_CUES_BEFORE and before[0] not in _ORDINAL_NOT_CUES)
+                   or before[0] in _ORDINAL_CUES or before[0].endswith("'d")
+                   or _CLOCK.match(before[0]) or _MILITARY.match(before[0])):
+        return 0.35  # "admitted the 2nd", "at 2am the 5th"
+    return -0.5
 
 
 #: events of a medical history that notes date with a bare two-digit year ("s/p MI 95", "CABG 98", "09 PTCA")
@@ -803,7 +912,7 @@ _HISTORY_EVENTS = (r"(?:nq|st|nst|ns)?(?:wmi|emi)|mi|imi|ami|cabg(?:[ \t]?x[ \t]
 #: the event, then a two-digit year not followed by a unit, a percent or more digits
 _EVENT_YEAR_AFTER = (rf"(?<![\w/])(?i:{_HISTORY_EVENTS})(?:[ \t]{{1,2}}(?i:in|on|of))?[ \t]{{1,2}}['’]?(\d\d)"
                      r"(?![\w%/'’]|[.,:-]\d|[ \t]{0,2}(?i:mm|cm|fr|french|x|%|mg|units?|hrs?|days?|min|yo|y/o)"
-                     r"(?![\w]))")
+                     r"(?![\w])|[ \t]?[-/.][ \t]?(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))")
 #: a two-digit year at the start of a history item, then the event ("09 PTCA to LCX", "13 stent to LCX")
 _EVENT_YEAR_BEFORE = (rf"(?:(?<=[.:;,\n])|(?<=[.:;,\n][ \t])|(?<=[.:;,\n][ \t]{{2}}))['’]?(\d\d)[ \t]{{1,2}}"
                       rf"(?i:{_HISTORY_EVENTS})(?![\w])")
@@ -816,8 +925,10 @@ def _month_day_numeric_en() -> list[RulePattern]:
     md = r"(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])"
     return [RulePattern("ordinal_day", first="letter",  # "seen on the 14th.", "visiting until the 20th and"
                         regex=_ORDINAL_DAY, group=1, score=0.6),
+            RulePattern("ordinal_day_cued", first="letter",  # "admitted the 2nd for", "Monday the 19th at 4pm"
+                        regex=_ORDINAL_DAY_CUED, group=1, score=0.25, adjust=_ordinal_cue_adjust),
             RulePattern("apostrophe_year", first="digit",  # "CABG '79", "'09 PTCA": a year of two digits
-                        regex=r"(?<=['’])(?<![a-z\d_'’]['’])\d\d(?![\w'’%]|[.,:/-]\d)", score=0.6),  # "CA'88" too
+                        regex=r"(?<=['’])(?<![a-z\d_'’]['’])\d\d(?![\w%]|['’]\w|[.,:/-]\d)", score=0.6),  # "CA'88" too
             RulePattern("month_year_short_numeric", first="digit",  # "CABG 1/78": a month and a year > 31
                         regex=r"(?<![\w/,\-+:])(?<!\d\.)(?:0?[1-9]|1[0-2])/(?:3[2-9]|[4-9]\d)(?![\w/%+]|[.,:-]\d)",
                         score=0.25, adjust=_my_adjust),
@@ -831,10 +942,31 @@ def _month_day_numeric_en() -> list[RulePattern]:
             RulePattern("month_day_range", first="digit",
                         regex=rf"(?<![\w/.,\-+:]){md}[ \t]?[-–][ \t]?{md}(?![\w/%+]|[.,:-]\d)",
                         score=0.75, validator=_md_range_valid),
+            RulePattern("month_day_dash", first="digit",  # "extubated 10-19", "since 4-16": with a date cue only
+                        regex=r"(?<![\w/,\-+:.])(?:0?[1-9]|1[0-2])-(?:0?[1-9]|[12]\d|3[01])(?![\w/%+]|[.,:-]\d)",
+                        score=0.25, validator=_md_valid, adjust=_md_sep_adjust),
+            RulePattern("month_day_dot", first="digit",  # "extubated 10.19": with a strong date cue only
+                        regex=r"(?<![\w/,\-+:.])(?:[1-9]|1[0-2])\.(?:[1-9]|[12]\d|3[01])(?![\w/%+.-]|[,:]\d)",
+                        score=0.25, validator=_md_valid, adjust=_md_sep_adjust),
             RulePattern("month_day_numeric", first="digit",  # "10/19", "10/18pm", "10/19/ with"
                         regex=r"(?<![\w/,\-+:])(?<![\d.]\.)(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])"
                               r"(?:(?=(?i:am|pm)(?!\w))|(?=/(?![\w/]))|(?![\w/%+]|[.,:-]\d))",
                         score=0.55, validator=_md_valid, adjust=_md_note_adjust)]
+
+
+#: an event of a history right after a year ("1975 PTCA to LCX", "2004 CABG", "1998 resection")
+_EVENT_AFTER_YEAR = re.compile(rf"[ \t]{{1,2}}(?i:{_HISTORY_EVENTS}|surgery|resection|repair|transplant|dx|"
+                               r"diagnosed|fracture|fx)(?![\w])")
+
+
+def _en_event_after(adjust: Callable[[str, int, int], float]) -> Callable[[str, int, int], float]:
+    """``adjust`` for an English bare year, raised when an event of a history follows it ("1975 PTCA")."""
+
+    def adj(text: str, start: int, end: int) -> float:
+        base = adjust(text, start, end)
+        return max(base, 0.4) if _EVENT_AFTER_YEAR.match(text, end) is not None else base
+
+    return adj
 
 
 def _with_clock_guard(adjust: Callable[[str, int, int], float]) -> Callable[[str, int, int], float]:

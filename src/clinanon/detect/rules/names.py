@@ -201,6 +201,10 @@ def _trim(text: str, spans: list[Span], lang: str) -> list[Span]:
                 return True
             return b - a == 1 and n > 1 and text[b:b + 1] != "."  # a stray letter, not an initial
 
+        if lang == "en" and s.source.endswith(":honorific") and words and (
+                text[words[0][0]:words[0][1]].casefold() in stop_words("en")
+                or (len(words) == 1 and _en_word_not_name(text[words[0][0]:words[0][1]]))):
+            continue  # "IV MS FOR INCISIONAL PAIN", "monitor MS. Restart on ...": morphine, mental status
         while words and lead_junk(*words[0], len(words)):
             words.pop(0)
         for k in range(1, len(words)):  # "MR. SMITH WAS SEEN": the name ends before a common word
@@ -219,6 +223,13 @@ def _trim(text: str, spans: list[Span], lang: str) -> list[Span]:
             continue
         out.append(Span(start, end, s.label, s.source, s.score) if (start, end) != (s.start, s.end) else s)
     return out
+
+
+def _en_word_not_name(w: str) -> bool:
+    """An English word of the lexicon (or a plural or verb form of one) that no name list holds: after an
+    honorific alone it is an abbreviation's next word ("MS. Restart"), not a surname."""
+    g = fold(w)
+    return (g in common_lexicon("en") or _inflected(w, "en")) and g not in _listed_names("en")
 
 
 def _alt(words: Iterable[str]) -> str:
@@ -260,13 +271,14 @@ def _initial_adjust(text: str, start: int, end: int) -> float:
 
 
 def _initial_adjust_en(text: str, start: int, end: int) -> float:
-    """:func:`_initial_adjust`, and lower when a side letter ("L.", "R.", "B." for bilateral) stands before a common
-    English word that no name list holds ("L. Pedal pulses", "R. Arm"): a body side, not a name."""
+    """:func:`_initial_adjust`, and lower when a letter and a dot stand before a common English word that no name
+    list holds: a side letter ("L. Pedal pulses", "R. Arm": a body side), or the end of an abbreviation or of a
+    sentence ("D+I. Approximated", "S to S. Emotional support"), not a name."""
     adj = _initial_adjust(text, start, end)
     span = text[start:end]
     last = span.split()[-1].split(".")[-1]
     g = fold(last)
-    if span[:1] in "LRB" and span[1:2] == "." and g in common_lexicon("en") and g not in _listed_names("en"):
+    if span[1:2] == "." and g in common_lexicon("en") and g not in _listed_names("en"):
         return adj - 0.4
     return adj
 
@@ -479,7 +491,8 @@ class NameNeighbourRecognizer:
         for a, b in words:
             w = text[a:b]
             kind = self._kind(w) if len(w) > 1 else "I"
-            bad = (kind == "C" or _service_word(w.casefold()) or (kind == "U" and w.isupper() and len(w) > 1))
+            bad = (kind == "C" or _service_word(w.casefold()) or (kind == "U" and w.isupper() and len(w) > 1)
+                   or (kind == "U" and self.lang in _CUE_LANGS and _inflected(w, self.lang)))
             if kind == "I" or w in _PARTICLE_SET:  # initials and particles only inside a name
                 if kept:
                     kept.append((a, b))
@@ -607,6 +620,27 @@ class NameNeighbourRecognizer:
 #: languages whose cue patterns (:meth:`NameNeighbourRecognizer.cues`) and one-known-name pairs are used
 _CUE_LANGS = frozenset({"en"})
 _PAIR_LANGS = frozenset({"en"})
+#: plural and verb endings of English words, longest first
+_INFLECTIONS = ("ies", "es", "s", "ed", "d", "ing")
+
+
+def _inflected(w: str, lang: str) -> bool:
+    """An English word that no list holds but that is a plural or a verb form of a word of the lexicon ("BOLUSES",
+    "EXTUBATED", "Weaning"; "SON PRESNT" is a misspelling, not this), or that ends like a past participle or a
+    gerund and is long ("Reintubated"): the word of a note in capitals re-cased, not a name no list holds."""
+    f = fold(w)
+    if len(f) < 5 or not f.isalpha():
+        return False
+    lexicon = common_lexicon(lang)
+    for end in _INFLECTIONS:
+        if f.endswith(end) and len(f) - len(end) >= 3:
+            stem = f[:-len(end)]
+            if stem in lexicon or (end == "ies" and stem + "y" in lexicon) or (
+                    end in ("ed", "ing") and stem + "e" in lexicon):
+                return True
+    return len(f) >= 8 and f.endswith(("ated", "ized", "izing", "ating"))
+
+
 #: role nouns after which a capitalised word is a person's name ("wife Vinka", "producer Liviana Palerma")
 _ROLES: dict[str, tuple[str, ...]] = {
     "en": ("patient", "husband", "wife", "son", "daughter", "mother", "father", "mom", "mum", "dad", "brother",
@@ -737,7 +771,8 @@ _CASELESS_CUES: dict[str, dict[str, str]] = {
                          "attending", "physician", "surgeon", "cardiologist", "nephrologist", "neurologist",
                          "pharmacist", "therapist", "rt", "rrt", "sw", "cm", "chaplain", "nutritionist",
                          "dietitian", "md", "specialist", "coordinator", "manager", "worker", "liaison",
-                         "educator", "consultant", "hospitalist", "intensivist", "anesthesiologist"), "NAME.DOCTOR"),
+                         "educator", "consultant", "hospitalist", "intensivist", "anesthesiologist", "pcp"),
+                      "NAME.DOCTOR"),
         **dict.fromkeys(("wife", "husband", "son", "daughter", "dtr", "dau", "sister", "brother", "sis", "bro",
                          "mother", "father", "mom", "dad", "mum", "friend", "neighbor", "neighbour", "niece",
                          "nephew", "grandson", "granddaughter", "grandmother", "grandfather", "aunt", "uncle",
@@ -753,7 +788,7 @@ _CASELESS_CUES: dict[str, dict[str, str]] = {
 _DOT_CUES = frozenset(("dr", "drs", "mr", "mrs", "ms", "dtr", "dau", "sis", "bro"))
 #: cues after which a listed first name or surname must be among the words ("md aware" is no name)
 _WEAK_CUES = frozenset(("pt", "patient", "md", "rn", "pa", "ho", "rt", "sw", "cm", "fellow", "resident", "intern",
-                        "attending", "friend", "partner", "proxy", "hcp", "poa", "guardian", "caregiver"))
+                        "attending", "friend", "partner", "proxy", "hcp", "poa", "guardian", "caregiver", "pcp"))
 #: words of a note's routine that follow "dr" and are no surname ("dr aware", "DR. HERE", "dr team")
 _NOT_AFTER_TITLE = frozenset((
     "aware", "here", "there", "present", "team", "teams", "office", "note", "notes", "order", "orders", "rounds",
@@ -766,7 +801,9 @@ _NOT_AFTER_TITLE = frozenset((
 #: an oxygen flow right before "NP" (nasal prongs): "4L NP", "2 l np", "O2 NP"
 _FLOW_BEFORE = re.compile(r"(?i:\d[ \t]?(?:l|lpm|l/min|liters?)|o2)[ \t]{1,2}\Z")
 #: cue phrases of two words (the second word is the one in the table above, the first one is checked here)
-_TWO_WORD_CUES = {"other": "significant", "law": "in"}
+#: ("contact person (X)", "EMERGENCY CONTACT: X": the person the family named to be called, a relative or a friend)
+_TWO_WORD_CUES = {"other": ("significant",), "law": ("in",), "person": ("contact",),
+                  "contact": ("emergency", "primary", "family")}
 #: clinical credentials at the end of a signature line ("irene snell, rn", "J. Doe RN", "jane roe bsn/rn")
 _CREDENTIALS = (r"(?:rn|bsn|msn|lpn|lvn|np|cnp|fnp|aprn|crna|rrt|crt|rt|pt|ot|slp|msw|lcsw|licsw|md|do|pa|pa-c|"
                 r"phd|pharmd|rd|ccrn|cns|sn)")
@@ -775,9 +812,11 @@ _SIGNATURE = re.compile(  # at a line's start, or after the last sentence of the
     rf"(?:[ \t]{{1,2}}(?:[^\W\d_][\w'’\-]{{0,30}}|[^\W\d_]\.)){{1,3}})"
     rf"[ \t]{{0,2}},?(?:[ \t]{{1,3}}|[ \t]{{0,3}}\n[ \t]{{0,20}})"  # the credential may be on the next line
     rf"{_CREDENTIALS}(?:[ \t]?/[ \t]?{_CREDENTIALS}){{0,3}}\.?[ \t]{{0,20}}$")
-#: one to three words, then a clinician's role in brackets ("DICK ROE (RESIDENT)", "jane (sw)")
+#: one to three words, then a clinician's role in brackets ("DICK ROE (RESIDENT)", "jane (sw)"), a service word
+#: before the role too ("... (cardiology fellow)", "... (renal attending)")
 _ROLE_AFTER = re.compile(
     r"(?<![\w'’\-])((?:[^\W\d_][\w'’\-]{0,30}\.?[ \t]{1,2}){0,2}[^\W\d_][\w'’\-]{1,30})[ \t]{0,2}\("
+    r"(?:[^\W\d_]{2,20}[ \t]{1,2})?"
     r"(?i:resident|intern|attending|fellow|np|pa|md|rn|rrt|rt|sw|cm|case[ \t]manager|social[ \t]worker|nurse"
     r"|pcp|surgeon|cardiologist|hospitalist|consultant|chaplain|pharmacist|dietitian|nutritionist|pt|ot|slp"
     r"|respiratory[ \t]therapist|physical[ \t]therapist|charge[ \t]nurse|nurse[ \t]practitioner|house[ \t]officer"
@@ -849,7 +888,11 @@ class CaselessCueRecognizer:
         if _service_word(f):
             return False  # "Nurse Practitioner", "seen by Cardiology"
         if cased and w[:1].isupper() and len(w) > 1 and f not in self.stop and f not in self.common \
-                and f not in self.cues and not self.allow.is_allowed(w) and (cased() if callable(cased) else cased):
+                and f not in self.cues and not self.allow.is_allowed(w) and (cased() if callable(cased) else cased) \
+                and (fold(w) in self.names or not _inflected(w, self.lang)):
+            # a capital on a mixed-case line, but not on a plural or a verb form of a word of the lexicon that no
+            # name list holds ("Daughter Lives in ...", "Wife Trelisa Visited Today": a heading, or a note in
+            # capitals that clinanon.detect.caseless title-cased)
             return True
         if len(w) < 2 or f in self.stop or f in self.common or f in self.cues or self.allow.is_allowed(w):
             # a common word that is also a name ("rose", "pat", "green") is one after a cue
@@ -932,7 +975,8 @@ class CaselessCueRecognizer:
             if label is None and cue in ("per", "by"):
                 label = "NAME"
             elif label is None and cue in _TWO_WORD_CUES:
-                if _TWO_WORD_CUES[cue] not in text[max(0, m.start() - 14):m.start()].casefold():
+                before = text[max(0, m.start() - 14):m.start()].casefold()
+                if not any(first in before for first in _TWO_WORD_CUES[cue]):
                     continue
                 label = "NAME.RELATIVE"
             if label is None:
