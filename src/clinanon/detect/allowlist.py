@@ -15,7 +15,10 @@ An :class:`AllowList` holds, per language:
 * in English, **one-word list hits that are lower-case words of the lexicon where capitals say nothing** (in
   capitals, at a line's or sentence's start, before a colon, between capitalised words: "Good u/o", "Endo:",
   "CLEAR YELLOW URINE"), and clinical abbreviations in capitals whose Title-case form is a name ("BRADY", "MAE",
-  "LIMA").
+  "LIMA");
+* in English, **drug, brand and device words** (:func:`drug_guard`, :func:`clinanon.lang.lexicon.drug_words`): a
+  name or place candidate made of them ("Cozaar", "PRECEDEX", "Levo gtt", "Allegra") is dropped unless a title,
+  kinship word or signature says it is a person ("Dr. Keppra", "wife Allegra", "Allegra Smith, RN").
 
 Users extend the allow-list (``extra``) and give a deny list (``deny``: terms that are always PHI, reported by
 :meth:`AllowList.filter` with ``source="allowlist:deny"``). A denied term is never allowed.
@@ -30,11 +33,18 @@ from clinanon.caches import memo
 from clinanon.document import Span
 from clinanon.lang import check_language
 from clinanon.lang.fold import fold
-from clinanon.lang.lexicon import COMMON_COLLISIONS, FIELD_LABELS, common_lexicon
+from clinanon.lang.lexicon import (
+    COMMON_COLLISIONS,
+    FIELD_LABELS,
+    common_lexicon,
+    drug_words,
+    name_words,
+    trigger_words,
+)
 from clinanon.lang.phrases import PhraseIndex, as_table
 from clinanon.text import Token, TokenTable, stop_words, tokenize
 
-__all__ = ["EPONYMS", "WEAK_EPONYMS", "AllowList", "allowlist_for", "is_latin_anatomy"]
+__all__ = ["EPONYMS", "WEAK_EPONYMS", "AllowList", "allowlist_for", "drug_guard", "is_latin_anatomy"]
 
 #: eponyms that are (almost) never a person in clinical text — shared by all languages
 EPONYMS: tuple[str, ...] = (
@@ -399,6 +409,66 @@ def _common_heading(text: str, start: int, end: int, lexicon: dict[str, bool]) -
 
 _PREV_WORD = re.compile(r"([^\W\d_]+)[ \t]*\Z")
 _NEXT_WORD = re.compile(r"[ \t]+([^\W\d_]+)")
+
+
+#: words right before a name that make even a drug word a person's name ("Dr. Coumadin", "wife Allegra", "named X")
+_EN_PERSON_CUES = frozenset(("dr", "doctor", "mr", "mrs", "ms", "miss", "mx", "mister", "prof", "professor", "named"))
+_DRUG_WORD = re.compile(r"[^\W\d_]+")
+_PREV_CUE = re.compile(r"([^\W\d_]+)[ \t]*[.,:]?[ \t]{0,2}\Z")
+_NAME_IS = re.compile(r"name[ \t]+is[ \t]*:?[ \t]{0,2}\Z", re.IGNORECASE)
+#: a signature's degree after the name ("Allegra Smith, RN", "allegra rn"), at the end of the line or a clause
+_SIGNATURE_AFTER = re.compile(r"[ \t]*,?[ \t]{0,2}(?:RN|R\.N\.|MD|M\.D\.|NP|PA-C|LPN|RRT|CRNA)\b\.?[ \t]{0,3}"
+                              r"(?:$|[,;/)\n])", re.IGNORECASE | re.MULTILINE)
+
+
+@memo
+def _plain_words(lang: str) -> frozenset[str]:
+    """Folded lower-case common words of ``lang`` that no name or place list holds ("drip", "neb", "gtt")."""
+    listed = name_words(lang)[1]
+    return frozenset(w for w, cap in common_lexicon(lang).items() if not cap and w not in listed)
+
+
+def _person_cue(text: str, start: int, end: int, lang: str) -> bool:
+    """A title, kinship word or "named" right before ``text[start:end]``, or a signature degree right after it."""
+    m = _PREV_CUE.search(text, max(0, start - 24), start)
+    if m is not None:
+        w = m.group(1).casefold()
+        if m.group(1) == "MS" and "." not in m.group(0):
+            pass  # "MS Contin", "IV MS": morphine sulfate, not the honorific
+        elif w in _EN_PERSON_CUES or w in trigger_words(lang, "kin"):
+            return True
+    if _NAME_IS.search(text, max(0, start - 16), start):
+        return True
+    return _SIGNATURE_AFTER.match(text, end, min(len(text), end + 16)) is not None
+
+
+def drug_guard(text: str, spans: Iterable[Span], lang: str) -> list[Span]:
+    """``spans`` minus the name and place candidates made of drug, brand and device words (English: "Cozaar",
+    "ALBUTEROL", "Precedex gtt", "Allegra"; :func:`clinanon.lang.lexicon.drug_words`): names with at least one drug
+    word and otherwise only lower-case common words that no name or place list holds ("drip", "neb"), places made of
+    drug words alone ("Cozaar Street" stays); kept when a person cue stands beside them (a title or honorific, a
+    kinship word, "named", a signature degree: "Dr. Keppra", "wife Allegra", "allegra, rn"). Languages without a
+    drug lexicon are returned as they are."""
+    spans = list(spans)
+    drugs = drug_words(lang)
+    if not drugs:
+        return spans
+    plain: frozenset[str] | None = None
+    out: list[Span] = []
+    for s in spans:
+        if not (s.label.startswith("NAME") or s.label.startswith("LOCATION")):
+            out.append(s)
+            continue
+        words = [_fold(w) for w in _DRUG_WORD.findall(text, s.start, s.end)]
+        if not words or not any(w in drugs for w in words):
+            out.append(s)
+            continue
+        if plain is None:
+            plain = _plain_words(lang)
+        other = plain if s.label.startswith("NAME") else frozenset()
+        if any(w not in drugs and w not in other for w in words) or _person_cue(text, s.start, s.end, lang):
+            out.append(s)
+    return out
 
 
 @memo

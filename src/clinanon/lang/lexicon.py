@@ -6,6 +6,9 @@
 * :func:`common_lexicon` -- the large common-word lexicon of a language (``clinanon/data/lexicons/common/
   <lang>.txt.xz``, built by ``scripts/build_lexicons.py`` from spacy-lookups-data, plus the stop words and
   :func:`common_words`): folded word -> whether it is usually capitalised (German nouns); :func:`is_common`.
+* :func:`drug_words` / :func:`is_drug_word` -- the folded drug, brand and device words of ``clinanon/data/
+  lexicons/drugs/<lang>.txt.xz`` (English: FDA UNII names and a drug dictionary, built by
+  ``scripts/build_drug_lexicon.py``); never a name or a place without a cue.
 * :func:`name_words` / :func:`is_name_word` -- the folded words of the shipped name and place lists;
   :func:`name_sets` -- the one-word first names and surnames that are not common words.
 * :func:`trigger_lexicon` / :func:`trigger_words` -- the trigger categories of ``clinanon/data/lexicons/
@@ -42,7 +45,9 @@ __all__ = [
     "WORD_RX",
     "common_lexicon",
     "common_words",
+    "drug_words",
     "is_common",
+    "is_drug_word",
     "is_name_word",
     "name_sets",
     "name_words",
@@ -242,6 +247,24 @@ def common_lexicon(lang: str) -> dict[str, bool]:
 def is_common(word: str, lang: str) -> bool:
     """Whether ``word`` (any case, accents optional) is a common word of ``lang``."""
     return fold(word) in common_lexicon(lang)
+
+
+@memo
+def drug_words(lang: str) -> frozenset[str]:
+    """Folded drug, brand and device words of ``lang`` ("albuterol", "cozaar", "precedex", "levo", "coude"): the
+    shipped lexicon ``clinanon/data/lexicons/drugs/<lang>.txt.xz`` (``scripts/build_drug_lexicon.py``; English
+    only so far). Loaded on first use and cached; an absent file gives an empty set."""
+    path = resources.files("clinanon") / "data" / "lexicons" / "drugs" / f"{lang}.txt.xz"
+    try:
+        raw = lzma.decompress(path.read_bytes()).decode("utf-8")
+    except (FileNotFoundError, OSError):
+        return frozenset()
+    return frozenset(fold_uncached(w) for w in raw.splitlines() if w and not w.startswith("#"))
+
+
+def is_drug_word(word: str, lang: str) -> bool:
+    """Whether ``word`` (any case, accents optional) is a drug, brand or device word of ``lang``."""
+    return fold(word) in drug_words(lang)
 
 
 def is_name_word(word: str, lang: str) -> bool:

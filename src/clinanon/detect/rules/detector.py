@@ -14,7 +14,7 @@ from pathlib import Path
 from clinanon.analysis import Analysis
 from clinanon.caches import memo
 from clinanon.detect import caseless
-from clinanon.detect.allowlist import AllowList
+from clinanon.detect.allowlist import AllowList, drug_guard
 from clinanon.detect.base import BaseDetector, Detector
 from clinanon.detect.engine import RuleRecognizer, analyze_many
 from clinanon.detect.gazetteer import GazetteerDetector
@@ -120,6 +120,9 @@ class RulesDetector(BaseDetector):
         caseless_idx = [i for i, a in enumerate(analyses) if a.caseless_regions]
         if caseless_idx:
             self._merge_caseless_many(analyses, caseless_idx, out)
+        for i, a in enumerate(analyses):  # English drug, brand and device words are no names or places
+            if a.lang == "en":
+                out[i] = drug_guard(a.text, out[i], a.lang)
         return out
 
     def _merge_caseless_many(self, analyses: Sequence[Analysis], idx: Sequence[int],
@@ -155,7 +158,8 @@ class RulesDetector(BaseDetector):
         # text typed in capitals: the rules also run on a re-cased copy (same offsets) and candidates that rest on
         # capitals alone are dropped there (clinanon.detect.caseless); mixed-case text has no caseless region
         regions = caseless.caseless_regions(text)
-        return self._merge_caseless(text, lang, regions, spans) if regions else spans
+        spans = self._merge_caseless(text, lang, regions, spans) if regions else spans
+        return drug_guard(text, spans, lang) if lang == "en" else spans
 
     def _merge_caseless(self, text: str, lang: str, regions: list[tuple[int, int]], spans: list[Span]) -> list[Span]:
         """``spans`` (found on ``text``) merged with the runs on the re-cased and title-cased copies."""
