@@ -10,6 +10,7 @@ xml        folder of i2b2-2014 / MEDDOCAN ``.xml`` files              file stem
 conll      token per line, ``-DOCSTART-`` between documents           ``-DOCSTART-`` argument, else ``doc-<n>``
 csv        CSV/TSV with a text column                                 id column, else ``row-<n>``
 presidio   presidio-research JSON list (``full_text``, ``spans``)     ``id`` key, else the index
+parquet    Parquet file or folder of them (pyarrow): a text column    id column, else ``row-<n>``
 =========  =========================================================  ==========================================
 
 * :func:`read` yields documents and raises the first :class:`~clinanon.errors.InputError`;
@@ -42,6 +43,7 @@ from clinanon.io.base import Format, FormatError, ReadStats, Record, atomic_open
 from clinanon.io.brat import read_brat, write_brat
 from clinanon.io.conll import read_conll, write_conll
 from clinanon.io.jsonl import read_jsonl, write_jsonl
+from clinanon.io.parquet import read_parquet, write_parquet
 from clinanon.io.plaintext import read_text_files, write_text_files
 from clinanon.io.presidio import read_presidio, write_presidio
 from clinanon.io.tabular import read_csv, write_csv
@@ -84,6 +86,9 @@ FORMATS: dict[str, Format] = {
                "presidio-research JSON: a list of {full_text, spans: [{entity_type, start_position, ...}]}"),
         Format("conll", read_conll, write_conll, (".conll", ".bio", ".iob", ".iob2"), False,
                "CoNLL / BIO: one token per line, blank line between sentences, -DOCSTART- between documents"),
+        Format("parquet", read_parquet, write_parquet, (".parquet", ".pq"), False,
+               "Apache Parquet (pyarrow: clinanon[parquet]): a text column, id, spans (JSON), meta (JSON) and other "
+               "columns as metadata; a folder of part files reads as one input; streamed in batches"),
     )
 }
 
@@ -109,6 +114,7 @@ _OPTION_HELP: dict[str, str] = {
     "delimiter": "one character (default: tab for .tsv, else comma)",
     "label": "which XML name is the label: subtype (TYPE attribute), type (tag name) or both (TYPE.tag)",
     "repair": "ill-formed BIO sequences read as conlleval does (true) or only well-formed chunks (false)",
+    "batch_size": "rows read at a time (Parquet; memory is bounded by one batch)",
 }
 
 
@@ -166,10 +172,10 @@ def detect_format(path: str | Path) -> str:
             suffixes = {c.suffix.lower() for c in p.iterdir() if c.is_file()}
         except OSError as e:
             raise InputError(f"cannot list the folder: {e.strerror}", path=p) from None
-        for suffix, name in ((".ann", "brat"), (".xml", "xml"), (".txt", "text")):
+        for suffix, name in ((".ann", "brat"), (".xml", "xml"), (".txt", "text"), (".parquet", "parquet")):
             if suffix in suffixes:
                 return name
-        raise InputError("cannot detect the format: no .ann, .xml or .txt files in the folder", path=p)
+        raise InputError("cannot detect the format: no .ann, .xml, .txt or .parquet files in the folder", path=p)
     if not p.exists():
         raise InputError("no such file or folder", path=p)
     suffix = p.suffix.lower()
@@ -229,4 +235,14 @@ def count_documents(path: str | Path, format: str | None = None) -> int | None:
         with open(p, "rb") as f:
             n = sum(1 for line in f if line.startswith(b"-DOCSTART-"))
         return max(n, 1)
+    if name == "parquet":
+        try:
+            import pyarrow.parquet as pq
+        except ImportError:
+            return None
+        files = sorted(c for c in p.iterdir() if c.suffix.lower() in (".parquet", ".pq")) if p.is_dir() else [p]
+        try:
+            return sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+        except Exception:  # a count for a progress bar only; the reader reports the error
+            return None
     return None
