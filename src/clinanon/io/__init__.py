@@ -43,7 +43,7 @@ from clinanon.io.base import Format, FormatError, ReadStats, Record, atomic_open
 from clinanon.io.brat import read_brat, write_brat
 from clinanon.io.conll import read_conll, write_conll
 from clinanon.io.jsonl import read_jsonl, write_jsonl
-from clinanon.io.parquet import read_parquet, write_parquet
+from clinanon.io.parquet import count_rows, read_parquet, write_parquet
 from clinanon.io.plaintext import read_text_files, write_text_files
 from clinanon.io.presidio import read_presidio, write_presidio
 from clinanon.io.tabular import read_csv, write_csv
@@ -236,13 +236,5 @@ def count_documents(path: str | Path, format: str | None = None) -> int | None:
             n = sum(1 for line in f if line.startswith(b"-DOCSTART-"))
         return max(n, 1)
     if name == "parquet":
-        try:
-            import pyarrow.parquet as pq
-        except ImportError:
-            return None
-        files = sorted(c for c in p.iterdir() if c.suffix.lower() in (".parquet", ".pq")) if p.is_dir() else [p]
-        try:
-            return sum(pq.ParquetFile(f).metadata.num_rows for f in files)
-        except Exception:  # a count for a progress bar only; the reader reports the error
-            return None
+        return count_rows(p)
     return None

@@ -32,7 +32,7 @@ from clinanon.io.base import (
     spans_from_dicts,
 )
 
-__all__ = ["read_parquet", "write_parquet"]
+__all__ = ["count_rows", "read_parquet", "write_parquet"]
 
 
 def _pyarrow() -> tuple[Any, Any]:
@@ -48,6 +48,19 @@ def _files(path: Path) -> list[Path]:
     if path.is_dir():
         return sorted(p for p in path.iterdir() if p.suffix.lower() in (".parquet", ".pq") and p.is_file())
     return [path]
+
+
+def count_rows(path: str | Path) -> int | None:
+    """The rows of a Parquet file or folder from the files' metadata (a progress bar's total), or ``None`` when
+    pyarrow is missing or a file cannot be read (the reader reports that)."""
+    try:
+        pa, pq = _pyarrow()
+    except ConfigError:
+        return None
+    try:
+        return sum(pq.ParquetFile(f).metadata.num_rows for f in _files(Path(path)))
+    except (OSError, pa.ArrowException):
+        return None
 
 
 def read_parquet(
