@@ -120,9 +120,8 @@ class RulesDetector(BaseDetector):
         caseless_idx = [i for i, a in enumerate(analyses) if a.caseless_regions]
         if caseless_idx:
             self._merge_caseless_many(analyses, caseless_idx, out)
-        for i, a in enumerate(analyses):  # English drug, brand and device words are no names or places
-            if a.lang == "en":
-                out[i] = drug_guard(a.text, out[i], a.lang)
+        for i, a in enumerate(analyses):  # drug, brand and device words are no names or places (where a language
+            out[i] = drug_guard(a.text, out[i], a.lang)  # has a drug lexicon: English; others pass through)
         return out
 
     def _merge_caseless_many(self, analyses: Sequence[Analysis], idx: Sequence[int],
@@ -159,7 +158,7 @@ class RulesDetector(BaseDetector):
         # capitals alone are dropped there (clinanon.detect.caseless); mixed-case text has no caseless region
         regions = caseless.caseless_regions(text)
         spans = self._merge_caseless(text, lang, regions, spans) if regions else spans
-        return drug_guard(text, spans, lang) if lang == "en" else spans
+        return drug_guard(text, spans, lang)  # a language without a drug lexicon passes through
 
     def _merge_caseless(self, text: str, lang: str, regions: list[tuple[int, int]], spans: list[Span]) -> list[Span]:
         """``spans`` (found on ``text``) merged with the runs on the re-cased and title-cased copies."""
