@@ -16,8 +16,9 @@ the train texts only, as in ``benchmarks/audit_meddocan.py``); ``number_mask``; 
 ``--kfold K`` runs instead a K-fold cross-validation on train + dev of the techniques named by ``--techniques``
 (the issue's target: 10 folds of one technique within 30 minutes on 2 cores).
 
-Writes ``benchmarks/results/utility_meddocan.json`` (or ``--out``) plus the run folder of :mod:`clinanon.utility`
-(``--work``: per-run caches, so an interrupted run resumes; ``table.md``; ``boxplot.png``).
+Writes ``benchmarks/results/utility_meddocan.json`` (or ``--out``), the table and box plot next to it (``.md``,
+``.png``), and the run folder of :mod:`clinanon.utility` (``--work``: per-run caches, so an interrupted run
+resumes; ``table.md``; ``boxplot.png``).
 
 Usage::
 
@@ -31,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -105,7 +107,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "utility_meddocan.json")
-    ap.add_argument("--work", type=Path, default=ROOT / "benchmarks" / "results" / "utility_meddocan")
+    ap.add_argument("--work", type=Path, default=ROOT / "out" / "utility_meddocan",
+                    help="run folder: unit caches (resume), table.md, boxplot.png (default: out/utility_meddocan)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--iterations", type=int, default=100)
     ap.add_argument("--seeds", type=int, default=5, help="runs of each stochastic technique")
@@ -148,6 +151,9 @@ def main() -> None:
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    for name, suffix in (("table.md", ".md"), ("boxplot.png", ".png")):  # the table and plot next to the JSON
+        if (args.work / name).is_file():
+            shutil.copyfile(args.work / name, args.out.with_suffix(suffix))
     print(markdown_table(table))
     print(f"wrote {args.out} ({report['seconds_total']} s)")
 
