@@ -201,6 +201,23 @@ def test_a_tiny_model_learns_its_training_notes(fitted: Any) -> None:
     assert "Nombre" not in repr(fitted) and "García" not in repr(fitted.vocab)
 
 
+def test_min_batches_cycles_a_small_training_set(torch: Any) -> None:
+    """With 6 notes an epoch is one or two batches; ``min_batches`` cycles the notes so that every epoch has at
+    least that many updates (what early stopping on tiny subsets of a learning curve needs)."""
+    from clinanon.detect.neural.bilstm_crf import BiLSTMCRFDetector
+
+    params = {**TINY, "max_epochs": 2, "batch_size": 4}
+    one_pass = BiLSTMCRFDetector("es", label_scheme="meddocan", seed=1, **params).fit(notes(6))
+    per_epoch = one_pass.training_report_.updates // 2
+    assert one_pass.training_report_.updates == 2 * per_epoch and 1 <= per_epoch < 7
+    cycled = BiLSTMCRFDetector("es", label_scheme="meddocan", seed=1, min_batches=7, **params).fit(notes(6))
+    assert 2 * 7 <= cycled.training_report_.updates < 2 * (7 + per_epoch)
+    assert cycled.get_params()["min_batches"] == 7
+    assert cycled.training_report_.to_dict()["updates"] == cycled.training_report_.updates
+    with pytest.raises(ConfigError):
+        BiLSTMCRFDetector("es", label_scheme="meddocan", min_batches=-1)
+
+
 def test_offsets_on_accents_crlf_and_runs_of_spaces(fitted: Any) -> None:
     for doc in notes(6, seed=41, crlf=True) + notes(6, seed=42):
         spans = fitted.detect(doc)

@@ -10,8 +10,9 @@
   (:class:`~clinanon.detect.crf.CRFDetector`, ``crf_iterations`` L-BFGS iterations), ``spacy``
   (:class:`~clinanon.detect.spacy_ner.SpacyNERDetector`, ``spacy_steps`` steps), ``bilstm_crf``
   (:class:`~clinanon.detect.neural.bilstm_crf.BiLSTMCRFDetector`, the ``neural`` extra: embeddings learned from the
-  subset, early stopping on dev; pass ``trainers`` for word vectors), ``ensemble`` (rules + the CRF of the same
-  fraction, + spaCy / the BiLSTM-CRF when listed before it; union by default; needs ``crf``).
+  subset, epochs of at least 100 batches, early stopping on dev; pass ``trainers`` for word vectors),
+  ``ensemble`` (rules + the CRF of the same fraction, + spaCy / the BiLSTM-CRF when listed before it; union by
+  default; needs ``crf``).
 * Scores: :func:`clinanon.train.dev_scores` (subtask 1 and 2 P/R/F1, token-binary, per label).
 """
 
@@ -70,7 +71,9 @@ def _fit(name: str, subset: list[Document], dev: list[Document], lang: str, sche
     if name == "bilstm_crf":  # the neural extra; embeddings learned from the subset, early stopping on dev
         from clinanon.detect.neural.bilstm_crf import BiLSTMCRFDetector
 
-        return BiLSTMCRFDetector(lang, label_scheme=scheme).fit(subset, dev)
+        # an epoch of at least 100 batches: with 1 % of the notes one pass is a few updates, and early stopping
+        # (patience in epochs) would end the training before the tagger has learnt anything
+        return BiLSTMCRFDetector(lang, label_scheme=scheme, min_batches=100).fit(subset, dev)
     if name == "ensemble":
         from clinanon.detect.rules.detector import RulesDetector
         from clinanon.ensemble import Ensemble

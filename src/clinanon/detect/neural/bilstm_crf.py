@@ -86,6 +86,8 @@ class TrainingReport(GoldDataReport):
     """What :meth:`BiLSTMCRFDetector.fit` saw and did (offsets, labels and counts only, never text)."""
 
     sequences: int = 0
+    #: optimizer steps taken (batches over all epochs)
+    updates: int = 0
     epochs: list[EpochInfo] = field(default_factory=list)
     best_epoch: int | None = None
     best_dev_f1: float | None = None
@@ -97,7 +99,8 @@ class TrainingReport(GoldDataReport):
     parameters: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {**super().to_dict(), "sequences": self.sequences, "epochs": len(self.epochs),
+        return {**super().to_dict(), "sequences": self.sequences, "updates": self.updates,
+                "epochs": len(self.epochs),
                 "best_epoch": self.best_epoch, "best_dev_f1": self.best_dev_f1, "stopped": self.stopped,
                 "train_seconds": round(self.train_seconds, 3), "device": self.device,
                 "vocab_words": self.vocab_words, "vectors_words": self.vectors_words, "parameters": self.parameters,
@@ -168,6 +171,8 @@ class BiLSTMCRFDetector(BaseDetector):
     most this many vectors. Architecture: ``hidden`` units per direction, ``layers``, ``char_cnn`` (``char_dim``,
     ``char_filters``, ``char_width``). Training: ``lr`` (NAdam), ``batch_size`` sequences, ``max_epochs``,
     ``patience`` (epochs without a better dev F1), ``max_seconds``, ``clip`` (gradient norm), dropouts,
+    ``min_batches`` (an epoch is at least this many batches: a small training set is cycled, reshuffled on each
+    pass, so that with 25 notes an epoch still means enough updates for early stopping to judge; 0 = one pass),
     ``word_dropout`` (a training word replaced by the unknown word, so the model also learns to tag words it has
     no vector for), ``max_len`` tokens per sequence, ``seed``. ``device``: ``"auto"``, ``"cpu"`` or ``"cuda"``.
     ``canonical``: predict canonical categories (needs ``label_scheme``).
@@ -206,6 +211,7 @@ class BiLSTMCRFDetector(BaseDetector):
         max_seconds: float | None = None,
         clip: float = 1.0,
         max_len: int = 100,
+        min_batches: int = 0,
         score: ScoreMode = "mean",
         device: str = "auto",
         infer_batch_size: int = 64,
@@ -227,8 +233,8 @@ class BiLSTMCRFDetector(BaseDetector):
                       ("dropout_output", dropout_output), ("word_dropout", word_dropout)):
             if not 0.0 <= f < 1.0:
                 raise ConfigError(f"{nm} must be in [0, 1)")
-        if patience < 0 or lr <= 0 or clip < 0:
-            raise ConfigError("patience and clip must be >= 0 and lr > 0")
+        if patience < 0 or lr <= 0 or clip < 0 or min_batches < 0:
+            raise ConfigError("patience, clip and min_batches must be >= 0 and lr > 0")
         self.label_scheme = label_scheme
         self.canonical = bool(canonical)
         self.tagging = tagging
@@ -246,6 +252,7 @@ class BiLSTMCRFDetector(BaseDetector):
         self.lr, self.batch_size, self.max_epochs = float(lr), int(batch_size), int(max_epochs)
         self.patience, self.max_seconds, self.clip = int(patience), max_seconds, float(clip)
         self.max_len = int(max_len)
+        self.min_batches = int(min_batches)
         self.score = score
         self.device = device
         self.infer_batch_size = int(infer_batch_size)
@@ -279,7 +286,8 @@ class BiLSTMCRFDetector(BaseDetector):
                 "dropout_input": self.dropout_input, "dropout_lstm": self.dropout_lstm,
                 "dropout_output": self.dropout_output, "word_dropout": self.word_dropout, "lr": self.lr,
                 "batch_size": self.batch_size, "max_epochs": self.max_epochs, "patience": self.patience,
-                "max_seconds": self.max_seconds, "clip": self.clip, "max_len": self.max_len, "score": self.score,
+                "max_seconds": self.max_seconds, "clip": self.clip, "max_len": self.max_len,
+                "min_batches": self.min_batches, "score": self.score,
                 "device": self.device, "infer_batch_size": self.infer_batch_size}
 
     @property
@@ -454,10 +462,14 @@ class BiLSTMCRFDetector(BaseDetector):
         for epoch in range(1, self.max_epochs + 1):
             t0 = time.perf_counter()
             self.net.train()
-            order = list(range(len(seqs)))
-            rng.shuffle(order)
-            order.sort(key=lambda k: len(seqs[k].words) // 4)  # length buckets, shuffled inside each
-            batches = [order[k:k + self.batch_size] for k in range(0, len(order), self.batch_size)]
+            batches: list[list[int]] = []
+            while True:  # one pass over the data; cycled (reshuffled) until there are min_batches
+                order = list(range(len(seqs)))
+                rng.shuffle(order)
+                order.sort(key=lambda k: len(seqs[k].words) // 4)  # length buckets, shuffled inside each
+                batches.extend(order[k:k + self.batch_size] for k in range(0, len(order), self.batch_size))
+                if not seqs or len(batches) >= self.min_batches:
+                    break
             rng.shuffle(batches)
             total = 0.0
             for idx in batches:
@@ -468,6 +480,7 @@ class BiLSTMCRFDetector(BaseDetector):
                 if self.clip > 0:
                     torch.nn.utils.clip_grad_norm_(params, self.clip)
                 opt.step()
+                report.updates += 1
                 total += float(loss.detach()) * len(idx)
             info = EpochInfo(epoch, self.max_epochs, total / max(1, len(seqs)), time.perf_counter() - t0)
             if dev_docs:

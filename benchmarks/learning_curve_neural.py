@@ -1,0 +1,145 @@
+"""Learning curve with the BiLSTM-CRF next to the CRF: does the neural tagger lose less with few labelled notes?
+
+Issue 20's published pattern: with 1 % of the training data multilingual BERT loses 7 F1 where the CRF loses 32.
+Here: the CRF (:class:`clinanon.detect.crf.CRFDetector`, ``--crf-iterations`` L-BFGS iterations, as in
+``benchmarks/results/learning_curve``) and the BiLSTM-CRF with the settings of
+``configs/train_bilstm_crf_meddocan.toml`` (word vectors + casing + character CNN, early stopping on dev) are
+trained on the same nested subsets of MEDDOCAN train (:func:`clinanon.learning_curve.nested_subsets`, seed 0: the
+5 % subset is the 25 notes of the committed learning curve) and scored on dev (subtask 1 and token-binary).
+One pass over 25 notes is about ten batches, so an epoch of the BiLSTM-CRF is made at least ``--min-batches``
+(100) batches by cycling the subset (about half a full-data epoch; the full-data run has ≈ 190 batches per epoch,
+so this changes nothing there); without it early stopping ends the training after a few dozen updates, F1 0.
+
+Word vectors are the one thing both may use without labels: as a hospital would, the fastText vectors are trained
+once on the *unlabelled* texts of train + dev (never the test split), the same vectors at every fraction, as the
+full BiLSTM-CRF of ``meddocan_bilstm_crf.json`` was trained. The CRF's features are its own (rule features on).
+
+The loss at a fraction is F1(100 %) − F1(fraction). By default the 100 % points are read from the committed
+results (``meddocan_bilstm_crf.json``: the same config on all of train; ``learning_curve/learning_curve.json``: the
+CRF with the same iterations) instead of re-training for 30 minutes; ``--fractions ...,1.0`` re-trains them here.
+
+Usage::
+
+    python benchmarks/learning_curve_neural.py [--fractions 0.01,0.05] [--crf-iterations 50]
+        [--out benchmarks/results/learning_curve_neural.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+
+
+def committed_full_scores() -> dict[str, dict[str, Any]]:
+    """Subtask 1 / token-binary of the 100 % models from the committed JSONs (empty where absent)."""
+    out: dict[str, dict[str, Any]] = {}
+    lc = RESULTS / "learning_curve" / "learning_curve.json"
+    if lc.is_file():
+        data = json.loads(lc.read_text(encoding="utf-8"))
+        for row in data.get("rows", []):
+            if row.get("detector") == "crf" and row.get("fraction") == 1.0:
+                out["crf"] = {"subtask1": row["subtask1"], "token_binary": row.get("token_binary"),
+                              "source": "benchmarks/results/learning_curve/learning_curve.json",
+                              "crf_iterations": data.get("crf_iterations")}
+    bl = RESULTS / "meddocan_bilstm_crf.json"
+    if bl.is_file():
+        data = json.loads(bl.read_text(encoding="utf-8"))
+        out["bilstm_crf"] = {"subtask1": data["scores"]["subtask1"], "token_binary": data["scores"]["token_binary"],
+                             "source": "benchmarks/results/meddocan_bilstm_crf.json"}
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
+    ap.add_argument("--config", type=Path, default=ROOT / "configs" / "train_bilstm_crf_meddocan.toml")
+    ap.add_argument("--fractions", default="0.01,0.05")
+    ap.add_argument("--crf-iterations", type=int, default=50)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--min-batches", type=int, default=100,
+                    help="an epoch of the BiLSTM-CRF is at least this many batches (the subset is cycled)")
+    ap.add_argument("--out", type=Path, default=RESULTS / "learning_curve_neural.json")
+    args = ap.parse_args()
+
+    from clinanon import io as cio
+    from clinanon.detect.neural._torch import require_torch
+    from clinanon.detect.neural.bilstm_crf import BiLSTMCRFDetector
+    from clinanon.detect.neural.embeddings import train_vectors
+    from clinanon.learning_curve import learning_curve
+    from clinanon.train import TrainConfig
+
+    torch = require_torch("this benchmark")
+    cfg = TrainConfig.load(args.config)
+    b = cfg.bilstm_crf
+    torch.set_num_threads(b.threads or 1)
+    train = sorted(cio.read(args.data / "meddocan" / "train" / "brat", "brat"), key=lambda d: d.id)
+    dev = sorted(cio.read(args.data / "meddocan" / "dev" / "brat", "brat"), key=lambda d: d.id)
+    fractions = [float(f) for f in args.fractions.split(",") if f]
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="clinanon-lcn-") as tmp:
+        vectors = Path(tmp) / "vectors.vec"
+        vstats = train_vectors([d.text for d in train] + [d.text for d in dev], cfg.language, vectors,
+                               method=b.vectors_method, dim=b.word_dim, epochs=b.vectors_epochs, seed=args.seed)
+        vector_seconds = round(time.perf_counter() - t0, 1)
+        epochs: dict[int, list[float]] = {}
+
+        def bilstm(subset: list) -> Any:
+            det = BiLSTMCRFDetector(
+                cfg.language, label_scheme=cfg.label_scheme, tagging=cfg.tagging, seed=args.seed, vectors=vectors,
+                word_dim=b.word_dim, train_embeddings=b.train_embeddings, char_cnn=b.char_cnn,
+                char_filters=b.char_filters, hidden=b.hidden, layers=b.layers, dropout_input=b.dropout_input,
+                dropout_lstm=b.dropout_lstm, dropout_output=b.dropout_output, word_dropout=b.word_dropout, lr=b.lr,
+                batch_size=b.batch_size, max_epochs=b.max_epochs, patience=b.patience, max_seconds=b.max_seconds,
+                clip=b.clip, max_len=b.max_len, min_batches=args.min_batches, device=b.device)
+            det.fit(subset, dev)
+            rep = det.training_report_
+            epochs[len(subset)] = [round(e.dev_f1, 4) for e in rep.epochs if e.dev_f1 is not None] if rep else []
+            return det
+
+        result = learning_curve(train, dev, ["crf", "bilstm_crf"], fractions=fractions, seed=args.seed,
+                                lang=cfg.language, scheme=cfg.label_scheme, crf_iterations=args.crf_iterations,
+                                trainers={"bilstm_crf": bilstm}, log=lambda m: print(m, file=sys.stderr))
+    full = committed_full_scores()
+    for row in result["rows"]:
+        if row["fraction"] == 1.0:
+            full[row["detector"]] = {"subtask1": row["subtask1"], "token_binary": row.get("token_binary"),
+                                     "source": "this run"}
+    losses: list[dict[str, Any]] = []
+    for row in result["rows"]:
+        ref = full.get(row["detector"])
+        if ref is not None and row["fraction"] < 1.0:
+            losses.append({"detector": row["detector"], "fraction": row["fraction"],
+                           "train_documents": row["train_documents"], "subtask1_f1": row["subtask1"]["f1"],
+                           "full_subtask1_f1": ref["subtask1"]["f1"],
+                           "loss_points": round(100 * (ref["subtask1"]["f1"] - row["subtask1"]["f1"]), 2)})
+    report = {
+        "benchmark": "learning_curve_neural", "python": platform.python_version(), "machine": platform.machine(),
+        "torch": torch.__version__, "threads": b.threads or 1, "command": " ".join(sys.argv),
+        "corpus": "MEDDOCAN train (nested subsets) -> dev", "config": str(args.config.relative_to(ROOT))
+        if args.config.is_relative_to(ROOT) else str(args.config), "crf_iterations": args.crf_iterations,
+        "bilstm_min_batches": args.min_batches,
+        "vectors": {**dict(vstats), "source": "train+dev texts, unlabelled", "seconds": vector_seconds},
+        "bilstm_dev_span_f1_per_epoch": {str(k): v for k, v in epochs.items()},
+        "full_data": full, "losses": losses, "rows": result["rows"], "subsets": result["subsets"],
+        "seconds_total": round(time.perf_counter() - t0, 1),
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    for x in losses:
+        print(f"{x['detector']:>10} {x['fraction']:>5}: F1 {x['subtask1_f1']:.4f} (100 %: "
+              f"{x['full_subtask1_f1']:.4f}, loss {x['loss_points']:.2f} points)")
+    print(f"wrote {args.out} ({report['seconds_total']} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
