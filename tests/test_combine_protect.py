@@ -177,3 +177,26 @@ def test_a_place_the_selection_kept_in_part_gets_the_rules_extent() -> None:
     only_rules = ens([], [S(*at("Madrid"), "LOCATION.CITY", "gazetteer:city", 0.75)],
                      table=StrategyTable({"TERRITORIO": "crf"}, "union"))
     assert keys(only_rules.detect(DOC)) == []
+
+
+def test_a_protected_name_outscoring_a_models_place_over_it_gives_its_label() -> None:
+    """A name the rules found ("D. Manuel García López": honorific, first name, surnames) that a model, unsure of
+    itself, calls a street over the same words keeps the name's label; a confident model, or a model span that
+    reaches beyond the name (a street named after a person), keeps its own."""
+    rules = [S(*NAME, "NAME", "resolve:merge", 0.8)]
+    unsure = ens([S(*NAME, "CALLE", "crf", 0.59)], rules).detect(DOC)
+    assert keys(unsure) == [("Manuel García López", PATIENT)]
+    assert keys(ens([S(*NAME, "CALLE", "crf", 0.59)], rules, protect=None).detect(DOC)) == [
+        ("Manuel García López", "CALLE")]  # the strategies alone: the model's label
+    # inside the name: the name's extent and label
+    part = ens([S(*at("García López"), "TERRITORIO", "crf", 0.6)], rules).detect(DOC)
+    assert keys(part) == [("Manuel García López", PATIENT)]
+    # a confident model keeps its label
+    sure = ens([S(*NAME, "CALLE", "crf", 0.95)], rules).detect(DOC)
+    assert keys(sure) == [("Manuel García López", "CALLE")]
+    # a model span beyond the name: the street, whatever the scores
+    wide = ens([S(*at("D. Manuel García López"), "CALLE", "crf", 0.55)], rules).detect(DOC)
+    assert keys(wide) == [("D. Manuel García López", "CALLE")]
+    # another name label of the model is its own type: the model's choice between patient and clinician stays
+    staff = ens([S(*NAME, "NOMBRE_PERSONAL_SANITARIO", "crf", 0.6)], rules).detect(DOC)
+    assert keys(staff) == [("Manuel García López", "NOMBRE_PERSONAL_SANITARIO")]

@@ -96,6 +96,26 @@ def test_short_sentences_keep_no_name_in_clear(default_es: Pipeline, text: str, 
     assert _covered(default_es.detect_spans(doc), start, start + len(name))
 
 
+@pytest.mark.parametrize(("text", "name", "age", "duration"), [
+    ("Paciente Juan García López, 45 años, ingresó el 3 de marzo de 2021 en el Hospital La Paz.",
+     "Juan García López", "45 años", None),
+    ("Paciente Luis Fernández, edad 60 años, con HTA de 10 años de evolución.", "Luis Fernández", "60 años",
+     "10 años"),
+    ("Ingresa la Sra. Carmen Ruiz Torres, 82 años, que acude desde hace 3 años a revisión.", "Carmen Ruiz Torres",
+     "82 años", "3 años"),
+])
+def test_a_named_patient_with_an_age_in_apposition(default_es: Pipeline, text: str, name: str, age: str,
+                                                   duration: str | None) -> None:
+    """The rules' name (a patient cue, a known first name and surnames) keeps its label where the model, unsure,
+    calls it a street; the age in apposition is the patient's (MEDDOCAN's convention), a duration is not."""
+    spans = default_es.detect_spans(Document("s", text))
+    got = {text[s.start:s.end]: s.label for s in spans}
+    assert category_matches(got.get(name, ""), "NAME"), got
+    assert got.get(age) == "AGE", got
+    if duration is not None:
+        assert duration not in got
+
+
 # --- finding 5: address and field values stop where they should -----------------------------------------------
 
 #: (language, note, the street, the first words after it that are clinical text or another field)

@@ -158,3 +158,46 @@ def test_meddocan_dev_edad_sujeto_asistencia(meddocan_dir) -> None:  # type: ign
 ])
 def test_english_bare_ages_after_birthday_verbs_and_person_copulas(text: str, expected: list[str]) -> None:
     assert found("en", text) == expected
+
+
+# --------------------------------------------------------------------------------------------- Spanish apposition
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # MEDDOCAN convention (EDAD_SUJETO_ASISTENCIA): the patient's age after the person, number and unit
+    ("Paciente Juan García López, 45 años, ingresó el 3 de marzo de 2021 en el Hospital La Paz.", ["45 años"]),
+    ("Ingresa Rosa Vidal Soto, 51 años, por disnea.", ["51 años"]),  # a known first name in the run
+    ("Acude la Sra. J. Ruiz, 70 años.", ["70 años"]),  # an honorific; the initial's dot ends no sentence
+    ("Paciente mujer, 44 años, derivada a nuestra unidad.", ["44 años"]),
+    ("PACIENTE ALBERTO GIL, 45 AÑOS, INGRESA.", ["45 AÑOS"]),
+    ("Paciente mujer, edad 38 años, diagnosticada de enfermedad de Crohn.", ["38 años"]),
+    ("Edad 45. Sexo: varón.", ["45"]),
+    ("Varón de 45 años de edad que acude a urgencias.", ["45 años"]),
+    ("Mujer de 45 a. con dolor abdominal.", ["45 a."]),
+])
+def test_spanish_ages_in_apposition_and_without_a_colon(text: str, expected: list[str]) -> None:
+    assert found("es", text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "Paciente con dolor desde hace 5 años.",
+    "Varón que fumó durante 2 años.",
+    "Paciente que, 5 años después, sigue asintomático.",
+    "En la actualidad, 16 años después, el paciente está bien.",
+    "Paciente con recidiva a los 3 años de la cirugía.",
+    "Paciente con cefalea de 10 años de evolución.",
+    "Diabetes Mellitus, 10 años, en tratamiento con insulina.",  # capitalised words, no first name
+    "El paciente refiere tos. Tras la cirugía, 5 años, recidiva.",  # the person is in another sentence
+    "Paciente que acude con su madre, 70 años, y su hermano.",  # a relative's age
+    "Vive en la calle Mayor 2A. Fractura de la 11a. costilla.",  # a floor, an ordinal
+])
+def test_spanish_durations_and_other_numbers_are_no_ages(text: str) -> None:
+    assert found("es", text) == []
+
+
+def test_spanish_apposition_linear_on_adversarial_input() -> None:
+    t0 = time.process_time()
+    # every apposition looks back at most 120 characters: the time grows with the number of matches only
+    for text in ("Juan García López, 45 años, " * 10_000, "Sr. " * 250_000 + ", 45 años,",
+                 ", 45 años" * 30_000, "Edad " * 200_000):
+        ages.recognizers("es")[0].analyze(text)
+    assert time.process_time() - t0 < 5.0

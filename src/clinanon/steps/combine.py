@@ -28,7 +28,9 @@ For one note, with the members' candidates in ``analysis.candidates`` (member na
    added; where it overlaps selected spans, they and it become one span over the union of their extents (more
    text replaced protects more than a tighter guess), labelled by the best-scoring overlapping selected span of
    the same category (the model's choice between a patient and a clinician), else by the best-scoring of them all
-   (``source="select:protect"``, the best score). A span the strategies chose for F1 on one corpus can thus lose
+   (``source="select:protect"``, the best score). Where selected spans of another type cover it, lie inside it and
+   each score lower than it, it replaces them the same way (its label wins: "Paciente Juan García López" that the
+   rules name and a model, unsure, calls a street). A span the strategies chose for F1 on one corpus can thus lose
    its exact extent, never the text it covered. A rules span of another category (a place) is never added, but
    where selected spans of its own kind cover part of it, they and it become one span the same way ("MILFORD
    MILL" is not cut to a model's "MILL").
@@ -273,7 +275,8 @@ class Select:
                 top = self.labels.category(r.label).split(".")[0]
                 if not over or any(self.labels.category(o.label).split(".")[0] != top for o in over):
                     continue
-            if _covered(text, r, [o for o in over if o.score >= floor]):
+            if (_covered(text, r, [o for o in over if o.score >= floor])
+                    and not (protected and self._outranks(r, over))):
                 continue
             absorbed.update(range(lo, hi))
             added.append(self._union(r, over))
@@ -290,6 +293,14 @@ class Select:
             else:
                 merged.append(sp)
         return merged
+
+    def _outranks(self, r: Span, over: Sequence[Span]) -> bool:
+        """Whether the protected span ``r``, covered by the selected spans ``over``, gives its label to its extent:
+        every one of them lies inside it, none is of its type, and each scores lower ("Paciente Juan García López"
+        that a model unsure of itself calls a street). The same choice as for a union: the best score labels."""
+        top = self.labels.category(r.label).split(".")[0]
+        return bool(over) and all(r.start <= o.start and o.end <= r.end and o.score < r.score
+                                  and self.labels.category(o.label).split(".")[0] != top for o in over)
 
     def _union(self, r: Span, over: Sequence[Span]) -> Span:
         """One span over ``r`` and the selected spans it overlaps (see step 4)."""

@@ -8,8 +8,10 @@ practice; ``recognizers(lang, include_unit=...)`` overrides either default.
 A number with an age unit is ambiguous (``"desde hace 2 años"`` is a duration), so the generic pattern starts
 below the threshold and needs context: a person word before it (``varón de``, ``patient``, ``Frau``), an age
 word after it (``de edad``, ``old``, ``oud``, ``alt``), or an explicit form (``Edad:``, ``45-year-old``,
-``45 y/o``, ``45-jarige``, ``45-årig``, ``45-jährige``, ``aged 45``, ``a los 45 años``). Duration words
-(``hace``, ``durante``, ``evolución``, ``ago``, ``geleden``, ``sedan``, ``seit``) lower the score.
+``45 y/o``, ``45-jarige``, ``45-årig``, ``45-jährige``, ``aged 45``, ``a los 45 años``, ``edad 45``). Duration
+words (``hace``, ``durante``, ``evolución``, ``ago``, ``geleden``, ``sedan``, ``seit``) lower the score. An age in
+apposition after a person (``Paciente Juan García López, 45 años, ingresó``, ``Konrad Mühlbauer, 66 Jahre``) counts
+when the sentence (Spanish) or line names the person.
 
 All quantifiers are bounded; matching is linear in the text length.
 """
@@ -25,6 +27,8 @@ from clinanon.detect.engine import Context, RulePattern, RuleRecognizer
 from clinanon.detect.rules.lexicon import trie_regex
 from clinanon.document import Span
 from clinanon.lang import LANGUAGES
+from clinanon.lang.fold import fold
+from clinanon.lang.lexicon import name_sets
 
 __all__ = ["age_patterns", "recognizers"]
 
@@ -97,7 +101,9 @@ _ES_PERSONS = trie_regex(["paciente", "varón", "varon", "mujer", "hombre", "ni�
 
 _LANG: dict[str, _AgeLang] = {
     "es": _AgeLang(
-        number_words=trie_regex(_es_numbers()), years=r"años|año", other_units=r"meses|mes|semanas|semana|días|"
+        # "a." only in lower case after a blank ("varón de 45 a."): "2A." is a floor, "la 11a." an ordinal
+        number_words=trie_regex(_es_numbers()), years=r"años|año|(?<=\s)(?-i:a\.)",
+        other_units=r"meses|mes|semanas|semana|días|"
         r"dias|día", and_word=r"y", half=r"y\s{1,2}medio|y\s{1,2}media", field_labels=r"edad",
         person_before=(rf"\b(?:{_ES_PERSONS}),?\s{{1,3}}(?:de|con)\s{{1,3}}$"
                        r"|\b(?:tiene|tenía|tenia|contaba\s{1,2}con|cumplir|cumplidos|cumplió|edad\s{1,2}de|"
@@ -283,6 +289,12 @@ def age_patterns(lang: str) -> tuple[RulePattern, ...]:
                         adjust=_relative_adjust(lang)),
             RulePattern("age_of_edad", first="letter", regex=rf"\bedad\s{{1,2}}de\s{{1,2}}({expr()})",
                         score=0.85, flags=IC, group=1, validator=_validator),
+            # "edad 38 años", "Edad 45 ," (no colon: the field pattern's): the number, with its unit when one follows
+            RulePattern("age_edad", first="letter",
+                        regex=rf"\bedad[ \t]{{1,2}}({num}(?:[ \t]{{0,2}}{unit_any}(?!\w){more}"
+                              r"|(?![.,]?\d)(?![ \t]{0,2}(?:%|/|[^\W\d_]))))",
+                        score=0.85, flags=IC, group=1, validator=_validator),
+            *_es_apposition_patterns(digits, spec.years),
         ]
     at = {"de": r"alter\s{1,2}von", "nl": r"leeftijd\s{1,2}van", "sv": r"ålder(?:n)?\s{1,2}(?:av\s{1,2})?"}
     if lang in at:
@@ -357,6 +369,58 @@ def _apposition_patterns(lang: str) -> list[RulePattern]:
         RulePattern("age_parenthesis_bare", first="digit", regex=r"(?<=\()\d{1,3}(?=\))", score=0.3,
                     validator=_validator, adjust=bare_adjust),
     ]
+
+
+#: a person before a Spanish age in apposition: a patient or person word, an honorific ("Paciente Juan García,
+#: 45 años,", "la Sra. Ruiz, 70 años,", "mujer, 44 años,")
+_ES_PERSON_CUE = re.compile(rf"(?<![\w.])(?:{_ES_PERSONS}|sra?\.|srta\.|dña\.?|dª|don|doña)(?![\w])", re.IGNORECASE)
+#: a sentence end (not the dot of an honorific or of an initial: "Sr. J. García, 45 años")
+_ES_SENTENCE_END = re.compile(r"(?<![Ss]r)(?<![Ss]ra)(?<![Ss]rta)(?<!Dña)(?<!Dra)(?<!Dr)(?<!\b[A-ZÁÉÍÓÚÑ])"
+                              r"(?<=[^\W\d_])[.!?](?=\s)"
+                              r"|(?<=[\d)\]])[.!?](?=\s)|[;\n]")
+#: two to four capitalised words (particles between them) right before ", 45 años": a name when one of them but the
+#: last is a known first name ("Juan García López, 45 años")
+_ES_CAPITALISED = re.compile(r"[A-ZÁÉÍÓÚÑÜ][\w'’-]{1,30}")
+_ES_NAME_RUN = re.compile(r"(?<![\w'’-])([A-ZÁÉÍÓÚÑÜ][\w'’-]{1,30})(?:[ \t]{1,2}(?:(?:de|del|de[ \t]la|y)[ \t]{1,2})?"
+                          r"[A-ZÁÉÍÓÚÑÜ][\w'’-]{1,30}){1,3}[ \t]{0,2},[ \t]{0,2}\Z")
+
+
+def _es_person_before(text: str, start: int, end: int) -> float:
+    """+0.5 when the sentence before a Spanish age in apposition names a person: a person word or honorific
+    (:data:`_ES_PERSON_CUE`), or a run of capitalised words ending at the comma whose first word is a known first
+    name; 0 otherwise ("Diabetes Mellitus, 10 años" is no person)."""
+    lo = max(0, start - 120)
+    cut = max((m.end() for m in _ES_SENTENCE_END.finditer(text, lo, start)), default=lo)
+    if _ES_PERSON_CUE.search(text, cut, start) is not None:
+        return 0.5
+    m = _ES_NAME_RUN.search(text, cut, start)
+    if m is not None:
+        first = name_sets("es")[0]
+        words = _ES_CAPITALISED.findall(m.group())
+        if any(fold(w) in first for w in words[:-1]):  # "Ingresa Juan García López, 45 años"
+            return 0.5
+    return 0.0
+
+
+def _es_apposition_patterns(digits: str, years: str) -> list[RulePattern]:
+    """A Spanish age in apposition after the person it is of, as MEDDOCAN annotates the patient's age
+    (``EDAD_SUJETO_ASISTENCIA``): ``"Paciente Juan García López, 45 años, ingresó"``, ``"Paciente mujer, 44 años,
+    derivada"``, ``"la Sra. Ruiz, 70 años."``. The number and its year unit right after ``", "`` and before ``,``
+    ``;`` ``)`` or a sentence end (so ``"En la actualidad, 16 años después"`` is left: a duration), scored 0.3 and
+    raised to 0.8 only when the same sentence names a person before it (:func:`_es_person_before`)."""
+    return [RulePattern("age_apposition", first="digit",
+                        regex=rf"(?<=,[ \t]){digits}[ \t]{{0,2}}(?:{years})(?!\w)"
+                              r"(?=[ \t]{0,2}(?:[,;)]|\.?[ \t]*(?:\r?\n|\Z)|\.[ \t]))",
+                        score=0.3, flags=re.IGNORECASE, validator=_validator, adjust=_es_apposition_adjust)]
+
+
+_ES_RELATIVE = _relative_adjust("es")
+
+
+def _es_apposition_adjust(text: str, start: int, end: int) -> float:
+    """:func:`_es_person_before`, less 0.45 for a relative earlier in the clause ("su madre, 70 años,": MEDDOCAN
+    annotates only the patient's age)."""
+    return _es_person_before(text, start, end) + _ES_RELATIVE(text, start, end)
 
 
 #: a person noun right after a German age ("50-j. Patientin", "45 J. Mann")
