@@ -16,9 +16,11 @@ out): fastText vectors (gensim, ``clinanon.detect.neural.embeddings``) on the tr
   ``clinanon.evaluate``), and a fresh adversary trained ``--attack-epochs`` epochs on the frozen representation
   (train pairs), its accuracy on dev pairs after every epoch (0.5 = nothing recovered).
 
-Schedule options (issue 22, second pass): ``--deid-loss token``, ``--adv-steps``, ``--rep-steps``, ``--noise-lr``
-(see ``PrivRepConfig``); ``--variant LABEL`` keeps runs that differ only in those apart in the merged table and the
-plot; ``--phase1-cache`` saves / reuses the phase-1 model under ``--work``. The runs in the README, e.g.::
+Schedule options (issue 22, second pass): ``--deid-loss token``, ``--adv-steps``, ``--rep-steps``, ``--noise-lr``;
+third pass: ``--noise-floor`` (a minimum scale of the output noise), ``--adv-reset K`` (fresh adversaries every K
+phase-3 epochs) (see ``PrivRepConfig``); ``--variant LABEL`` keeps runs that differ only in those apart in the
+merged table and the plot; ``--phase1-cache`` saves / reuses the phase-1 model under ``--work``. The runs in the
+README, e.g.::
 
     nice -n 10 python benchmarks/privrep.py --corpus meddocan --train-docs 120 --dev-docs 50 --pretrain-epochs 6 \
         --adv-warm-epochs 1 --epochs 8 --attack-epochs 30 --skip-baselines --n 100 --strategies three_phase \
@@ -101,6 +103,10 @@ def main() -> None:
     ap.add_argument("--adv-steps", type=int, default=1, help="phase 3: adversary steps per round")
     ap.add_argument("--rep-steps", type=int, default=1, help="phase 3: representation steps per round")
     ap.add_argument("--noise-lr", type=float, default=None, help="learning rate of the noise scales in phase 3")
+    ap.add_argument("--noise-floor", type=float, default=0.0,
+                    help="minimum scale of the output noise N_out in phase 3 and after (0: none)")
+    ap.add_argument("--adv-reset", type=int, default=0,
+                    help="phase 3: re-initialise (and warm) the adversaries every K epochs (0: never)")
     ap.add_argument("--variant", default="", help="a label kept with the runs (runs differing only in options "
                                                   "other than strategy / N / lambda are told apart by it)")
     ap.add_argument("--phase1-cache", action="store_true",
@@ -156,7 +162,8 @@ def main() -> None:
         "settings": {k: getattr(args, k) for k in ("n", "strategies", "dann_n", "pseudo_n", "pretrain_epochs",
                                                    "adv_warm_epochs", "epochs", "baseline_epochs", "attack_epochs",
                                                    "dim", "seed", "deid_loss", "adv_steps", "rep_steps",
-                                                   "noise_lr", "variant")}, "lam": lam,
+                                                   "noise_lr", "noise_floor", "adv_reset", "variant")},
+        "lam": lam,
     }
     res["reduced"] = bool(len(train_docs) < n_train_all or len(dev_docs) < n_dev_all
                           or any(getattr(args, k) < v for k, v in FULL.items()))
@@ -168,6 +175,9 @@ def main() -> None:
         out = args.out or RESULTS / f"privrep_{args.corpus}.json"
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
+
+    def progress(info: dict[str, Any]) -> None:  # per epoch: losses, accuracies, noise scales (no text)
+        print(json.dumps(info), flush=True)
 
     # baselines
     for name, n_pseudo in () if args.skip_baselines else (("plain", None), ("pseudonymized", args.pseudo_n)):
@@ -209,15 +219,17 @@ def main() -> None:
         ns = args.dann_n if strategy == "dann" and args.dann_n is not None else args.n
         for n in ns:
             m = base.copy(strategy=strategy, n_neighbors=n, lam=lam, adv_steps=args.adv_steps,
-                          rep_steps=args.rep_steps, noise_lr=args.noise_lr)
+                          rep_steps=args.rep_steps, noise_lr=args.noise_lr, noise_floor=args.noise_floor,
+                          adv_reset=args.adv_reset)
             m.history = []
-            clock.run(f"{strategy}_N{n}", lambda m=m: m.train_private(train))
+            clock.run(f"{strategy}_N{n}", lambda m=m: m.train_private(train, callback=progress))
             run = {"strategy": strategy, "n_neighbors": n, "lam": lam, "variant": args.variant,
                    "deid_loss": args.deid_loss, "adv_steps": args.adv_steps, "rep_steps": args.rep_steps,
-                   "noise_lr": args.noise_lr,
+                   "noise_lr": args.noise_lr, "noise_floor": args.noise_floor, "adv_reset": args.adv_reset,
                    "deid": score_tags(dev, m.predict(dev), lang=lang), "history": m.history}
             run["attack"] = clock.run(f"attack_{strategy}_N{n}",
-                                      lambda m=m: m.attack(train, dev, epochs=args.attack_epochs))
+                                      lambda m=m: m.attack(train, dev, epochs=args.attack_epochs,
+                                                           callback=progress))
             runs.append(run)
             save()
     save()
@@ -283,7 +295,9 @@ def merge() -> None:
             acc = [a["dev_accuracy"] for a in run["attack"]]
             lab = f"{run['strategy']} N={run['n_neighbors']}" + (f" λ={run['lam']}" if run.get("lam", 1) != 1 else "")
             lab += f" [{run['variant']}]" if run.get("variant") else ""
-            ax.plot(range(1, len(acc) + 1), acc, marker=".", label=lab)
+            floor = bool(run.get("noise_floor"))  # third-pass runs solid, earlier ones thin and dashed
+            ax.plot(range(1, len(acc) + 1), acc, marker="." if floor else None, label=lab,
+                    linestyle="-" if floor else "--", linewidth=1.6 if floor else 0.8)
         ax.axhline(0.5, color="grey", linestyle=":")
         ax.axhline(0.6, color="red", linestyle=":", linewidth=0.8)
         ax.set_title(f"{corpus}: fresh adversary on the frozen representation"

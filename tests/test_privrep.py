@@ -180,6 +180,10 @@ def test_config_validates_schedule_options() -> None:
         PrivRepConfig(rep_steps=0)
     with pytest.raises(ConfigError):
         PrivRepConfig(noise_lr=0.0)
+    with pytest.raises(ConfigError):
+        PrivRepConfig(noise_floor=-0.1)
+    with pytest.raises(ConfigError):
+        PrivRepConfig(adv_reset=-1)
 
 
 def test_deid_loss_per_token_is_the_sentence_loss_over_tokens(data) -> None:
@@ -238,6 +242,46 @@ def test_noise_lr_lets_the_noise_scales_move(data) -> None:
     slow, fast = moved(), moved(noise_lr=0.2)
     assert slow < 0.02 * 2 * 3  # Adam: at most about lr per step (lr 0.002, 2 epochs x 2 batches)
     assert fast > 5 * slow
+
+
+def test_noise_floor_bounds_the_output_noise_in_training_and_export(data, tmp_path) -> None:
+    space, train, _ = data
+    m = PrivRepModel(space, train.tags, _cfg(adv_warm_epochs=0, epochs=2, noise_lr=0.2))
+    assert float(m.rep.noise_out.sigma.detach().min()) == pytest.approx(0.05, rel=1e-4)  # noise_init, no floor
+    floored = m.copy(noise_floor=0.4)
+    assert float(floored.rep.noise_out.sigma.detach().min()) == pytest.approx(0.4)  # copy() applies the new floor
+    assert float(m.rep.noise_out.sigma.detach().max()) == pytest.approx(0.05, rel=1e-4)  # the original is untouched
+    with torch.no_grad():
+        floored.rep.noise_out.log_sigma.fill_(-20.0)  # whatever the training does to the learned scale
+    floored.train_private(train)
+    assert all(h["sigma_out"] >= 0.4 - 1e-6 for h in floored.history if "sigma_out" in h)
+    # the noise drawn really has that scale: two draws of one sentence differ by about sqrt(2) * 0.4 per dimension
+    a, b = floored.represent(train, seed=1), floored.represent(train, seed=2)
+    diff = torch.cat([torch.as_tensor(x - y).flatten() for x, y in zip(a, b, strict=True)])
+    assert float(diff.std()) > 0.4
+    # saved and loaded with its floor (in the config), so exports of the loaded model carry it too
+    back = PrivRepModel.load(floored.save(tmp_path / "m"))
+    assert back.config.noise_floor == 0.4
+    assert float(back.rep.noise_out.sigma.detach().min()) == pytest.approx(0.4)
+
+
+def test_adv_reset_trains_against_fresh_adversaries(data) -> None:
+    space, train, _ = data
+    m = PrivRepModel(space, train.tags, _cfg(adv_warm_epochs=1, epochs=3, adv_reset=1))
+    first = m.adv
+    m.train_private(train)
+    phases = [h["phase"] for h in m.history]
+    # warm-up, then epoch 1; before epochs 2 and 3 new adversaries, each warmed on the frozen representation
+    assert phases == ["three_phase:2", "three_phase:3", "three_phase:reset", "three_phase:3", "three_phase:reset",
+                      "three_phase:3"]
+    assert m.adv is not first
+    never = PrivRepModel(space, train.tags, _cfg(adv_warm_epochs=1, epochs=3))
+    never.train_private(train)
+    assert "three_phase:reset" not in [h["phase"] for h in never.history]
+    # seeded: the same run twice gives the same representation
+    again = PrivRepModel(space, train.tags, _cfg(adv_warm_epochs=1, epochs=3, adv_reset=1))
+    again.train_private(train)
+    assert all(torch.equal(x, y) for x, y in zip(m.rep.parameters(), again.rep.parameters(), strict=True))
 
 
 def test_token_prf() -> None:
@@ -320,10 +364,11 @@ def test_cli_train_export_pooled(tmp_path: Path) -> None:
     r = runner.invoke(app, ["privrep", "train", str(tmp_path / "notes"), "--vectors", str(vec), "--out",
                             str(tmp_path / "model"), "--pretrain-epochs", "1", "--adv-warm-epochs", "1", "--epochs",
                             "1", "--dim", "8", "-n", "2", "--lang", "en", "--deid-loss", "token", "--adv-steps", "2",
-                            "--noise-lr", "0.01"])
+                            "--noise-lr", "0.01", "--noise-floor", "0.2", "--adv-reset", "1"])
     assert r.exit_code == 0, r.output
     cfg = json.loads((tmp_path / "model" / "meta.json").read_text())["config"]
     assert (cfg["deid_loss"], cfg["adv_steps"], cfg["rep_steps"], cfg["noise_lr"]) == ("token", 2, 1, 0.01)
+    assert (cfg["noise_floor"], cfg["adv_reset"]) == (0.2, 1)
     r = runner.invoke(app, ["privrep", "evaluate", str(tmp_path / "model"), str(tmp_path / "notes"), "--train",
                             str(tmp_path / "notes"), "--attack-epochs", "1", "--lang", "en", "--out",
                             str(tmp_path / "eval.json")])

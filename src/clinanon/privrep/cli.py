@@ -61,6 +61,10 @@ def train_cmd(
     rep_steps: Annotated[int, typer.Option("--rep-steps", help="Phase 3: representation steps per round.")] = 1,
     noise_lr: Annotated[float | None, typer.Option("--noise-lr", help="Learning rate of the noise scales in "
                                                    "the privacy training (default: the model's).")] = None,
+    noise_floor: Annotated[float, typer.Option("--noise-floor", help="Minimum scale of the output noise N_out "
+                                               "(0: none); the BiLSTM output lies in [-1, 1].")] = 0.0,
+    adv_reset: Annotated[int, typer.Option("--adv-reset", help="Phase 3: fresh (re-initialised, warmed) "
+                                           "adversaries every K epochs (0: never).")] = 0,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     fmt: Annotated[str | None, _FORMAT] = None,
     lang: Annotated[str, _LANG] = "es",
@@ -76,7 +80,7 @@ def train_cmd(
         cfg = PrivRepConfig(strategy=strategy, n_neighbors=n, lam=lam, pretrain_epochs=pretrain_epochs,  # type: ignore[arg-type]
                             adv_warm_epochs=adv_warm_epochs, epochs=epochs, dim=dim, seed=seed, device=device,
                             deid_loss=deid_loss, adv_steps=adv_steps, rep_steps=rep_steps,  # type: ignore[arg-type]
-                            noise_lr=noise_lr)
+                            noise_lr=noise_lr, noise_floor=noise_floor, adv_reset=adv_reset)
         model = PrivRepModel(space, corpus.tags, cfg).fit(corpus, callback=_echo)
         model.save(out)
         console.print(f"wrote {out}", highlight=False)

@@ -71,7 +71,12 @@ class PrivRepConfig:
     ``ln 2`` from chance), so ``lam = 1`` weighs them as the study does. ``adv_steps`` / ``rep_steps``: in phase 3,
     ``adv_steps`` adversary steps before every ``rep_steps`` representation steps (Feutry et al.'s alternation).
     ``noise_lr``: the learning rate of the noise scales (``log sigma``) during the privacy training (``None``:
-    ``lr``); phase 1 always uses ``lr``.
+    ``lr``); phase 1 always uses ``lr``. ``noise_floor``: a minimum for the learned scale of the output noise
+    ``N_out`` (0: none), in every phase and at export; the BiLSTM output lies in ``[-1, 1]``, so the floor bounds
+    the signal-to-noise ratio of every dimension of ``R`` whatever the training does to ``sigma``.
+    ``adv_reset``: in phase 3, every ``adv_reset`` epochs (0: never) the adversaries are re-initialised and
+    trained ``max(1, adv_warm_epochs)`` epochs on the frozen representation before the alternation goes on, so the
+    representation is trained against fresh attackers, not only against one that has followed it (Feutry et al.).
     """
 
     strategy: Strategy = "three_phase"
@@ -94,12 +99,18 @@ class PrivRepConfig:
     adv_steps: int = 1
     rep_steps: int = 1
     noise_lr: float | None = None
+    noise_floor: float = 0.0
+    adv_reset: int = 0
 
     def __post_init__(self) -> None:
         if self.strategy not in ("three_phase", "dann", "none"):
             raise ConfigError(f"unknown strategy {self.strategy!r}; expected 'three_phase', 'dann' or 'none'")
         if self.deid_loss not in ("sentence", "token"):
             raise ConfigError(f"unknown deid_loss {self.deid_loss!r}; expected 'sentence' or 'token'")
+        if not 0 <= self.noise_floor < 10:
+            raise ConfigError("noise_floor must be in [0, 10) (0: no minimum noise scale)")
+        if int(self.adv_reset) < 0:
+            raise ConfigError("adv_reset must be >= 0 (0: never re-initialise the adversaries)")
         if self.noise_lr is not None and self.noise_lr <= 0:
             raise ConfigError("noise_lr must be > 0 (or None: the same as lr)")
         for name in ("n_neighbors", "dim", "hidden", "adv_hidden", "batch_size", "adv_steps", "rep_steps"):
@@ -173,6 +184,7 @@ class PrivRepModel:
         seed_everything(c.seed)
         self.device = choose_device(c.device)
         self.rep = Representation(space.matrix, c.dim, c.noise_init).to(self.device)
+        self.rep.noise_out.floor = c.noise_floor
         self.head = DeidHead(c.dim, c.hidden, self.tags, c.dropout).to(self.device)
         self.adv = Adversaries(c.dim, space.dim, c.adv_hidden).to(self.device)
         self.history: list[dict[str, Any]] = []
@@ -189,6 +201,7 @@ class PrivRepModel:
         new.rep = copy.deepcopy(self.rep)
         new.head = copy.deepcopy(self.head)
         new.adv = copy.deepcopy(self.adv)
+        new.rep.noise_out.floor = new.config.noise_floor
         new.history = list(self.history)
         return new
 
@@ -346,6 +359,12 @@ class PrivRepModel:
             return out
 
         for epoch in range(1, c.epochs + 1):
+            if c.strategy == "three_phase" and c.adv_reset and epoch > 1 and (epoch - 1) % c.adv_reset == 0:
+                # a fresh pair of adversaries (seeded), warmed on the frozen representation, then the alternation
+                self._reset_adversaries(c.seed + 1000 * epoch)
+                self.train_adversaries(train, max(1, c.adv_warm_epochs), rng=rng, callback=callback,
+                                       phase="three_phase:reset")
+                opt_adv = torch.optim.Adam(self._adv_params(), lr=c.lr)
             t0 = time.perf_counter()
             sums = {"l_deid": 0.0, "l_adv": 0.0}
             correct = seen = 0
@@ -393,6 +412,15 @@ class PrivRepModel:
             self._log({"phase": phase, "epoch": epoch, "l_deid": round(sums["l_deid"] / n, 4),
                        "l_adv": round(sums["l_adv"] / n, 4), "adv_train_accuracy": round(correct / max(1, seen), 4),
                        "seconds": round(time.perf_counter() - t0, 2), **self.noise_levels()}, callback)
+
+    def _reset_adversaries(self, seed: int) -> None:
+        """New adversaries with weights drawn from ``seed`` (the global torch generator is left as it was)."""
+        from clinanon.privrep.nets import Adversaries
+
+        torch = self._torch
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            self.adv = Adversaries(self.config.dim, self.space.dim, self.config.adv_hidden).to(self.device)
 
     def noise_levels(self) -> dict[str, float]:
         """The mean learned noise scale before and after the LSTM."""

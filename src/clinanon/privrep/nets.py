@@ -29,13 +29,15 @@ class LearnedNoise(nn.Module):
     """``x + sigma * eps`` with ``eps ~ N(0, 1)`` and a learned ``sigma`` per dimension (reparameterized, so the
     losses move ``sigma``). Drawn in training and in inference alike: the noise is part of the representation."""
 
-    def __init__(self, dim: int, init: float) -> None:
+    def __init__(self, dim: int, init: float, floor: float = 0.0) -> None:
         super().__init__()
         self.log_sigma = nn.Parameter(torch.full((dim,), math.log(max(init, 1e-6))))
+        self.floor = float(floor)  # the minimum sigma (0: none); set from the model's config, not saved
 
     @property
     def sigma(self) -> torch.Tensor:
-        return self.log_sigma.exp()
+        s = self.log_sigma.exp()
+        return s.clamp(min=self.floor) if self.floor > 0 else s
 
     def forward(self, x: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
         eps = torch.randn(x.shape, generator=generator, device=x.device, dtype=x.dtype) if generator is not None \
