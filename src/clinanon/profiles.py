@@ -6,7 +6,7 @@ in (``docs/profiles.md`` has the table, category by category, with the legal ref
 * ``hipaa`` — HIPAA Safe Harbor, 45 CFR 164.514(b)(2)(i): the 18 identifiers. Names, geographic subdivisions
   smaller than a state (states and countries are not PHI), every element of a date except the year (clinanon
   also replaces years: they can reveal an age over 89), ages **only when over 89**, contacts, identifying numbers.
-  Times of day, sex and professions are not identifiers.
+  Times of day, a weekday alone ("on Sunday"), sex and professions are not identifiers.
 * ``gdpr-strict`` — everything that can single out a person (GDPR Art. 4(1), Recital 26): all categories,
   ages of any value, sex, professions and times of day included.
 * ``meddocan`` — the convention of the MEDDOCAN corpus (Marimon et al. 2019): every category its guidelines
@@ -25,8 +25,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from babel.dates import get_day_names
+
+from clinanon.caches import memo
 from clinanon.document import Document, Span
 from clinanon.errors import ConfigError
+from clinanon.lang.fold import fold
 from clinanon.taxonomy import CANONICAL_CATEGORIES, category_matches
 
 __all__ = [
@@ -37,6 +41,7 @@ __all__ = [
     "filter_documents",
     "get_profile",
     "is_time_of_day",
+    "is_weekday",
     "list_profiles",
 ]
 
@@ -49,6 +54,7 @@ class Profile:
     ``"LOCATION.CITY"``) that are PHI; ``not_phi``: subtypes taken back out of a listed type
     (``"LOCATION.STATE"``). ``min_age``: ages below it are not PHI (``None``: every age is); an age whose number
     cannot be read stays PHI. ``times``: whether a clock time alone (``"4PM"``, ``"13:45"``) is a date.
+    ``weekdays``: whether a weekday's name alone (``"Sunday"``, ``"on Monday"``) is a date.
     ``references``: the legal or corpus reference of each decision, for the docs.
     """
 
@@ -58,6 +64,7 @@ class Profile:
     not_phi: tuple[str, ...] = ()
     min_age: int | None = None
     times: bool = True
+    weekdays: bool = True
     references: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -70,7 +77,7 @@ class Profile:
     def keeps_everything(self) -> bool:
         """Whether every detected span is PHI under this profile (``gdpr-strict``): its step changes nothing, so a
         pipeline leaves it out of its plan."""
-        return (self.min_age is None and self.times and not self.not_phi
+        return (self.min_age is None and self.times and self.weekdays and not self.not_phi
                 and all(self.covers(c) for c in CANONICAL_CATEGORIES))
 
     def covers(self, category: str) -> bool:
@@ -89,8 +96,11 @@ class Profile:
         if category == "AGE" and self.min_age is not None:
             value = age_value(text)
             return value is None or value >= self.min_age
-        if category == "DATE" and not self.times:
-            return not is_time_of_day(text)
+        if category == "DATE":
+            if not self.times and is_time_of_day(text):
+                return False
+            if not self.weekdays and is_weekday(text):
+                return False
         return True
 
     def filter(self, text: str, spans: Sequence[Span], category_of: Callable[[str], str] | None = None
@@ -165,6 +175,38 @@ def is_time_of_day(text: str) -> bool:
     return len(text) <= 24 and _TIME.match(text) is not None
 
 
+# --- weekdays --------------------------------------------------------------------------------------------------
+
+#: the CLDR locales whose weekday names are read (the languages clinanon has rules for)
+_WEEKDAY_LOCALES = ("en_US", "en_GB", "es_ES", "de_DE", "nl_NL", "sv_SE")
+_WEEKDAY_SPAN = re.compile(r"(?i)\A\s*(?:on|el|am|op|på|last|next|this|pasado|próximo|letzten|vorigen|afgelopen|"
+                           r"volgende)?\s*([^\W\d_]{2,12})\.?,?\s*\Z")
+
+
+@memo
+def _weekday_names() -> frozenset[str]:
+    """Folded weekday names (wide, and abbreviations of three letters or more) of :data:`_WEEKDAY_LOCALES`, from
+    Babel's CLDR data."""
+    out: set[str] = set()
+    for loc in _WEEKDAY_LOCALES:
+        for width in ("wide", "abbreviated"):
+            for ctx in ("format", "stand-alone"):
+                for name in get_day_names(width, ctx, loc).values():
+                    n = fold(name.strip().rstrip("."))
+                    if width == "wide" or len(n) >= 3:
+                        out.add(n)
+    return frozenset(out)
+
+
+def is_weekday(text: str) -> bool:
+    """Whether ``text`` is a weekday's name and nothing else (``"Sunday"``, ``"sunday."``, ``"on Monday"``,
+    ``"Wed"``, ``"lunes"``); a weekday with a date (``"Monday 10/19"``, ``"lunes, 3 de marzo"``) is not."""
+    if len(text) > 24:
+        return False
+    m = _WEEKDAY_SPAN.match(text)
+    return m is not None and fold(m.group(1)) in _weekday_names()
+
+
 # --- the built-in profiles ---------------------------------------------------------------------------------------
 
 _HIPAA = "45 CFR 164.514(b)(2)(i)"
@@ -175,7 +217,7 @@ PROFILES: Mapping[str, Profile] = MappingProxyType({p.name: p for p in (
     Profile(
         "hipaa", "HIPAA Safe Harbor: the 18 identifiers; ages only over 89; no times of day, sex or profession",
         phi=("NAME", "LOCATION", "DATE", "AGE", "CONTACT", "ID", "OTHER"),
-        not_phi=("LOCATION.STATE", "LOCATION.COUNTRY"), min_age=90, times=False,
+        not_phi=("LOCATION.STATE", "LOCATION.COUNTRY"), min_age=90, times=False, weekdays=False,
         references={
             "NAME": f"{_HIPAA}(A) names",
             "LOCATION": f"{_HIPAA}(B) geographic subdivisions smaller than a state",
@@ -183,6 +225,7 @@ PROFILES: Mapping[str, Profile] = MappingProxyType({p.name: p for p in (
             "LOCATION.COUNTRY": f"{_HIPAA}(B): a country is larger than a state",
             "DATE": f"{_HIPAA}(C) all elements of dates except the year (clinanon replaces the year too)",
             "DATE (time of day)": f"{_HIPAA}(C) names date elements, not clock times",
+            "DATE (weekday alone)": f"{_HIPAA}(C) names the elements of a date (day, month), not the day of the week",
             "AGE": f"{_HIPAA}(C) all ages over 89 (an age up to 89 is not an identifier)",
             "CONTACT": f"{_HIPAA}(D)-(F), (N), (O) telephone, fax, e-mail, URL, IP address",
             "ID": f"{_HIPAA}(G)-(M), (P), (R) numbers, codes and biometric identifiers",
@@ -195,7 +238,8 @@ PROFILES: Mapping[str, Profile] = MappingProxyType({p.name: p for p in (
         "times included",
         phi=tuple(c for c in CANONICAL_CATEGORIES if "." not in c),
         references={c: f"{_GDPR}: information relating to an identifiable person"
-                    for c in (*(c for c in CANONICAL_CATEGORIES if "." not in c), "DATE (time of day)")}),
+                    for c in (*(c for c in CANONICAL_CATEGORIES if "." not in c), "DATE (time of day)",
+                              "DATE (weekday alone)")}),
     Profile(
         "meddocan", "the MEDDOCAN corpus convention: all its categories, ages and sex included; no clock times",
         phi=tuple(c for c in CANONICAL_CATEGORIES if "." not in c), times=False,

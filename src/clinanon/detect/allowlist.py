@@ -18,7 +18,10 @@ An :class:`AllowList` holds, per language:
   "LIMA");
 * in English, **drug, brand and device words** (:func:`drug_guard`, :func:`clinanon.lang.lexicon.drug_words`): a
   name or place candidate made of them ("Cozaar", "PRECEDEX", "Levo gtt", "Allegra") is dropped unless a title,
-  kinship word or signature says it is a person ("Dr. Keppra", "wife Allegra", "Allegra Smith, RN").
+  kinship word or signature says it is a person ("Dr. Keppra", "wife Allegra", "Allegra Smith, RN");
+* in English, **devices, procedures, languages and nationalities** (:func:`device_guard`, the table
+  ``data/lexicons/not_names_en.tsv``): "Foley", "Ted hose", "Salem sump", "Russian" are no names or places unless
+  a person cue stands beside them ("Dr. Foley", "son Ted").
 
 Users extend the allow-list (``extra``) and give a deny list (``deny``: terms that are always PHI, reported by
 :meth:`AllowList.filter` with ``source="allowlist:deny"``). A denied term is never allowed.
@@ -28,6 +31,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from importlib import resources
+from types import MappingProxyType
 
 from clinanon.caches import memo
 from clinanon.document import Span
@@ -44,7 +49,8 @@ from clinanon.lang.lexicon import (
 from clinanon.lang.phrases import PhraseIndex, as_table
 from clinanon.text import Token, TokenTable, stop_words, tokenize
 
-__all__ = ["EPONYMS", "WEAK_EPONYMS", "AllowList", "allowlist_for", "drug_guard", "is_latin_anatomy"]
+__all__ = ["EPONYMS", "WEAK_EPONYMS", "AllowList", "allowlist_for", "device_guard", "drug_guard", "is_latin_anatomy",
+           "not_name_words"]
 
 #: eponyms that are (almost) never a person in clinical text — shared by all languages
 EPONYMS: tuple[str, ...] = (
@@ -252,6 +258,10 @@ class AllowList:
         if common_words:
             terms += list(COMMON_COLLISIONS.get(lang, ()))
         strong = {_fold(t) for t in terms if t.strip()} - WEAK_EPONYMS
+        # devices and procedures of the language's not-name table ("Foley", "Whipple") are judged by
+        # device_guard, which keeps them after a person cue ("Ted Foley, RN"), not allowed everywhere
+        eponyms = {_fold(t) for t in (*EPONYMS, *_EPONYMS_LANG.get(lang, ()))}
+        strong -= {w for w, (nxt, _caps, _demonym) in not_name_words(lang).items() if not nxt and w in eponyms}
         strong |= {_fold(t) for t in extra if t.strip()}
         self._allowed = frozenset(strong - set(self._deny))
         self._stop = _stop_words(lang) if stop_words else frozenset()
@@ -449,7 +459,7 @@ def drug_guard(text: str, spans: Iterable[Span], lang: str) -> list[Span]:
     drug words alone ("Cozaar Street" stays); kept when a person cue stands beside them (a title or honorific, a
     kinship word, "named", a signature degree: "Dr. Keppra", "wife Allegra", "allegra, rn"). Languages without a
     drug lexicon are returned as they are."""
-    spans = list(spans)
+    spans = device_guard(text, spans, lang)
     drugs = drug_words(lang)
     if not drugs:
         return spans
@@ -468,6 +478,101 @@ def drug_guard(text: str, spans: Iterable[Span], lang: str) -> list[Span]:
         other = plain if s.label.startswith("NAME") else frozenset()
         if any(w not in drugs and w not in other for w in words) or _person_cue(text, s.start, s.end, lang):
             out.append(s)
+    return out
+
+
+@memo
+def not_name_words(lang: str) -> Mapping[str, tuple[frozenset[str], bool, bool]]:
+    """Folded word -> (the words one of which must follow it, whether it alone in capitals counts, whether it is a
+    language or nationality) of the language's not-name table ``clinanon/data/lexicons/not_names_<lang>.tsv``
+    (English: devices, procedures, nationalities and languages; see the file's header). Empty for a language
+    without one."""
+    path = resources.files("clinanon") / "data" / "lexicons" / f"not_names_{lang}.tsv"
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except (FileNotFoundError, OSError):
+        return MappingProxyType({})
+    out: dict[str, tuple[frozenset[str], bool, bool]] = {}
+    for line in raw.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        cols = line.split("\t")
+        nxt = frozenset(_fold(w) for w in cols[2].split()) if len(cols) > 2 else frozenset()
+        demonym = len(cols) > 1 and cols[1].strip() in ("language", "nationality")
+        out[_fold(cols[0].strip())] = (nxt, len(cols) > 3 and cols[3].strip() == "caps", demonym)
+    return MappingProxyType(out)
+
+
+#: a word of a candidate, hyphenated and apostrophe compounds whole ("Swan-Ganz", "Hartmann's"); the word after one
+_UNIT = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
+_NEXT_UNIT = re.compile(r"[ \t\-–]{0,3}([^\W\d_]+)")
+_LETTERS = re.compile(r"[^\W\d_]+")
+#: words right before a device word that make it a person's name ("called Ted", "paged Swan")
+_DEVICE_CUES = frozenset(("called", "call", "paged", "page", "named"))
+
+
+def _device_units(text: str, start: int, end: int, table: Mapping[str, tuple[frozenset[str], bool, bool]],
+                  plain: frozenset[str]) -> int:
+    """Whether ``text[start:end]`` is made of not-name words whose condition holds (at least one), lower-case common
+    words that no list holds and initials: 0 no; 1 yes; 2 yes, and every such word is a language or nationality."""
+    hit = False
+    demonyms = True
+    for m in _UNIT.finditer(text, start, end):
+        whole = _fold(m.group())
+        units = ([(m.group(), m.end())] if whole in table
+                 else [(p.group(), p.end()) for p in _LETTERS.finditer(text, m.start(), m.end())])
+        for surface, u_end in units:
+            w = _fold(surface)
+            entry = table.get(w)
+            if entry is not None:
+                nxt, caps, demonym = entry
+                after = _NEXT_UNIT.match(text, u_end, min(len(text), u_end + 24)) if nxt else None
+                if (not nxt or (caps and surface.isupper() and len(surface) > 1)
+                        or (after is not None and _fold(after.group(1)) in nxt)):
+                    hit = True
+                    demonyms = demonyms and demonym
+                    continue
+                return 0
+            if len(w) == 1 or w in plain:
+                continue
+            return 0
+    return (2 if demonyms else 1) if hit else 0
+
+
+def device_guard(text: str, spans: Iterable[Span], lang: str) -> list[Span]:
+    """``spans`` minus the name and place candidates made of the language's not-name words
+    (:func:`not_name_words`; English: "Foley", "Hickman", "Ted hose", "TEDS", "Salem sump", "Miami J"), with
+    lower-case common words and initials, unless a person cue stands beside them: a title or honorific, a kinship
+    word, "named", "called", "paged", a signature degree ("Dr. Foley", "son Ted", "Ted Swan, RN"). A candidate made
+    of language and nationality words ("Russian", "T.V. Russian", "Haitian Creole") is no name but a nationality:
+    it is relabelled ``LOCATION.COUNTRY`` (not PHI under ``hipaa``, which keeps countries; replaced under
+    ``gdpr-strict``, where a nationality singles a person out) and is not propagated as a name. Languages without
+    a table are returned as they are."""
+    spans = list(spans)
+    table = not_name_words(lang)
+    if not table:
+        return spans
+    plain: frozenset[str] | None = None
+    out: list[Span] = []
+    for s in spans:
+        if not (s.label.startswith("NAME") or s.label.startswith("LOCATION")):
+            out.append(s)
+            continue
+        if not any(_fold(w) in table for w in _LETTERS.findall(text, s.start, s.end)) and not any(
+                _fold(u) in table for u in _UNIT.findall(text, s.start, s.end)):
+            out.append(s)
+            continue
+        if plain is None:
+            plain = _plain_words(lang)
+        kind = _device_units(text, s.start, s.end, table, plain)
+        if not kind or _person_cue(text, s.start, s.end, lang):
+            out.append(s)
+            continue
+        m = _PREV_CUE.search(text, max(0, s.start - 24), s.start)
+        if m is not None and m.group(1).casefold() in _DEVICE_CUES:
+            out.append(s)
+        elif kind == 2:
+            out.append(Span(s.start, s.end, "LOCATION.COUNTRY", s.source, s.score))
     return out
 
 

@@ -123,6 +123,18 @@ _ROUND_RANGE = re.compile(r"\d{2}0-\d{3}0")
 #: a one-digit decimal ("7.35") inside a run of hyphenated numbers: laboratory values, not a phone number
 _DECIMAL_RUN = re.compile(r"(?:^|[-\s])\d\.\d{1,3}(?:-|$)|-\d\.\d")
 _AFTER_WORD = re.compile(r"[ \t\-,]{0,3}(\w+)(?![ \t]*[:.]?[ \t]*[+(\d])")
+#: an ascending range at a number's start ("800-1000 15 minutes later", "400-450 12"): settings or vitals
+_EN_RANGE_HEAD = re.compile(r"(\d{2,4})-(\d{2,4})(?![\d\-.])")
+#: the digit-group lengths of a North American number as it is written ("555-1234", "617 555 1234", "1 800 ...")
+_EN_PHONE_GROUPS = frozenset(((3, 4), (3, 3, 4), (1, 3, 3, 4), (10,), (7,), (11,)))
+#: vital signs, ventilator settings and outputs right before a number: a value or a range, not a phone number
+#: ("VT 800-1000", "UO 600-800 15", "PIP 30-35")
+_EN_MEASURE_WORDS = frozenset((
+    "vt", "tv", "vte", "vti", "tidal", "volume", "volumes", "rr", "hr", "bp", "sbp", "dbp", "map", "peep", "ps", "pip",
+    "plateau", "pressure", "pressures", "uo", "output", "outputs", "urine", "ivf", "fluids", "cvp", "pap", "sats",
+    "spo2", "fio2", "rate", "rates", "glucose", "fs", "fsbs", "bs", "wbc", "plt", "plts", "ck", "cpk", "ldh", "bnp",
+    "ml", "cc", "cc's", "ccs", "mcg", "mg", "units"))
+_PREV_TOKEN = re.compile(r"(\S+)[ \t]{1,3}\Z")
 
 
 def _is_date_like(num: str) -> bool:
@@ -283,6 +295,8 @@ class PhoneRecognizer:
             if kind == "id" and after is None:
                 continue
             context = kind in ("phone", "fax") or after is not None
+            if self.lang == "en" and not context and self._en_measure_range(text, start, num.strip(), groups):
+                continue  # "VT 800-1000 15 minutes later": a range of settings, not a number to call
             if self.is_valid(num.strip()):
                 score, pname = 0.6 + (0.3 if context else 0.0), "valid"
             elif self.lang == "en" and _nanp_shaped(num.strip()):
@@ -302,6 +316,21 @@ class PhoneRecognizer:
         if self.lang == "nl" and "-" in text:
             out = self._nl_spaced(text, out)
         return out
+
+    @staticmethod
+    def _en_measure_range(text: str, start: int, num: str, groups: list[str]) -> bool:
+        """An English candidate without a phone word that is a value or a range: a vital sign, setting or output
+        word right before it ("VT 800-1000", "UO 600-800"), or an ascending range at its start ("800-1000 15")
+        where the digit groups are not written as a North American number."""
+        if _nanp_shaped(num):
+            return False
+        m = _PREV_TOKEN.search(text, max(0, start - 20), start)
+        prev = m.group(1).casefold().strip(":=,") if m is not None else ""
+        if prev in _EN_MEASURE_WORDS:
+            return True
+        head = _EN_RANGE_HEAD.match(num)
+        return (head is not None and int(head.group(1)) < int(head.group(2))
+                and tuple(len(g) for g in groups) not in _EN_PHONE_GROUPS)
 
     def _nl_spaced(self, text: str, out: list[Span]) -> list[Span]:
         """Dutch numbers with the area code set off by a spaced hyphen ("030 - 5555555", "020 - 566 9112"): ten

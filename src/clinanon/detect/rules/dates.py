@@ -38,7 +38,15 @@ from dataclasses import dataclass, field
 from clinanon.caches import memo
 from clinanon.detect.base import Detector
 from clinanon.detect.engine import Context, RulePattern, RuleRecognizer, words_after, words_before
-from clinanon.detect.rules.lexicon import month_number, month_regex, weekday_regex
+from clinanon.detect.rules.lexicon import (
+    month_forms,
+    month_number,
+    month_regex,
+    trie_regex,
+    weekday_forms,
+    weekday_regex,
+    wide_month_forms,
+)
 from clinanon.lang import LANGUAGES
 from clinanon.lang.holidays import holiday_regex
 
@@ -332,12 +340,23 @@ def _year_adjust(lang: str) -> Callable[[str, int, int], float]:
 
 
 @memo
+def _month_regex_en() -> str:
+    """:func:`month_regex` of English, an abbreviation's dot kept only where the date or a list of dates goes on
+    after it ("Sep. 24", "24 Sep. 2019", "3 Jan. and 5 Feb."); elsewhere it ends the sentence ("admitted 24-Sep.
+    Transferred", "24-SEP. PT": read the same in a note typed in capitals, whose re-cased copy has no capitals)."""
+    wide = wide_month_forms("en")
+    abbrevs = [f for f in month_forms("en") if f not in wide]
+    cont = r"[ \t]{0,2}(?:[\d,'’\-–]|(?:and|or|to|through|thru|until|till)\b)"
+    return rf"(?:{trie_regex(wide)}\b|{trie_regex(abbrevs)}(?:\.(?={cont})|\b))"
+
+
+@memo
 def date_patterns(lang: str) -> tuple[RulePattern, ...]:
     """The date patterns of ``lang``, most specific first (the order the engine tries them in)."""
     if lang not in _LANG:
         raise ValueError(f"unsupported language {lang!r}; expected one of: {', '.join(LANGUAGES)}")
     spec = _LANG[lang]
-    M = month_regex(lang)
+    M = _month_regex_en() if lang == "en" else month_regex(lang)
     D = _DAY + spec.day_suffix
     months = rf"{M}(?:\s{{1,3}}(?:{spec.and_words}|,)\s{{1,3}}{M})?"  # "febrero y abril"
     ypre = f"(?:{spec.year_prefix})?" if spec.year_prefix else ""
@@ -423,8 +442,8 @@ def date_patterns(lang: str) -> tuple[RulePattern, ...]:
         # public holidays name a day of the year ("over Christmas"): clinanon.lang.holidays, shared with the
         # surrogates; tried before the weekday, which a holiday may start with ("Jueves Santo", "Good Friday")
         RulePattern("holiday", first="letter", regex=rf"\b(?:{holiday_regex(lang)})(?![\w'’])", score=0.7, flags=IC),
-        RulePattern("weekday", first="letter", regex=
-                    rf"\b{weekday_regex(lang)}",
+        RulePattern("weekday", first="letter", regex=  # English: a full name never keeps the sentence's dot
+                    rf"\b{trie_regex(weekday_forms(lang))}\b" if lang == "en" else rf"\b{weekday_regex(lang)}",
                     score=0.4, flags=IC,
                     context=Context.of(before=spec.date_words, boost=0.2)),
     ]
@@ -752,6 +771,15 @@ _MD_SEP_OK_AFTER = _wordset(
     "grew showed revealed is has had who which where while then w w/ c p s/p via per after before in by now - –")
 
 
+#: events of a history that a month and day right after them date, with no verb between ("stroke 4-8", "CABG
+#: 10-19", "MI 3/4"); not fractures ("rib fx 4-8" names ribs) nor measures (a unit or count after the pair wins)
+_MD_EVENT_NOUNS = _wordset(
+    "stroke strokes cva tia mi ami nstemi stemi imi nqmi cabg ptca pci stent stents stented arrest seizure seizures "
+    "dvt bleed gib ugib lgib sah ich sdh bypass surgery amputation transplant resection hospitalization "
+    "admission ppm pacer aicd icd avr mvr thoracotomy laparotomy ex-lap colectomy cholecystectomy appendectomy "
+    "craniotomy crani vats tracheostomy")
+
+
 def _md_sep_adjust(text: str, start: int, end: int) -> float:
     """An English month and day written with a dash or a dot ("extubated 10-19", "since 4.16"): a range or a decimal
     unless a date cue (:data:`_MD_STRONG_CUES`, "on" or "since" before a dash, a clock time, a weekday) stands right
@@ -771,6 +799,8 @@ def _md_sep_adjust(text: str, start: int, end: int) -> float:
     for i, w in enumerate(_md_words_before(text, start, 3)):
         if _md_neg(w) or w in _MD_SEP_NEG_BEFORE:
             return -0.5
+        if i == 0 and not dot and w in _MD_EVENT_NOUNS:
+            return 0.3  # "stroke 4-8", "CABG 10-19": an event and its date (no unit or count after the pair)
         if i > (0 if dot else 1):
             break  # the cue right before the pair (the word before it too, for a dash)
         if not dot and w in ("on", "since", "from"):
@@ -835,6 +865,9 @@ def _md_note_adjust(text: str, start: int, end: int) -> float:
     adj = _md_adjust(text, start, end)
     if adj < 0 or not _md_score_shaped(text, start, end) or _md_strong_cue(text, start, end):
         return adj
+    before = _md_words_before(text, start, 1)
+    if before and before[0] in _MD_EVENT_NOUNS:
+        return max(adj, 0.0)  # "MI 3/4", "CABG 2/5": an event and its date, not a score
     if _md_corroborated(text, start, end):
         return adj
     return -0.3

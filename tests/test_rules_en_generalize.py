@@ -1,0 +1,152 @@
+"""English nursing notes, general fixes that should carry to unseen patients: devices, procedures, nationalities
+and languages are no names without a person cue (and names after a cue stay); a weekday alone is no date under
+``hipaa`` (it stays one under ``gdpr-strict``); an abbreviated month keeps no sentence-ending dot; a month and day
+right after an event ("stroke 4-8"); ranges of settings and vitals are no phone numbers.
+
+Every text here is written for the test (no string comes from a corpus)."""
+
+from __future__ import annotations
+
+import pytest
+
+from clinanon.config import Config
+from clinanon.detect.allowlist import device_guard, not_name_words
+from clinanon.document import Document, Span
+from clinanon.pipeline import Pipeline
+from clinanon.profiles import get_profile, is_weekday
+
+
+@pytest.fixture(scope="module")
+def nlp() -> Pipeline:
+    return Pipeline(Config.from_dict({"language": "en", "label_scheme": "canonical", "detectors": {"use": ["rules"]}}))
+
+
+def _found(nlp: Pipeline, text: str) -> list[tuple[str, str]]:
+    return [(text[s.start:s.end], s.label) for s in nlp.detect_spans(Document(id="t", text=text))]
+
+
+def _names(nlp: Pipeline, text: str) -> list[str]:
+    return [t for t, lab in _found(nlp, text) if lab.startswith(("NAME", "LOCATION"))]
+
+
+@pytest.mark.parametrize("text", [
+    "Bilateral lower extremities with Ted hose, heels floated.",
+    "TEDS AND PNEUMOBOOTS ON BILAT.",
+    "Teds on, skin intact.",
+    "R Hickman line flushed without difficulty.",
+    "Salem sump to low intermittent wall suction.",
+    "Miami J collar maintained, log roll only.",
+    "Jackson-Pratt drain x2 with serosang output; JP drain stripped.",
+    "Posey vest on overnight for safety.",
+    "Swan pulled back to 50 cm, wedge 14.",
+    "US shows fluid in the Douglas pouch.",
+    "House officer aware of low urine output.",
+    "s/p Nissen fundoplication, tolerating sips.",
+])
+def test_devices_and_procedures_are_no_names(nlp: Pipeline, text: str) -> None:
+    assert _names(nlp, text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "Pt speaks Russian only; Russian interpreter requested for rounds.",
+    "Agitated, speaking in Portuguese, pointing at the T.V. Portuguese interpreter paged.",
+    "Haitian Creole speaking, son translating.",
+    "Pt speaks Arabic and French, limited English.",
+    "Pt is Irish, lives alone.",
+])
+def test_languages_and_nationalities_are_no_names(nlp: Pipeline, text: str) -> None:
+    found = _found(nlp, text)
+    assert [t for t, lab in found if lab.startswith("NAME")] == []
+    assert {lab for _, lab in found} <= {"LOCATION.COUNTRY"}  # a nationality: kept under hipaa, not a name
+    cfg = {"language": "en", "label_scheme": "canonical", "detectors": {"use": ["rules"]}, "profile": "hipaa"}
+    assert Pipeline(Config.from_dict(cfg)).detect_spans(Document(id="t", text=text)) == []
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("Discussed plan with Dr. Foley at 3pm.", "Foley"),
+    ("Son Ted at bedside, updated on plan.", "Ted"),
+    ("Plan reviewed with Dr. Penrose, will repeat CT.", "Penrose"),
+    ("Report given to Marta Swan, RN.", "Marta Swan"),
+    ("wife Irish called for update", "Irish"),
+    ("Dr. Whipple paged re: hypotension", "Whipple"),
+])
+def test_names_after_a_person_cue_stay(nlp: Pipeline, text: str, name: str) -> None:
+    assert name in _names(nlp, text)
+
+
+def test_device_guard_reads_its_table() -> None:
+    table = not_name_words("en")
+    assert table["foley"] == (frozenset(), False, False)
+    assert table["russian"] == (frozenset(), False, True)
+    assert "hose" in table["ted"][0] and table["ted"][1]  # "Ted hose"; "TED" in capitals alone
+    assert not_name_words("de") == {}  # no table: nothing changes
+    text = "Ted hose on. Ted visited."
+    spans = [Span(0, 3, "NAME", "t", 0.6), Span(13, 16, "NAME", "t", 0.6)]
+    assert device_guard(text, spans, "en") == [spans[1]]  # "Ted" before "visited" is a person
+    assert device_guard(text, spans, "de") == spans
+    text = "speaks Russian, son Ted"
+    spans = [Span(7, 14, "NAME", "t", 0.6), Span(20, 23, "NAME", "t", 0.6)]
+    assert device_guard(text, spans, "en") == [Span(7, 14, "LOCATION.COUNTRY", "t", 0.6), spans[1]]
+
+
+@pytest.mark.parametrize("text", ["Sunday", "sunday.", "on Monday", "Wed", "lunes"])
+def test_weekday_alone_is_no_date_under_hipaa(text: str) -> None:
+    assert is_weekday(text)
+    assert not get_profile("hipaa").is_phi("DATE", text)
+    assert get_profile("gdpr-strict").is_phi("DATE", text)  # a weekday can single a person out: kept there
+
+
+@pytest.mark.parametrize("text", ["Monday 10/19", "10/19", "Christmas", "Sundays at noon"])
+def test_dates_with_a_weekday_stay_dates_under_hipaa(text: str) -> None:
+    assert not is_weekday(text)
+    assert get_profile("hipaa").is_phi("DATE", text)
+
+
+def test_hipaa_pipeline_keeps_the_weekday_and_replaces_the_date() -> None:
+    cfg = {"language": "en", "label_scheme": "canonical", "detectors": {"use": ["rules"]}}
+    text = "Last BM on Sunday. Extubated on 10/19."
+    hipaa = Pipeline(Config.from_dict({**cfg, "profile": "hipaa"}))
+    strict = Pipeline(Config.from_dict({**cfg, "profile": "gdpr-strict"}))
+    got = [text[s.start:s.end] for s in hipaa.detect_spans(Document(id="t", text=text))]
+    assert got == ["10/19"]
+    got = [text[s.start:s.end] for s in strict.detect_spans(Document(id="t", text=text))]
+    assert got == ["Sunday", "10/19"]  # no sentence dot in the weekday's span
+
+
+@pytest.mark.parametrize(("text", "date"), [
+    ("Pt admitted 24-Sep. Transferred from OSH.", "24-Sep"),  # the dot ends the sentence
+    ("PT ADMITTED 24-SEP. PT TRANSFERRED FROM OSH.", "24-SEP"),  # also in capitals
+    ("Extubated Sep. 24 without difficulty.", "Sep. 24"),  # the dot of the abbreviation
+    ("PMH: stroke 4-8, HTN, DM2.", "4-8"),
+    ("PMH notable for CABG 10-19 and HTN.", "10-19"),
+    ("PMH: MI 3/4, CHF.", "3/4"),
+])
+def test_date_forms(nlp: Pipeline, text: str, date: str) -> None:
+    assert (date, "DATE") in _found(nlp, text)
+
+
+@pytest.mark.parametrize("text", [
+    "Old rib fx 4-8 on CXR.",  # ribs four to eight
+    "stroke volume 60-80 ml.",
+    "seizure 2-3 min, resolved.",
+    "strength 4/5 bilat, pulses 2/4.",
+])
+def test_event_words_do_not_date_measures(nlp: Pipeline, text: str) -> None:
+    assert [t for t, lab in _found(nlp, text) if lab == "DATE"] == []
+
+
+@pytest.mark.parametrize("text", [
+    "Decreased PS to 12 with VT 700-900 20 minutes later.",
+    "UO 600-800 cc/hr, 800-1000 15 min later.",
+    "VT 550-1212 on AC overnight.",
+])
+def test_ranges_of_settings_are_no_phones(nlp: Pipeline, text: str) -> None:
+    assert [t for t, lab in _found(nlp, text) if lab.startswith("CONTACT")] == []
+
+
+@pytest.mark.parametrize(("text", "phone"), [
+    ("Wife can be reached at 617-555-1212 after 5pm.", "617-555-1212"),
+    ("Daughter's cell 555-1234.", "555-1234"),
+])
+def test_phones_stay(nlp: Pipeline, text: str, phone: str) -> None:
+    assert (phone, "CONTACT.PHONE") in _found(nlp, text)
