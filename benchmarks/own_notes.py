@@ -1,16 +1,21 @@
-"""The rules and the default pipeline on clinanon's own invented Dutch and Swedish notes.
+"""The rules and the default pipeline on clinanon's own invented Dutch, Swedish and English notes.
 
 No real Dutch or Swedish clinical notes are shipped, so ``tests/data/nl-notes`` (27 notes) and
 ``tests/data/sv-notes`` (15 notes) were written by hand for this purpose (see their READMEs: invented text, BRAT,
-canonical labels, annotated before any rule output was looked at). This script scores on them:
+canonical labels, annotated before any rule output was looked at). ``tests/data/en-notes`` (40 invented US
+clinical notes, written and annotated blind under the HIPAA Safe Harbor convention) is a second unseen estimate
+next to the PhysioNet nursing notes of ``benchmarks/real_notes.py``. This script scores on them:
 
 * ``rules`` (``detectors.use = ["rules"]``) and ``default`` (the configuration's default detector for the
   language) pipelines;
 * token-binary P/R/F (a token is PHI when a span covers any of its characters), token recall per gold label,
   entity overlap P/R/F (unlabelled, and by canonical type with per-type rows) and exact-span P/R/F.
 
-The notes' convention leaves out sex words, professions and clock times; predictions of those (``SEX``,
-``PROFESSION``, a ``DATE`` that is only a clock time) are dropped before scoring, as a profile would drop them.
+The Dutch and Swedish notes' convention leaves out sex words, professions and clock times; predictions of those
+(``SEX``, ``PROFESSION``, a ``DATE`` that is only a clock time) are dropped before scoring, as a profile would drop
+them. The English notes are scored under the ``hipaa`` profile: gold and predictions both go through
+:func:`clinanon.profiles.filter_documents` (ages up to 89, clock times, weekdays alone, sex, professions, states
+and countries dropped), as ``benchmarks/real_notes.py`` scores the PhysioNet notes.
 No note text is written or printed.
 
 Usage: ``python benchmarks/own_notes.py [--out benchmarks/results/own_notes.json]``
@@ -34,9 +39,13 @@ from clinanon.pipeline import Pipeline
 from clinanon.profiles import is_time_of_day
 from clinanon.taxonomy import get_scheme
 from real_notes import _prf, token_recall_by_label  # the scoring helpers of the real-notes benchmark
+from real_notes import score as score_profile
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPORA = {"nl": ROOT / "tests" / "data" / "nl-notes", "sv": ROOT / "tests" / "data" / "sv-notes"}
+CORPORA = {"nl": ROOT / "tests" / "data" / "nl-notes", "sv": ROOT / "tests" / "data" / "sv-notes",
+           "en": ROOT / "tests" / "data" / "en-notes"}
+#: corpora scored under a legal profile (both sides filtered) instead of the NOT_ANNOTATED convention
+PROFILES = {"en": "hipaa"}
 #: categories the notes do not annotate (dropped from the predictions before scoring)
 NOT_ANNOTATED = ("SEX", "PROFESSION")
 
@@ -82,11 +91,20 @@ def score(gold: Sequence[Document], pred: Sequence[Document], lang: str) -> dict
 
 def run(lang: str) -> dict:
     docs = load(lang)
-    out: dict = {"corpus": str(CORPORA[lang].relative_to(ROOT)), "dropped_from_predictions":
-                 [*NOT_ANNOTATED, "DATE (clock time only)"]}
+    profile = PROFILES.get(lang)
+    out: dict = {"corpus": str(CORPORA[lang].relative_to(ROOT))}
+    if profile:
+        out["profile"] = profile
+    else:
+        out["dropped_from_predictions"] = [*NOT_ANNOTATED, "DATE (clock time only)"]
     for use in ("rules", "default"):
         nlp = pipeline(lang, use)
-        out[use] = {"all": score(docs, predict(nlp, docs), lang), "plan": nlp.plan(lang).describe()}
+        if profile:
+            pred = [d for d in nlp.pipe(docs, deidentify=False) if isinstance(d, Document)]
+            row = score_profile(docs, pred, lang, get_scheme("canonical"), profile)
+        else:
+            row = score(docs, predict(nlp, docs), lang)
+        out[use] = {"all": row, "plan": nlp.plan(lang).describe()}
     return out
 
 
@@ -95,10 +113,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "own_notes.json")
     args = ap.parse_args(argv)
     result = {"clinanon": __version__, "python": platform.python_version(),
-              "dutch_notes": run("nl"), "swedish_notes": run("sv")}
+              "dutch_notes": run("nl"), "swedish_notes": run("sv"), "english_notes": run("en")}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    for corpus in ("dutch_notes", "swedish_notes"):
+    for corpus in ("dutch_notes", "swedish_notes", "english_notes"):
         for use in ("rules", "default"):
             tb = result[corpus][use]["all"]["token_binary"]
             eo = result[corpus][use]["all"]["entity_overlap_unlabeled"]

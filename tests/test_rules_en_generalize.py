@@ -150,3 +150,70 @@ def test_ranges_of_settings_are_no_phones(nlp: Pipeline, text: str) -> None:
 ])
 def test_phones_stay(nlp: Pipeline, text: str, phone: str) -> None:
     assert (phone, "CONTACT.PHONE") in _found(nlp, text)
+
+
+# --- the invented English notes (tests/data/en-notes, written and annotated blind, hipaa convention) -----------
+
+def _own_notes():  # type: ignore[no-untyped-def]
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import own_notes
+    return own_notes
+
+
+def test_en_notes_are_valid_brat_and_keep_a_floor(nlp: Pipeline) -> None:
+    from clinanon.taxonomy import get_scheme
+    own = _own_notes()
+    docs = own.load("en")
+    assert len(docs) == 40
+    scheme = get_scheme("canonical")
+    assert all(d.spans and all(s.label in scheme for s in d.spans) for d in docs)
+    assert not any(s.label == "AGE" and int(d.text[s.start:s.end]) < 90 for d in docs for s in d.spans)
+    pred = [d for d in nlp.pipe(docs, deidentify=False) if isinstance(d, Document)]
+    tb = own.score_profile(docs, pred, "en", scheme, "hipaa")["token_binary"]
+    # blind estimate 0.963 / 0.880 before the fixes below, 0.979 / 0.883 after; floors just under the latter
+    assert tb["precision"] >= 0.97 and tb["recall"] >= 0.88, tb
+
+
+def test_date_does_not_run_over_a_blank_line(nlp: Pipeline) -> None:
+    """A ward's number at a line's end, a blank line, then a letter's date: the date is "May 3, 2024"."""
+    text = "Department of Surgery, Tilbury 4\n\nMay 3, 2024\n\nTo: the practice"
+    dates = [t for t, lab in _found(nlp, text) if lab == "DATE"]
+    assert dates == ["May 3, 2024"]
+    # a day and month wrapped onto the next line are still one date
+    assert [t for t, lab in _found(nlp, "seen in clinic on 6\nApril 2012 for review") if lab == "DATE"] == [
+        "6\nApril 2012"]
+
+
+@pytest.mark.parametrize("text", [
+    # drug names no list holds (invented brand names), as new drugs are
+    "ON ZOLVAREX 2 MCG/KG/MIN X 18 HRS.",
+    "remains on Quinlotide 5 mcg/min, titrating.",
+    "Pt on Heprazine 12 units/kg/hr per protocol.",
+    "was on Veltramab 3 days before admission.",
+])
+def test_drug_with_a_dose_is_no_ward(nlp: Pipeline, text: str) -> None:
+    assert not [t for t, lab in _found(nlp, text) if lab.startswith("LOCATION")]
+
+
+def test_ward_with_a_number_is_still_a_ward(nlp: Pipeline) -> None:
+    assert "Tilbury" in _names(nlp, "Pt transferred to Tilbury 4 this afternoon.")
+    assert "TILBURY" in _names(nlp, "INTUBATED ON TILBURY 6 LAST NIGHT.")
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("Turned q2h, skin intact.\nK. Tree RN\n", "K. Tree"),
+    ("Family updated at bedside.\nM. Hope, RN\n", "M. Hope"),
+    ("No events overnight.\nT. Marsh RN\n", "T. Marsh"),
+])
+def test_initialled_signature_with_a_common_word_surname(nlp: Pipeline, text: str, name: str) -> None:
+    assert name in [t for t, lab in _found(nlp, text) if lab.startswith("NAME")]
+
+
+@pytest.mark.parametrize("text", [
+    "Plan reviewed.\nSee PT RN\n",
+    "Plan reviewed.\nPer OT RN\n",
+])
+def test_signature_line_without_initial_needs_a_name(nlp: Pipeline, text: str) -> None:
+    assert not [t for t, lab in _found(nlp, text) if lab.startswith("NAME")]

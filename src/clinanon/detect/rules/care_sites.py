@@ -114,8 +114,11 @@ _HOME = ("lives in", "lives alone in", "living in", "lives with", "resides in", 
 _UNIT = re.compile(r"[a-z]{0,4}(?:icu|cu|ru|du)\Z")
 _WORD = re.compile(r"[^\W\d_](?:['’&]?[^\W\d_]){0,30}")
 #: a ward number (1 to 20, a capital letter may follow) that nothing numeric continues ("6", "12B", glued to
-#: the ward's name "QUARTERMAIN3"; not "88", "90s", "5=", "95-97%")
-_WARD_NO = re.compile(r"[ \t]{0,2}((?:1\d|20|[1-9])[A-Z]?)(?=[ \t]{0,2}(?:[.,;:)\n]|\Z)|[ \t]{1,2}[^\W\d_])")
+#: the ward's name "QUARTERMAIN3"; not "88", "90s", "5=", "95-97%", nor a dose or a duration after a drug ("ON
+#: INTEGRILLIN 2 MCG/KG/MIN", "on heparin 12 units/kg", "on lasix 3 days")
+_WARD_NO = re.compile(r"[ \t]{0,2}((?:1\d|20|[1-9])[A-Z]?)(?=[ \t]{0,2}(?:[.,;:)\n]|\Z)|[ \t]{1,2}"
+                      r"(?!(?i:mcg|mg|gm?|grams?|units?|u|ml|cc|l|liters?|lpm|meq|mmol|puffs?|tabs?|caps?|drops?|"
+                      r"min|mins|minutes?|hrs?|hours?|days?|wks?|weeks?|times|x)(?![^\W\d_]))[^\W\d_])")
 _ON_TO = re.compile(r"(?<![\w])(?i:on|to|from)[ \t]{1,2}")
 #: a hospital's acronym after a preposition: two to five capitals ending in H or MC ("at GH", "to JHH", "from
 #: BMC"), with no word character glued to it

@@ -110,7 +110,8 @@ _LANG: dict[str, _DateLang] = {
     ),
     "en": _DateLang(
         day_suffix=r"(?:st|nd|rd|th)?",
-        dm_sep=r"\s{1,3}(?:of\s{1,3})?|\s{0,2}[-/.]\s{0,2}",
+        # a blank line is no separator ("Pemberton 6\n\nApril 12": a ward's number above a letter's date)
+        dm_sep=r"(?:[ \t]{1,3}|[ \t]{0,2}\n[ \t]{0,2})(?:of\s{1,3})?|\s{0,2}[-/.]\s{0,2}",
         my_sep=r",?\s{1,3}(?:of\s{1,3})?|\s{0,2}[-/.,]\s{0,2}|\s{0,2}'",
         md_sep=r"\.?\s{1,3}|\s{0,2}[-/]\s{0,2}",
         and_words=r"and|or|to|&",
@@ -367,6 +368,9 @@ def date_patterns(lang: str) -> tuple[RulePattern, ...]:
     # English: "c" of "d/c" is no street ("C/ Mayor"), "s" of "s/p" no second ("d/c 24-Sep", "8-Sep s/p MVA")
     dm_units = tuple(u for u in _UNITS if u != "s") if lang == "en" else _UNITS
     dm_places = tuple(w for w in _PLACE_WORDS if w != "c") if lang == "en" else _PLACE_WORDS
+    # English: no blank line between day, month and short year (a ward's number, then a letter's date after a
+    # blank line, "... 6\n\nApril 12, 2023", is no "6 April 12")
+    dmy_gap = r"(?:[ \t]{1,2}|[ \t]?\n[ \t]?)" if lang == "en" else r"\s{1,2}"
     out: list[RulePattern] = [
         RulePattern("iso_datetime", first="digit", regex=
                     r"(?<![\w/.-])(?:1[89]\d\d|20\d\d)-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
@@ -400,7 +404,7 @@ def date_patterns(lang: str) -> tuple[RulePattern, ...]:
                     rf"\b{months}(?:{spec.my_sep}){ypre}{_YEAR4}\b",
                     score=0.85, flags=IC, validator=month_ok),
         RulePattern("day_month_year_short", first="digit", regex=
-                    rf"\b{D}(?:-|/|\.|\s{{1,2}}){M}(?:-|/|\.|\s{{1,2}}|\s?'){_YEAR2}(?![\w.,:/-]?\d)",
+                    rf"\b{D}(?:-|/|\.|{dmy_gap}){M}(?:-|/|\.|{dmy_gap}|\s?'){_YEAR2}(?![\w.,:/-]?\d)",
                     score=0.8, flags=IC, validator=month_ok),
         RulePattern("month_year_short", first="letter", regex=
                     rf"\b{M}(?:-|/|\s?'{space_year}){_YEAR2}(?![\w.,:/-]?\d)",

@@ -1055,7 +1055,11 @@ class CaselessCueRecognizer:
             ok = (all(w.casefold() not in self.stop for w in full) if titled
                   else all(self._name_like(w) for w in full))
             said = [text[a:b] for a, b in words]
-            if full and ok and (any(self._known(w) or fold(w) in self.names for w in full) or self._unlisted(said)):
+            # an initial, then Title-case surnames, then the credential ("J. Wood RN", "M. Hope, RN"): a signature
+            # even when the surname is a common word
+            initialled = titled and len(said) > len(full) and len(said[0].rstrip(".")) == 1 and said[0][:1].isupper()
+            if full and ok and (initialled or any(self._known(w) or fold(w) in self.names for w in full)
+                                or self._unlisted(said)):
                 out.append(Span(words[0][0], words[-1][1], "NAME.DOCTOR", f"{self.name}:signature", 0.75))
         out += self._told(text)
         for m in _AGED.finditer(text):  # "anneli okonkwo is a 70 yr old female": the patient, by their age
