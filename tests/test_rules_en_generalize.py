@@ -7,6 +7,8 @@ Every text here is written for the test (no string comes from a corpus)."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from clinanon.config import Config
@@ -172,8 +174,9 @@ def test_en_notes_are_valid_brat_and_keep_a_floor(nlp: Pipeline) -> None:
     assert not any(s.label == "AGE" and int(d.text[s.start:s.end]) < 90 for d in docs for s in d.spans)
     pred = [d for d in nlp.pipe(docs, deidentify=False) if isinstance(d, Document)]
     tb = own.score_profile(docs, pred, "en", scheme, "hipaa")["token_binary"]
-    # blind estimate 0.963 / 0.880 before the fixes below, 0.979 / 0.883 after; floors just under the latter
-    assert tb["precision"] >= 0.97 and tb["recall"] >= 0.88, tb
+    # blind estimate 0.963 / 0.880 before the fixes below, 0.979 / 0.883 after, 0.979 / 0.892 after en_fix2 (ages
+    # over 89, years after events, modal names, suffixes); floors just under the latter
+    assert tb["precision"] >= 0.97 and tb["recall"] >= 0.89, tb
 
 
 def test_date_does_not_run_over_a_blank_line(nlp: Pipeline) -> None:
@@ -217,3 +220,132 @@ def test_initialled_signature_with_a_common_word_surname(nlp: Pipeline, text: st
 ])
 def test_signature_line_without_initial_needs_a_name(nlp: Pipeline, text: str) -> None:
     assert not [t for t, lab in _found(nlp, text) if lab.startswith("NAME")]
+
+
+# --- brief en_fix2: ages over 89 without a unit, years after an operation or a disease's course, relatives' names
+# that are also modal verbs, generational suffixes. Negatives: the same words as verbs ("son will call", "wife hope
+# to", "daughter may come"), ages under 90, lab values, ostomy volumes, classes and stages with Roman numerals.
+@pytest.fixture(scope="module")
+def rules() -> Pipeline:
+    return Pipeline(Config.from_dict({"language": "en", "label_scheme": "canonical", "profile": "hipaa",
+                                      "detectors": {"use": ["rules"]}}))
+
+
+def _spans(nlp: Pipeline, text: str) -> list[tuple[str, str]]:
+    out = next(iter(nlp.pipe([Document("t", text)], deidentify=False)))
+    return [(text[s.start:s.end], s.label) for s in out.spans]
+
+
+def _covered(nlp: Pipeline, text: str, want: str) -> bool:
+    out = next(iter(nlp.pipe([Document("t", text)], deidentify=False)))
+    a = text.index(want)
+    return all(any(s.start <= i < s.end for s in out.spans) for i in range(a, a + len(want)))
+
+
+def _touched(nlp: Pipeline, text: str, word: str) -> bool:
+    out = next(iter(nlp.pipe([Document("t", text)], deidentify=False)))
+    a = text.index(word)
+    return any(s.start < a + len(word) and a < s.end for s in out.spans)
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("Mr. Quenby, 93, was admitted with a hip fracture.", "93"),
+    ("Mrs. Ottilie Farrow, 101, lives alone.", "101"),
+    ("Pt Marisol Vantreese, 91, presented with syncope.", "91"),
+    ("lives with her husband, who is also 92 and has dementia.", "92"),
+    ("She is a 91 yo woman with CHF.", "91"),
+    ("Pt aged 95 with a fall at home.", "95"),
+])
+def test_age_over_89_without_unit(rules: Pipeline, text: str, want: str) -> None:
+    assert (want, "AGE") in _spans(rules, text)
+
+
+@pytest.mark.parametrize(("text", "num"), [
+    ("Mr. Quenby, 67, was admitted with a hip fracture.", "67"),  # under 90: no identifier under hipaa
+    ("Na 138, K 4.1, Cl 93, HCO3 24.", "93"),
+    ("Metoprolol, 95, was held for low BP.", "95"),
+    ("BP 93/50, HR 92, Sats, 94, on 2L.", "94"),
+])
+def test_age_apposition_negatives(rules: Pipeline, text: str, num: str) -> None:
+    assert not _touched(rules, text, num)
+
+
+@pytest.mark.parametrize(("text", "year"), [
+    ("Hx: HTN, DM2, hypothyroidism, R TKR 2009, cholecystectomy 1987.", "1987"),
+    ("metastatic breast ca (dx 2014, recurrence 2021), now on hospice", "2021"),
+    ("PSH: TAH/BSO 1995 for fibroids", "1995"),
+    ("AML, relapse in 2019, now in remission", "2019"),
+    ("Pt is s/p 2003 hysterectomy.", "2003"),
+    ("diagnosed 2016 with CLL", "2016"),
+    ("L carotid endarterectomy 2011, CVA 2012", "2011"),
+    ("hemicolectomy in 2008 for colon ca", "2008"),
+])
+def test_year_after_event(rules: Pipeline, text: str, year: str) -> None:
+    assert (year, "DATE") in _spans(rules, text)
+
+
+@pytest.mark.parametrize(("text", "num"), [
+    ("ileostomy output 1900 today", "1900"),
+    ("tracheostomy 2000 ml out", "2000"),
+    ("s/p colostomy, vitals at 2015 and 2030 stable", "2015"),
+    ("colostomy 1200 cc since noon", "1200"),
+])
+def test_year_after_event_negatives(rules: Pipeline, text: str, num: str) -> None:
+    assert not _touched(rules, text, num)
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("social: wife hope called x2, updated by rn.", "hope"),
+    ("Son Will agrees with plan.", "Will"),
+    ("wife Hope visited today and brought clothes", "Hope"),
+    ("son will is at the bedside", "will"),
+    ("DAUGHTER MAY CALLED AT 1400", "MAY"),
+    ("spoke with son Will.", "Will"),
+])
+def test_modal_name_after_kinship(rules: Pipeline, text: str, name: str) -> None:
+    assert (name, "NAME.RELATIVE") in _spans(rules, text)
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("son will call tomorrow with questions.", "will"),
+    ("wife hope to take him home friday.", "hope"),
+    ("daughter may come in am.", "may"),
+    ("Son will need a ride home.", "will"),
+    ("wife hopes that he improves", "hopes"),
+    ("DAUGHTER MAY COME TOMORROW", "MAY"),
+])
+def test_modal_word_after_kinship_stays(rules: Pipeline, text: str, word: str) -> None:
+    assert not _touched(rules, text, word)
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("Pt is Robert Quenby Jr. He lives alone.", "Robert Quenby Jr"),
+    ("ROBERT QUENBY JR WAS ADMITTED FROM HOME.", "ROBERT QUENBY JR"),
+    ("Seen with John Farrow III today.", "John Farrow III"),
+    ("Pt Mark Vantreese Sr. here with wife.", "Mark Vantreese Sr"),
+])
+def test_name_suffix(rules: Pipeline, text: str, want: str) -> None:
+    assert _covered(rules, text, want)
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("Mobitz Type II block on tele", "II"),
+    ("NYHA Class III heart failure", "III"),
+    ("Grace Class IV symptoms", "IV"),
+    ("Stage IV lung ca, Grade III", "IV"),
+])
+def test_roman_numerals_are_no_suffix(rules: Pipeline, text: str, word: str) -> None:
+    assert not _touched(rules, text, word)
+
+
+@pytest.mark.parametrize("text", [
+    "Mr. " + "A" * 5000 + ", 93" * 2000,
+    "cholecystectomy " * 3000 + "1987",
+    ("wife hope " * 3000) + "called",
+    "John " * 4000 + "Jr " * 2000,
+    "A" + " Ab" * 5000 + " III",
+])
+def test_time_budget(rules: Pipeline, text: str) -> None:
+    t0 = time.process_time()
+    _spans(rules, text)
+    assert time.process_time() - t0 < 5.0

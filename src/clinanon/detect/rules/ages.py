@@ -263,10 +263,20 @@ def age_patterns(lang: str) -> tuple[RulePattern, ...]:
             # "She is 82.", "when he was 64 he moved", "the patient is now 71, lives alone": a person subject, a
             # copula and a bare number that ends the clause ("he was 5 minutes late" has a unit: not an age)
             RulePattern("age_copula", first="letter",
-                        regex=r"\b(?:he|she|the\s{1,2}patient|patient|pt\.?)\s{1,2}(?:is|was|'s)\s{1,2}"
-                              r"(?:now\s{1,2}|only\s{1,2}|just\s{1,2})?(\d{1,3})"
+                        regex=r"\b(?:he|she|who|the\s{1,2}patient|patient|pt\.?)\s{1,2}(?:is|was|'s)\s{1,2}"
+                              r"(?:now\s{1,2}|only\s{1,2}|just\s{1,2}|also\s{1,2})?(\d{1,3})"
                               r"(?=\s{0,2}(?:[.,;:)!?]|\r?\n|\Z|(?:and|when|he|she|at|in|but)\b))",
                         score=0.75, flags=IC, group=1, validator=_validator),
+            # "Mr. Lane, 93, was admitted", "Theodora Vance, 91, lives alone": an age over 89 in apposition after
+            # an honorific and a name or after two capitalised name words; only 90-119 (an age under 90 is no
+            # identifier under Safe Harbor, and a value in a list of labs has no name before its comma)
+            RulePattern("age_apposition_en", first="letter",
+                        regex=r"(?:\b(?:Mr|Mrs|Ms|Miss|Mx)\.?[ \t]{1,2}(?:[A-Z][\w'’-]{1,30}[ \t]{1,2}){0,2}"
+                              r"|\b[A-Z][a-z'’-]{1,30}[ \t]{1,2}(?:[A-Z]\.[ \t]{1,2})?"
+                              r"(?:[A-Z][a-z'’-]{1,30}[ \t]{1,2})?)"
+                              r"[A-Z][\w'’-]{1,30},[ \t]{1,2}(9\d|1[01]\d)"
+                              r"(?=[ \t]{0,2}[,;)]|[ \t]{1,2}(?:was|is|who|with|lives|presents|presented|and)\b)",
+                        score=0.8, group=1, validator=_validator),
             RulePattern("age_aged", first="letter",
                         regex=rf"\b(?:aged|age|at\s{{1,2}}(?:the\s{{1,2}})?age\s{{1,2}}of)\s{{1,3}}"
                               rf"({num}(?:\s{{0,2}}{unit_any}(?!\w))?)",

@@ -993,15 +993,30 @@ def _month_day_numeric_en() -> list[RulePattern]:
 
 #: an event of a history right after a year ("1975 PTCA to LCX", "2004 CABG", "1998 resection")
 _EVENT_AFTER_YEAR = re.compile(rf"[ \t]{{1,2}}(?i:{_HISTORY_EVENTS}|surgery|resection|repair|transplant|dx|"
-                               r"diagnosed|fracture|fx)(?![\w])")
+                               r"diagnosed|fracture|fx|recurrence|relapse|onset|tah(?:[ \t]?/[ \t]?bso)?|bso|turp|"
+                               r"[a-z]{3,}(?:ectomy|otomy|ostomy|plasty))(?![\w])")
+
+
+#: an event of a history right before a year ("cholecystectomy 1987", "recurrence in 2021", "TAH/BSO 1995",
+#: "diagnosed 2019"): an operation's word (-ectomy, -otomy, -ostomy, -plasty) or a word of a disease's course
+_EVENT_BEFORE_YEAR = re.compile(r"(?<![\w/])(?i:[a-z]{3,}(?:ectomy|otomy|ostomy|plasty)|recurrence|recurred|relapse|"
+                                r"relapsed|onset|diagnosed|dx|dx'd|tah(?:[ \t]?/[ \t]?bso)?|bso|turp)"
+                                r"[ \t]{1,2}(?:(?i:in|on)[ \t]{1,2})?\Z")
+
+
+def _event_before_year(text: str, start: int) -> bool:
+    return _EVENT_BEFORE_YEAR.search(text, max(0, start - 40), start) is not None
 
 
 def _en_event_after(adjust: Callable[[str, int, int], float]) -> Callable[[str, int, int], float]:
-    """``adjust`` for an English bare year, raised when an event of a history follows it ("1975 PTCA")."""
+    """``adjust`` for an English bare year, raised when an event of a history follows it ("1975 PTCA") or comes
+    right before it ("cholecystectomy 1987", "recurrence 2021")."""
 
     def adj(text: str, start: int, end: int) -> float:
         base = adjust(text, start, end)
-        return max(base, 0.4) if _EVENT_AFTER_YEAR.match(text, end) is not None else base
+        if _EVENT_AFTER_YEAR.match(text, end) is not None or _event_before_year(text, start):
+            return max(base, 0.4)
+        return base
 
     return adj
 
@@ -1013,7 +1028,7 @@ def _with_clock_guard(adjust: Callable[[str, int, int], float]) -> Callable[[str
 
     def guarded(text: str, start: int, end: int) -> float:
         num = text[start:end]
-        if _MILITARY.match(num):
+        if _MILITARY.match(num) and not _event_before_year(text, start):
             before = _md_words_before(text, start, 3)
             after = _md_words_after(text, end, 1)
             near = text[max(0, start - 3):start]

@@ -178,6 +178,14 @@ def _trim(text: str, spans: list[Span], lang: str) -> list[Span]:
     allow = allowlist_for(lang)
     out = []
     for s in spans:
+        if s.source.endswith(":name_suffix"):
+            # checked by _suffix_adjust; the suffix ("Jr", "III") belongs to the name, the words before the first
+            # name do not ("Pt Mark Jr")
+            keep = len(_suffix_name_words(text, s.start, s.end))
+            starts = [m.start() for m in _SUFFIX_WORD.finditer(text, s.start, s.end)]
+            if keep:
+                out.append(Span(starts[len(starts) - keep], s.end, s.label, s.source, s.score))
+            continue
         common = common_words(lang) if s.source.endswith(":initials_surname") else _context_common(lang)
         if s.source.endswith(":initials_surname"):
             last = text[s.start:s.end].split()[-1].split(".")[-1]
@@ -291,6 +299,34 @@ def _listed_names(lang: str) -> frozenset[str]:
 
 
 @memo
+def _en_first_names() -> frozenset[str]:
+    """Folded English first names (the name list and the SSA/Census first names)."""
+    return frozenset(fold(r[0]) for r in load_rows("en", "first_name") if " " not in r[0]) | census_names("en")[0]
+
+
+_SUFFIX_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+
+
+def _suffix_adjust(text: str, start: int, end: int) -> float:
+    """A name with a generational suffix ("Robert Lane Jr."): its first word is a listed first name and none of
+    its words is a stop word."""
+    words = _suffix_name_words(text, start, end)
+    common = _context_common("en")
+    if not words or any(w.casefold() in stop_words("en") or w.casefold() in common for w in words[1:-1]):
+        return -0.6  # "Grace Class IV": a common word inside is no surname
+    return 0.0
+
+
+def _suffix_name_words(text: str, start: int, end: int) -> list[str]:
+    """The words of a ``name_suffix`` match from its first listed first name on ("Pt Mark Jr" -> "Mark Jr")."""
+    words = _SUFFIX_WORD.findall(text, start, end)
+    first = _en_first_names()
+    while words[:-1] and fold(words[0]) not in first:
+        words.pop(0)
+    return words if len(words) > 1 else []
+
+
+@memo
 def name_patterns(lang: str) -> tuple[RulePattern, ...]:
     """The context patterns of ``lang`` (the PHI group is the name only), most specific first."""
     if lang not in HONORIFICS:
@@ -328,6 +364,15 @@ def name_patterns(lang: str) -> tuple[RulePattern, ...]:
                     regex=rf"(?<![\w.'’/])((?:{_U}\.[ \t]?){{1,3}}(?:{_PART}{_SP}){{0,3}}{CAPW})(?![\w])", group=1,
                     trigger=rf"{_U}\.[ \t]?(?:{_U}\.[ \t]?){{0,2}}(?:{_PART}{_SP}){{0,3}}{_U}"),
     ]
+    if lang == "en":
+        # a name with its generational suffix, the suffix in the span ("Robert Lane Jr.", "ROBERT LANE JR", "John
+        # Smith III", "ROBERT JR"): a listed first name first (:func:`_suffix_adjust`); a Roman numeral only after
+        # two words ("Mobitz II", "Class III", "Type IV" are no names)
+        out.append(RulePattern("name_suffix", first="letter", score=0.8, adjust=_suffix_adjust,
+                               regex=r"(?<![\w.'’])([A-Z][A-Za-z'’-]{1,30}(?:[ \t]{1,2}[A-Z]\.?)?"
+                                     r"(?:(?:[ \t]{1,2}[A-Z][A-Za-z'’-]{1,30}){0,2},?[ \t]{1,2}(?:Jr|JR|jr|Sr|SR|sr)"
+                                     r"|(?:[ \t]{1,2}[A-Z][A-Za-z'’-]{1,30}){1,2},?[ \t]{1,2}(?:II|III|IV)))(?![\w])",
+                               group=1, trigger=r"(?:Jr|JR|jr|Sr|SR|sr|II|III|IV)(?![\w])"))
     if lang == "nl":
         # a Dutch surname that starts with its particles after a title ("dr. de Jong", "mw. van der Wiel",
         # "zuster ter Horst"): the particles belong to the name
@@ -990,6 +1035,8 @@ class CaselessCueRecognizer:
             if label == "NAME" and cue not in ("per", "by") and text[m.end():m.end() + 2].istitle():
                 continue  # "Mrs. Lennox": the honorific pattern's (a lower-case "mr.renzi" is this one's)
             words = self._take(text, m.end(), initial_first=True, title=cue in ("dr", "drs", "doctor"))
+            if not words and label == "NAME.RELATIVE" and self.lang == "en":
+                words = self._modal_name(text, m.end())  # "wife hope called", "Son Will agrees"
             if not words:
                 continue
             first = text[words[0][0]:words[0][1]]
@@ -1074,6 +1121,27 @@ class CaselessCueRecognizer:
                 out.append(Span(words[0][0], words[-1][1], "NAME.PATIENT", f"{self.name}:aged", 0.65))
         return out
 
+    def _modal_name(self, text: str, pos: int) -> list[tuple[int, int]]:
+        """After a kinship word, a name that is also a modal verb or a verb of wishing ("may", "will", "hope"):
+        a name only where the word after it cannot follow a modal verb: a finite verb ("wife hope called",
+        "Son Will agrees", "son will is here"), or, a capital on a mixed-case line, the end of a clause ("son
+        Will."). "son will call", "wife hope to", "daughter may come" stay words."""
+        m = _ANY_WORD.match(text, pos)
+        if m is None or m.group().casefold() not in _MODAL_NAMES:
+            return []
+        w = m.group()
+        words = [(m.start(), m.end())]
+        rest = self._take(text, m.end() + 1) if text[m.end():m.end() + 1] in (" ", "\t") else []
+        if rest and all(text[a:a + 1].isupper() for a, _ in rest) and w[:1].isupper():
+            words += rest  # "son Will Lane agrees"
+        end = words[-1][1]
+        if _FINITE_NEXT.match(text, end) is not None:
+            return words
+        if (w[:1].isupper() and not w.isupper() and _CLAUSE_END.match(text, end) is not None
+                and _mixed_case_line(text, pos)):
+            return words
+        return []
+
     @staticmethod
     def _told_after(text: str, end: int) -> bool:
         """Whether a word of being told follows ``end`` ("... aware", "... notified"): one unlisted word after a
@@ -1151,6 +1219,14 @@ _NOT_NAMES = frozenset(("may", "will", "june", "april", "august", "hope", "baby"
                         "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february", "march",
                         "july", "september", "october", "november", "december", "general", "major", "chief",
                         "press", "carry", "long", "little", "small", "strong", "short", "best", "young"))
+#: names that are also modal verbs or a verb of wishing, names after a kinship word only before a finite verb
+_MODAL_NAMES = frozenset(("will", "may", "hope"))
+#: a finite verb after a name (no modal verb comes before it): "is", "was", "has", a past tense, a third person
+_FINITE_NEXT = re.compile(
+    r"[ \t]{1,2}(?!(?i:this|his|hers|its|us|as|yes|thus|plus|less|unless|always|perhaps|towards|afterwards|"
+    r"besides|across|news|needs|means)(?![\w'’]))"
+    r"(?i:is|was|has|had|does|did|says|said|agreed|[a-z]{2,}[^e\W\d_]ed|[a-z]{2,}[^s\W\d_]s)(?![\w'’])")
+_CLAUSE_END = re.compile(r"[ \t]{0,2}(?:[.;:,)]|\r?\n|\Z)")
 #: one to three words at a sentence's start, then "is a 70 yo", "was a 45 year old": the patient's name
 _AGED = re.compile(r"(?<![\w'’.\-])((?:[^\W\d_][\w'’\-]{0,30}\.?[ \t]{1,2}){0,2}[^\W\d_][\w'’\-]{1,30})"
                    r"[ \t]{1,2}(?i:is|was)[ \t]{1,2}(?i:an?)[ \t]{1,2}\d{1,3}[ \t]?(?:-[ \t]?)?"
