@@ -225,8 +225,10 @@ def test_triggers_drop_patterns_per_text() -> None:
     from clinanon.detect.rules import names, organizations
 
     rec = names.recognizers("en")[0]
-    assert rec._dropped("Seen by Jane Roe, MD") == frozenset({"initials_surname"})  # type: ignore[attr-defined]
-    assert rec._dropped("J. Smith") == frozenset({"degree"})  # type: ignore[attr-defined]
+    # no "J." initial: initials_surname is not tried; no Jr/Sr/III: nor is name_suffix
+    assert rec._dropped("Seen by Jane Roe, MD") == frozenset({"initials_surname", "name_suffix"})  # type: ignore[attr-defined]
+    assert rec._dropped("J. Smith") == frozenset({"degree", "name_suffix"})  # type: ignore[attr-defined]
+    assert "name_suffix" not in rec._dropped("Robert Lane Jr. called")  # type: ignore[attr-defined]
     org = organizations.recognizers("en")[0]
     assert org._dropped("works at Acme Holdings") == frozenset({"legal_suffix"})  # type: ignore[attr-defined]
     # a coarse first trigger that holds, an exact second one that does not
