@@ -18,6 +18,7 @@ import bisect
 import codecs
 import contextlib
 import io
+import json
 import os
 import re
 import tempfile
@@ -43,6 +44,7 @@ __all__ = [
     "check_choice",
     "check_doc_ids",
     "decode_bytes",
+    "json_cell",
     "list_files",
     "open_text",
     "read_source_text",
@@ -418,6 +420,15 @@ def read_source_text(
 
 #: what the text-file readers and writers (text, brat, xml) do with a byte-order mark: option ``bom``
 BOM_POLICIES = ("strip", "keep")
+
+
+def json_cell(value: str, column: str, row: int, *, path: Path | None = None, line: int | None = None) -> Any:
+    """The JSON value of a table cell (the spans or meta column of CSV and Parquet rows); an
+    :class:`InputError` naming the row and the column, never the cell's text, when it is not JSON."""
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError as e:
+        raise InputError(f"row {row}: column {column!r} is not JSON ({e.msg})", path=path, line=line) from None
 
 
 def spans_from_dicts(

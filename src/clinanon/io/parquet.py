@@ -28,6 +28,7 @@ from clinanon.io.base import (
     Record,
     check_read_options,
     clean_text,
+    json_cell,
     make_document,
     spans_from_dicts,
 )
@@ -139,20 +140,13 @@ def _row(row: dict[str, Any], n: int, path: Path, text_column: str, id_column: s
     spans = []
     value = row.get(spans_column)
     if isinstance(value, str) and value.strip():
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError as e:
-            raise InputError(f"row {n}: column {spans_column!r} is not JSON ({e.msg})", path=path,
-                             line=n) from None
+        value = json_cell(value, spans_column, n, path=path, line=n)
     if value:
         spans = spans_from_dicts(_plain(value), src, path=path, line=n, stats=st)
     meta: dict[str, Any] = {}
     packed = row.get("meta")
     if isinstance(packed, str) and packed.strip():
-        try:
-            packed = json.loads(packed)
-        except json.JSONDecodeError as e:
-            raise InputError(f"row {n}: column 'meta' is not JSON ({e.msg})", path=path, line=n) from None
+        packed = json_cell(packed, "meta", n, path=path, line=n)
     if isinstance(packed, dict):
         meta.update(_plain(packed))
     for key, v in row.items():

@@ -31,6 +31,7 @@ from clinanon.io.base import (
     atomic_open,
     check_read_options,
     clean_text,
+    json_cell,
     make_document,
     open_text,
     spans_from_dicts,
@@ -133,11 +134,7 @@ def _row(row: list[str], n: int, line: int, header: list[str], ti: int, ii: int 
     src = clean_text(row[ti], control_chars, path=path, line=line, doc_id=doc_id, stats=st)
     spans = []
     if si is not None and row[si].strip():
-        try:
-            items = json.loads(row[si])
-        except json.JSONDecodeError as e:
-            raise InputError(f"row {n}: column {spans_column!r} is not JSON ({e.msg})", path=path,
-                             line=line) from None
+        items = json_cell(row[si], spans_column, n, path=path, line=line)
         spans = spans_from_dicts(items, src, path=path, line=line, stats=st)
     meta = {h: row[i] for i, h in meta_cols if row[i] != ""}
     return make_document(doc_id, src.text, spans, meta, path=path, line=line, errors=errors, stats=st)
