@@ -21,7 +21,8 @@ An :class:`AllowList` holds, per language:
   kinship word or signature says it is a person ("Dr. Keppra", "wife Allegra", "Allegra Smith, RN");
 * in English, **devices, procedures, languages and nationalities** (:func:`device_guard`, the table
   ``data/lexicons/not_names_en.tsv``): "Foley", "Ted hose", "Salem sump", "Russian" are no names or places unless
-  a person cue stands beside them ("Dr. Foley", "son Ted").
+  a person cue stands beside them ("Dr. Foley", "son Ted"). The rules detector runs both last
+  (:func:`word_list_guard`).
 
 Users extend the allow-list (``extra``) and give a deny list (``deny``: terms that are always PHI, reported by
 :meth:`AllowList.filter` with ``source="allowlist:deny"``). A denied term is never allowed.
@@ -50,7 +51,7 @@ from clinanon.lang.phrases import PhraseIndex, as_table
 from clinanon.text import Token, TokenTable, stop_words, tokenize
 
 __all__ = ["EPONYMS", "WEAK_EPONYMS", "AllowList", "allowlist_for", "device_guard", "drug_guard", "is_latin_anatomy",
-           "not_name_words"]
+           "not_name_words", "word_list_guard"]
 
 #: eponyms that are (almost) never a person in clinical text — shared by all languages
 EPONYMS: tuple[str, ...] = (
@@ -438,6 +439,10 @@ def _plain_words(lang: str) -> frozenset[str]:
     return frozenset(w for w, cap in common_lexicon(lang).items() if not cap and w not in listed)
 
 
+#: the labels the word-list guards judge (names and places; dates, contacts and IDs are never touched)
+_NAME_OR_PLACE = ("NAME", "LOCATION")
+
+
 def _person_cue(text: str, start: int, end: int, lang: str) -> bool:
     """A title, kinship word or "named" right before ``text[start:end]``, or a signature degree right after it."""
     m = _PREV_CUE.search(text, max(0, start - 24), start)
@@ -459,14 +464,14 @@ def drug_guard(text: str, spans: Iterable[Span], lang: str) -> list[Span]:
     drug words alone ("Cozaar Street" stays); kept when a person cue stands beside them (a title or honorific, a
     kinship word, "named", a signature degree: "Dr. Keppra", "wife Allegra", "allegra, rn"). Languages without a
     drug lexicon are returned as they are."""
-    spans = device_guard(text, spans, lang)
+    spans = list(spans)
     drugs = drug_words(lang)
     if not drugs:
         return spans
     plain: frozenset[str] | None = None
     out: list[Span] = []
     for s in spans:
-        if not (s.label.startswith("NAME") or s.label.startswith("LOCATION")):
+        if not s.label.startswith(_NAME_OR_PLACE):
             out.append(s)
             continue
         words = [_fold(w) for w in _DRUG_WORD.findall(text, s.start, s.end)]
@@ -555,7 +560,7 @@ def device_guard(text: str, spans: Iterable[Span], lang: str) -> list[Span]:
     plain: frozenset[str] | None = None
     out: list[Span] = []
     for s in spans:
-        if not (s.label.startswith("NAME") or s.label.startswith("LOCATION")):
+        if not s.label.startswith(_NAME_OR_PLACE):
             out.append(s)
             continue
         if not any(_fold(w) in table for w in _LETTERS.findall(text, s.start, s.end)) and not any(
@@ -574,6 +579,13 @@ def device_guard(text: str, spans: Iterable[Span], lang: str) -> list[Span]:
         elif kind == 2:
             out.append(Span(s.start, s.end, "LOCATION.COUNTRY", s.source, s.score))
     return out
+
+
+def word_list_guard(text: str, spans: Iterable[Span], lang: str) -> list[Span]:
+    """The name and place candidates of ``spans`` that the language's word lists say are no names or places taken
+    out: :func:`device_guard` (devices, procedures; nationalities relabelled), then :func:`drug_guard` (drug and
+    brand words). The last step of the rules detector; a language without those lists passes through."""
+    return drug_guard(text, device_guard(text, spans, lang), lang)
 
 
 @memo

@@ -14,7 +14,7 @@ from pathlib import Path
 from clinanon.analysis import Analysis
 from clinanon.caches import memo
 from clinanon.detect import caseless
-from clinanon.detect.allowlist import AllowList, drug_guard
+from clinanon.detect.allowlist import AllowList, word_list_guard
 from clinanon.detect.base import BaseDetector, Detector
 from clinanon.detect.engine import RuleRecognizer, analyze_many
 from clinanon.detect.gazetteer import GazetteerDetector
@@ -120,8 +120,8 @@ class RulesDetector(BaseDetector):
         caseless_idx = [i for i, a in enumerate(analyses) if a.caseless_regions]
         if caseless_idx:
             self._merge_caseless_many(analyses, caseless_idx, out)
-        for i, a in enumerate(analyses):  # drug, brand and device words are no names or places (where a language
-            out[i] = drug_guard(a.text, out[i], a.lang)  # has a drug lexicon: English; others pass through)
+        for i, a in enumerate(analyses):  # device, procedure, drug and brand words are no names or places (where
+            out[i] = word_list_guard(a.text, out[i], a.lang)  # a language has those lists: English; others pass)
         return out
 
     def _merge_caseless_many(self, analyses: Sequence[Analysis], idx: Sequence[int],
@@ -158,7 +158,7 @@ class RulesDetector(BaseDetector):
         # capitals alone are dropped there (clinanon.detect.caseless); mixed-case text has no caseless region
         regions = caseless.caseless_regions(text)
         spans = self._merge_caseless(text, lang, regions, spans) if regions else spans
-        return drug_guard(text, spans, lang)  # a language without a drug lexicon passes through
+        return word_list_guard(text, spans, lang)  # a language without those word lists passes through
 
     def _merge_caseless(self, text: str, lang: str, regions: list[tuple[int, int]], spans: list[Span]) -> list[Span]:
         """``spans`` (found on ``text``) merged with the runs on the re-cased and title-cased copies."""
