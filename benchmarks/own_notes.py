@@ -4,7 +4,10 @@ No real Dutch or Swedish clinical notes are shipped, so ``tests/data/nl-notes`` 
 ``tests/data/sv-notes`` (15 notes) were written by hand for this purpose (see their READMEs: invented text, BRAT,
 canonical labels, annotated before any rule output was looked at). ``tests/data/en-notes`` (40 invented US
 clinical notes, written and annotated blind under the HIPAA Safe Harbor convention) is a second unseen estimate
-next to the PhysioNet nursing notes of ``benchmarks/real_notes.py``. This script scores on them:
+next to the PhysioNet nursing notes of ``benchmarks/real_notes.py``; ``tests/data/en-notes-2`` (40 more, of other
+note types: ED, H&P, operative, radiology and pathology reports, letters, portal messages, psychiatry, pediatrics,
+obstetrics, EMS, home health, forms) is a third, scored as its own row ``english_notes_2`` by the same code path.
+This script scores on them:
 
 * ``rules`` (``detectors.use = ["rules"]``) and ``default`` (the configuration's default detector for the
   language) pipelines;
@@ -16,6 +19,9 @@ The Dutch and Swedish notes' convention leaves out sex words, professions and cl
 them. The English notes are scored under the ``hipaa`` profile: gold and predictions both go through
 :func:`clinanon.profiles.filter_documents` (ages up to 89, clock times, weekdays alone, sex, professions, states
 and countries dropped), as ``benchmarks/real_notes.py`` scores the PhysioNet notes.
+``tests/data/de-notes`` (20 invented German, Austrian and Swiss letters, written and annotated blind under
+GraSCCo's convention) is the unseen estimate next to the GraSCCo dev letters, row ``german_notes``, scored as
+``benchmarks/real_notes.py`` scores those: ``gdpr-strict``, clock-time predictions left out.
 No note text is written or printed.
 
 Usage: ``python benchmarks/own_notes.py [--out benchmarks/results/own_notes.json]``
@@ -38,20 +44,30 @@ from clinanon.evaluate import evaluate
 from clinanon.pipeline import Pipeline
 from clinanon.profiles import is_time_of_day
 from clinanon.taxonomy import get_scheme
-from real_notes import _prf, token_recall_by_label  # the scoring helpers of the real-notes benchmark
+from real_notes import _prf, token_recall_by_label, without_clock_times  # the real-notes benchmark's scoring
 from real_notes import score as score_profile
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = {"nl": ROOT / "tests" / "data" / "nl-notes", "sv": ROOT / "tests" / "data" / "sv-notes",
-           "en": ROOT / "tests" / "data" / "en-notes"}
-#: corpora scored under a legal profile (both sides filtered) instead of the NOT_ANNOTATED convention
-PROFILES = {"en": "hipaa"}
+           "en": ROOT / "tests" / "data" / "en-notes", "en2": ROOT / "tests" / "data" / "en-notes-2",
+           "de": ROOT / "tests" / "data" / "de-notes"}
+#: the language of each corpus key (a key is its language unless listed here)
+LANGUAGE = {"en2": "en"}
+#: corpora scored under a legal profile (both sides filtered) instead of the NOT_ANNOTATED convention; the
+#: invented German letters are scored as real_notes.py scores the GraSCCo letters: ``gdpr-strict`` (professions,
+#: ages and weekdays with dates are PHI) with GraSCCo's own convention for clock times (PRED_CONVENTIONS)
+PROFILES = {"en": "hipaa", "en2": "hipaa", "de": "gdpr-strict"}
+#: result row of each corpus key, in output order
+ROWS = {"nl": "dutch_notes", "sv": "swedish_notes", "en": "english_notes", "en2": "english_notes_2",
+        "de": "german_notes"}
+#: a corpus's own convention applied to the predictions before its profile scores them
+PRED_CONVENTIONS = {"de": without_clock_times}
 #: categories the notes do not annotate (dropped from the predictions before scoring)
 NOT_ANNOTATED = ("SEX", "PROFESSION")
 
 
-def load(lang: str) -> list[Document]:
-    return sorted(cio.read(CORPORA[lang], "brat", scheme="canonical"), key=lambda d: d.id)
+def load(corpus: str) -> list[Document]:
+    return sorted(cio.read(CORPORA[corpus], "brat", scheme="canonical"), key=lambda d: d.id)
 
 
 def pipeline(lang: str, use: str) -> Pipeline:
@@ -89,10 +105,11 @@ def score(gold: Sequence[Document], pred: Sequence[Document], lang: str) -> dict
             "entity_span_exact": _prf(m["entity_span"])}
 
 
-def run(lang: str) -> dict:
-    docs = load(lang)
-    profile = PROFILES.get(lang)
-    out: dict = {"corpus": str(CORPORA[lang].relative_to(ROOT))}
+def run(corpus: str) -> dict:
+    lang = LANGUAGE.get(corpus, corpus)
+    docs = load(corpus)
+    profile = PROFILES.get(corpus)
+    out: dict = {"corpus": str(CORPORA[corpus].relative_to(ROOT))}
     if profile:
         out["profile"] = profile
     else:
@@ -101,6 +118,8 @@ def run(lang: str) -> dict:
         nlp = pipeline(lang, use)
         if profile:
             pred = [d for d in nlp.pipe(docs, deidentify=False) if isinstance(d, Document)]
+            if corpus in PRED_CONVENTIONS:
+                pred = PRED_CONVENTIONS[corpus](pred)
             row = score_profile(docs, pred, lang, get_scheme("canonical"), profile)
         else:
             row = score(docs, predict(nlp, docs), lang)
@@ -113,14 +132,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "own_notes.json")
     args = ap.parse_args(argv)
     result = {"clinanon": __version__, "python": platform.python_version(),
-              "dutch_notes": run("nl"), "swedish_notes": run("sv"), "english_notes": run("en")}
+              **{row: run(corpus) for corpus, row in ROWS.items()}}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    for corpus in ("dutch_notes", "swedish_notes", "english_notes"):
+    for corpus in ROWS.values():
         for use in ("rules", "default"):
             tb = result[corpus][use]["all"]["token_binary"]
             eo = result[corpus][use]["all"]["entity_overlap_unlabeled"]
-            print(f"{corpus:14s} {use:8s} token binary P/R/F {tb['precision']:.3f}/{tb['recall']:.3f}/"
+            print(f"{corpus:15s} {use:8s} token binary P/R/F {tb['precision']:.3f}/{tb['recall']:.3f}/"
                   f"{tb['f1']:.3f}  entity overlap P/R {eo['precision']:.3f}/{eo['recall']:.3f}", file=sys.stderr)
     return 0
 

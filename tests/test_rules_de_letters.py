@@ -90,10 +90,10 @@ def _ages(text: str) -> list[str]:
 @pytest.mark.parametrize(("text", "ages"), [
     ("Aufnahmestatus:\n50-j. Patientin in gutem AZ", ["50"]),
     ("45 J. Mann, wach und orientiert", ["45"]),
-    ("Klinischer Befund:\n6-jahriger Junge in gutem AZ", ["6-jahriger"]),  # the umlaut written without dots
-    ("Die 50-jährig wirkende Frau", ["50-jährig"]),
+    ("Klinischer Befund:\n6-jahriger Junge in gutem AZ", ["6"]),  # the umlaut written without dots
+    ("Die 50-jährig wirkende Frau", ["50"]),
     ("Die Patientin verstarb im Alter von 57.", ["57"]),
-    ("Im Alter von 57 Jahren erkrankte sie.", ["57 Jahren"]),
+    ("Im Alter von 57 Jahren erkrankte sie.", ["57"]),  # the number only, as GraSCCo marks it
     ("FAMILIENANAMNESE:\nVater mit 57 an Pankreas-Ca verstorben, Mutter mit 101 an Altersschwäche", ["57", "101"]),
 ])
 def test_german_ages_with_an_age_cue(text: str, ages: list[str]) -> None:
@@ -194,3 +194,136 @@ def test_german_letter_layout_linear_on_postcode_runs() -> None:
     t0 = time.process_time()
     rec.analyze(text)
     assert time.process_time() - t0 < 10.0
+
+
+# --- from the blind invented letters (tests/data/de-notes): institutions, professions, dates, ages, numbers ------
+# Each case is a new invented sentence of the same kind as an error of the first, blind run.
+
+@pytest.mark.parametrize(("text", "site"), [
+    ("Verlegung in die Kreiskliniken Unterroden am Folgetag.", "Kreiskliniken Unterroden"),
+    ("Aufnahme aus dem Katholischen Krankenhaus Mariental, Station 2.", "Katholischen Krankenhaus Mariental"),
+    ("Weiterbehandlung im Herzzentrum Talbrück geplant.", "Herzzentrum Talbrück"),
+    ("an: Neurologisches Rehabilitationszentrum Hohenkamp, Phase C", "Neurologisches Rehabilitationszentrum Hohenkamp"),
+    ("Vorstellung im Zentrum für Psychiatrie Wiesloch erfolgt.", "Zentrum für Psychiatrie Wiesloch"),
+    ("von: Helios-Klinik Waldenbuch, Intensivstation", "Helios-Klinik Waldenbuch"),
+    ("Umzug in das Seniorenheim St. Klara in Ulm.", "Seniorenheim St. Klara"),
+    ("Ziel: Seniorenzentrum Haus Lindenblick, Gartenweg 3", "Seniorenzentrum Haus Lindenblick"),
+    ("Der Sohn besucht die Kita Sonnenblume in Aalen.", "Kita Sonnenblume"),
+    ("Einsender: Orthopädische Praxis am Marktplatz, Gartenweg 3", "Orthopädische Praxis am Marktplatz"),
+    ("MVZ Labor Dr. Kessling & Kollegen\nIndustriering 4", "MVZ Labor Dr. Kessling & Kollegen"),
+])
+def test_german_institutions_by_head_and_name(text: str, site: str) -> None:
+    assert site in _surfaces(text, "LOCATION")
+
+
+@pytest.mark.parametrize("text", [
+    "Aufnahme über die Klinik für Innere Medizin II.",  # a department, no name
+    "Die Neurologische Klinik wurde konsiliarisch hinzugezogen.",
+    "Wir sahen ihn in der Praxis am Nachmittag wieder.",  # a time, not a place's name
+    "Im Pflegeheim Stürze.",  # a common noun ending the sentence
+    "Kontrolle in unserer Herzinsuffizienzambulanz am 12. April.",
+    "Befund in der Ambulanz Dr. Wendt besprochen.",  # a doctor seen there, no practice
+])
+def test_german_heads_without_a_name_are_no_institutions(text: str) -> None:
+    assert [w for w, lab in _found(text) if lab in ("LOCATION.HOSPITAL", "LOCATION.ORGANIZATION")] == []
+
+
+@pytest.mark.parametrize(("text", "job"), [
+    ("Bis 2019 war Herr K. als Maschinenschlosser tätig.", "Maschinenschlosser"),
+    ("Sie arbeitet als Verkäuferin in einer Bäckerei.", "Verkäuferin"),
+    ("Er ist als Elektriker bei einem Stadtwerk beschäftigt.", "Elektriker"),
+    ("Der Patient ist gelernter Einzelhandelskaufmann.", "Einzelhandelskaufmann"),
+    ("Derzeitige berufliche Tätigkeit: Physiotherapeutin in Teilzeit", "Physiotherapeutin"),
+    ("Von Beruf Zahntechniker, verheiratet.", "Zahntechniker"),
+])
+def test_german_professions_after_a_work_cue(text: str, job: str) -> None:
+    assert _surfaces(text, "PROFESSION") == [job]
+
+
+@pytest.mark.parametrize("text", [
+    "Er arbeitet in Teilzeit.",
+    "Als Ursache wurde eine Pneumonie angenommen.",
+    "Der Patient ist Raucher.",  # no work cue
+    "Als Nebenwirkung trat Übelkeit auf.",
+])
+def test_german_no_profession_without_a_work_cue(text: str) -> None:
+    assert _surfaces(text, "PROFESSION") == []
+
+
+@pytest.mark.parametrize(("text", "dates"), [
+    ("Koronarangiographie am 7. d. M. ohne Komplikationen.", ["7. d. M."]),
+    ("Termin bis zum 21.d.M. vereinbart.", ["21.d.M."]),
+    ("Patient: Hans Adler, geb. 3.9.1950, Fall 55120987", ["3.9.1950"]),
+    ("aufgenommen am Dienstag, dem 6.2.2024 nach Sturz", ["Dienstag, dem 6.2.2024"]),
+])
+def test_german_blind_letter_dates(text: str, dates: list[str]) -> None:
+    assert _surfaces(text, "DATE") == dates
+
+
+@pytest.mark.parametrize("text", [
+    "Geburt spontan, APGAR 9/10/10, 3400 g.",
+    "Geriatrisches Assessment: GDS 3/15, MMSE 24/30.",
+])
+def test_german_scores_with_slashes_are_no_dates(text: str) -> None:
+    assert _surfaces(text, "DATE") == []
+
+
+@pytest.mark.parametrize(("text", "ages"), [
+    ("Erste manische Episode mit 22 Jahren, danach stabil.", ["22"]),
+    ("Mutter an Mammakarzinom mit 47 Jahren verstorben.", ["47"]),
+    ("Vater Apoplex im 71. Lebensjahr.", ["71"]),
+    ("Der 64-jährige Patient kam allein.", ["64"]),
+])
+def test_german_ages_number_only_and_new_cues(text: str, ages: list[str]) -> None:
+    assert _ages(text) == ages
+
+
+@pytest.mark.parametrize("text", ["Ein Stent mit 3 Jahren Laufzeit.", "Diabetes seit 12 Jahren bekannt."])
+def test_german_years_that_are_no_ages(text: str) -> None:
+    assert _ages(text) == []
+
+
+def test_german_numbered_field_with_letter_prefix() -> None:
+    assert _surfaces("Eingangsnummer: H-2022-11734\nMaterial: Biopsie", "ID") == ["H-2022-11734"]
+
+
+@pytest.mark.parametrize(("text", "phone"), [
+    ("Telefon: 0621 / 4 77 18 90", "0621 / 4 77 18 90"),
+    ("Kontakt: Sohn, Tel. 0711/52 33 81", "0711/52 33 81"),
+])
+def test_german_phone_with_slashed_area_code(text: str, phone: str) -> None:
+    assert _surfaces(text, "CONTACT") == [phone]
+
+
+def test_german_short_slashed_number_is_no_phone() -> None:
+    assert _surfaces("Kreatinin 0123/456 im Verlauf", "CONTACT") == []
+
+
+@pytest.mark.parametrize("text", [
+    "Fußheberschwäche rechts KG 3/5, Hypästhesie L5.",  # Kraftgrad, not a limited partnership
+    "Subarachnoidalblutung Hunt & Hess II, Fisher 4.",  # a scale and its grade, not a firm
+])
+def test_german_grades_are_no_organizations(text: str) -> None:
+    assert _surfaces(text, "LOCATION.ORGANIZATION") == []
+
+
+def test_german_device_size_with_decimal_comma_is_no_street() -> None:
+    assert _surfaces("Implantation von 2 DES 3,0 x 22 mm in den RIVA.", "LOCATION") == []
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("Rückfragen an Frau Selma Kaya, Studienkoordinatorin, Tel. intern.", ["Selma Kaya"]),
+    ("Der jüngere Bruder Jonas besucht die Grundschule.", ["Jonas"]),
+    ("Pflege: Stationsleitung Ingo Marwitz", ["Ingo Marwitz"]),
+])
+def test_german_role_and_kinship_nouns_stay_out_of_names(text: str, names: list[str]) -> None:
+    assert _surfaces(text, "NAME") == names
+
+
+@pytest.mark.parametrize("chunk", ["Herzzentrum ", "Praxis am ", "Kita Haus St. ", "als Tischler bei ",
+                                   "0681 / 3 ", "arbeitet als ", "mit 3 Jahren ", "3. d. "])
+def test_german_blind_letter_rules_linear_on_adversarial_input(chunk: str) -> None:
+    text = chunk * 20_000
+    t0 = time.process_time()
+    RulesDetector("de").analyze(text)
+    assert time.process_time() - t0 < 20.0

@@ -353,3 +353,199 @@ def test_time_budget(rules: Pipeline, text: str) -> None:
     t0 = time.process_time()
     _spans(rules, text)
     assert time.process_time() - t0 < 5.0
+
+
+# --- brief en_fix3: sign-out list lines, community care organisations, streets without a number after a
+# preposition, towns after "lives ... in" / "from", record numbers with hyphens after MR#, phone-line markers,
+# generational suffixes in capitals before a full stop, grading scales and "Br." (brother) that are no names.
+# Every string is invented for the test.
+@pytest.mark.parametrize(("text", "room", "name"), [
+    ("Night list:\nRm 9 - Thornquist: NPO after MN\n", "9", "Thornquist"),
+    ("Bed 3 Ashby, K. on heparin gtt\n", "3", "Ashby"),
+    ("Census\nRoom 22B: Pelletier (DNR)\n", "22B", "Pelletier"),
+    ("RM 5 - MCKINNEY: CIWA Q4H\n", "5", "MCKINNEY"),
+    ("Rm 18 - Delphine Oyelaran: DKA, insulin gtt\n", "18", "Oyelaran"),
+])
+def test_sign_out_list_line(rules: Pipeline, text: str, room: str, name: str) -> None:
+    spans = _spans(rules, text)
+    assert (room, "LOCATION.ROOM") in spans
+    assert _covered(rules, text, name)
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("Bed 3 - Empty, cleaned\n", "Empty"),
+    ("Rm 2 - Isolation: contact precautions\n", "Isolation"),
+    ("Room 5 - Stable, no events overnight\n", "Stable"),
+    ("Bed 6: Pending admission from ED\n", "Pending"),
+    ("Pt to room 4 after CT.", "4"),
+])
+def test_sign_out_list_negatives(rules: Pipeline, text: str, word: str) -> None:
+    assert not _touched(rules, text, word)
+
+
+@pytest.mark.parametrize(("text", "want", "outside"), [
+    ("Referred to Greater Fallbrook VNA for home visits.", "Greater Fallbrook VNA", "Referred"),
+    ("Staying at St. Brigid's Shelter on weeknights.", "St. Brigid's Shelter", "Staying"),
+    ("Lives at Juniper House group home, staff present.", "Juniper House", "group"),
+    ("Was at Kestrel House shelter until last month.", "Kestrel House", "shelter"),
+    ("Referral to Windmere Valley Hospice placed.", "Windmere Valley Hospice", "Referral"),
+    ("Services from Tallow Creek Home Care resume Monday.", "Tallow Creek Home Care", "Services"),
+])
+def test_community_care_organisations(rules: Pipeline, text: str, want: str, outside: str) -> None:
+    assert _covered(rules, text, want)
+    assert not _touched(rules, text, outside)
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("Referred to Inpatient Hospice.", "Hospice"),
+    ("Homeless Shelter bed found for tonight.", "Shelter"),
+    ("Discussed Hospice with family.", "Discussed"),
+    ("Pt lives in a group home with staff.", "group"),
+    ("Consider Home Hospice vs rehab.", "Home"),
+])
+def test_community_care_negatives(rules: Pipeline, text: str, word: str) -> None:
+    assert not _touched(rules, text, word)
+
+
+@pytest.mark.parametrize(("text", "street"), [
+    ("Pt lives on Quillon Street with his wife.", "Quillon Street"),
+    ("Found down on Harrowgate Ave near a bus stop.", "Harrowgate Ave"),
+    ("Apartment is off Tamsin Road, 2nd floor.", "Tamsin Road"),
+    ("Lives alone on Cobbler Terrace; nephew checks daily.", "Cobbler Terrace"),
+    ("MVC at the corner of Fennel St and Bracken St.", "Fennel St"),
+])
+def test_street_without_number_after_preposition(rules: Pipeline, text: str, street: str) -> None:
+    assert _covered(rules, text, street)
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("Pt on heparin drip, street drugs denied.", "street"),
+    ("Seen at St. Wulfric's for rehab.", "for"),
+    ("Pt walked down the hall on RA.", "hall"),
+    ("Ambulated on the unit with PT.", "unit"),
+])
+def test_street_negatives(rules: Pipeline, text: str, word: str) -> None:
+    assert not _touched(rules, text, word)
+
+
+@pytest.mark.parametrize(("text", "town"), [
+    ("pt lives 30 min away in springfield with wife.", "springfield"),
+    ("wife is driving in, they live near the lake from springfield", "springfield"),
+    ("lives with her daughter in Pittsfield.", "Pittsfield"),
+])
+def test_town_after_residence_cue(rules: Pipeline, text: str, town: str) -> None:
+    assert _covered(rules, text, town)
+
+
+@pytest.mark.parametrize(("text", "town"), [
+    ("d/c to 14 Wren Ct, apt 2, Marlowe Falls, with VNA.", "Marlowe"),
+    ("Home is 77 Osprey Rd, Ketterby. Lives with son.", "Ketterby"),
+])
+def test_town_after_street_address(rules: Pipeline, text: str, town: str) -> None:
+    assert (town, "LOCATION.CITY") in _spans(rules, text) or _covered(rules, text, town)
+
+
+def test_no_town_after_street_for_common_words(rules: Pipeline) -> None:
+    text = "Lives at 12 Hazel St, Apartment 3, elevator building."
+    assert not any(lab == "LOCATION.CITY" for _, lab in _spans(rules, text))
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("lives in fear of falling again", "fear"),
+    ("came from home by ambulance", "home"),
+    ("sputum from trach thick and tan", "trach"),
+    ("weaned from pressors overnight", "pressors"),
+    ("lives with fear in her heart", "heart"),
+])
+def test_town_negatives(rules: Pipeline, text: str, word: str) -> None:
+    assert not _touched(rules, text, word)
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Name: Tobiah Renquist   MR#: 731-40-228", "731-40-228"),
+    ("MR #: 6620913", "6620913"),
+    ("Unit No: 57-33-901", "57-33-901"),
+    ("MR No. 4471092 on the label", "4471092"),
+])
+def test_record_numbers_with_hyphens(rules: Pipeline, text: str, value: str) -> None:
+    assert (value, "ID.MEDICALRECORD") in _spans(rules, text)
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Contacts: (h) 555-0182", "555-0182"),
+    ("Niece (c): 555 0164, call after 5", "555 0164"),
+    ("Best number 555-0127 (w) weekdays.", "555-0127"),
+])
+def test_phone_line_markers(rules: Pipeline, text: str, value: str) -> None:
+    assert (value, "CONTACT.PHONE") in _spans(rules, text)
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("MR no change on repeat echo, EF 55%.", "no"),
+    ("MRN: 03-14-2021 admission", "03-14-2021"),  # a calendar date after the label stays a date, not an ID
+    ("UO 600-800 (h) since noon", "600-800"),
+    ("dose 250-500 (c) q6h", "250-500"),
+])
+def test_record_and_phone_negatives(rules: Pipeline, text: str, word: str) -> None:
+    assert not any(lab.startswith(("ID", "CONTACT")) for t, lab in _spans(rules, text) if word in t)
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("CHILDREN ARE EDITH, WALTER AND HAROLD JR. FAMILY AT BEDSIDE.", "HAROLD JR"),
+    ("SEEN BY DR QUENBY SR. PLAN UNCHANGED.", "QUENBY SR"),
+    ("Spoke with Dale Vantreese Sr. He agrees.", "Dale Vantreese Sr"),
+    ("Son is Lane Sr. He visits daily.", "Lane Sr"),
+])
+def test_suffix_before_full_stop(rules: Pipeline, text: str, want: str) -> None:
+    assert _covered(rules, text, want)
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("HR 80S SR. BP STABLE.", "SR"),
+    ("RHYTHM SR, NO ECTOPY", "SR"),
+])
+def test_rhythm_sr_is_no_suffix(rules: Pipeline, text: str, word: str) -> None:
+    assert not _touched(rules, text, word)
+
+
+@pytest.mark.parametrize("text", [
+    "SAH (Hunt-Hess 3, Fisher 3), EVD open at 10.",
+    "HUNT HESS 2, FISHER GRADE 4 ON ADMISSION",
+    "GCS 14 (Glasgow 14), Ranson 4 on day 2.",
+    "Cirrhosis, Child-Pugh B, MELD 18.",
+    "Airway Mallampati 2, Cormack-Lehane 1.",
+    "Killip class II, modified Rankin 4 at baseline.",
+])
+def test_grading_scales_are_no_names(rules: Pipeline, text: str) -> None:
+    assert _spans(rules, text) == []
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("Discussed with Dr. Fisher, will repeat CT.", "Fisher"),
+    ("Son Wells 3 visits weekly.", "Wells"),  # no grade: a person after a kinship word
+])
+def test_scale_words_as_names_stay(rules: Pipeline, text: str, name: str) -> None:
+    assert _covered(rules, text, name)
+
+
+@pytest.mark.parametrize(("text", "name", "title"), [
+    ("Chaplain Br. Ignatius visited, family grateful.", "Ignatius", "Br"),
+    ("chaplain fr. bartholomew prayed with family", "bartholomew", "fr"),
+])
+def test_religious_title_is_not_the_name(rules: Pipeline, text: str, name: str, title: str) -> None:
+    assert _covered(rules, text, name)
+    assert not _touched(rules, text, title + ".")
+
+
+@pytest.mark.parametrize("text", [
+    ("Rm 1 - " + "Ab " * 5000 + ":\n") * 3,
+    "lives " + "ab " * 20000 + "in springfield",
+    "from " * 20000 + "springfield",
+    "Hunt-Hess " * 20000 + "3",
+    ("Ab " * 3000 + "VNA ") * 20,
+    "on " + "Ab " * 20000 + "Street",
+])
+def test_fix3_time_budget(rules: Pipeline, text: str) -> None:
+    t0 = time.process_time()
+    _spans(rules, text)
+    assert time.process_time() - t0 < 5.0

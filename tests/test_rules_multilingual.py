@@ -206,8 +206,9 @@ def test_letter_recognizer_only_for_de_nl_sv() -> None:
 # --- ages ----------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("lang", "text", "age"), [
-    ("de", "Patient: Konrad Mühlbauer, 66 Jahre\n\nDiagnose", "66 Jahre"),
-    ("de", "Pat. Elfriede Hauschild (87 J.) schlief", "87 J."),
+    # German ages: the number only, as GraSCCo marks it (issue 16, the blind German letters)
+    ("de", "Patient: Konrad Mühlbauer, 66 Jahre\n\nDiagnose", "66"),
+    ("de", "Pat. Elfriede Hauschild (87 J.) schlief", "87"),
     ("de", "Pat. Horst Engelhardt (79) weiterhin", "79"),
     # Dutch and Swedish ages: the number only (the unit stays in the text, as Dutch suites mark it)
     ("nl", "Mevrouw de Groot, 83 jaar, werd opgenomen", "83"),

@@ -581,11 +581,52 @@ def device_guard(text: str, spans: Iterable[Span], lang: str) -> list[Span]:
     return out
 
 
+#: English grading scales and classifications named after people or places, written with their grade ("Hunt-Hess
+#: 3", "Fisher grade 4", "Glasgow 14", "Ranson 4", "Child-Pugh B", "Mallampati II", "Killip class 2")
+_EN_SCALE_NAMES = (
+    "hunt_(?:and_|&_)?hess", "fisher", "modified_fisher", "glasgow", "ranson", "child_pugh", "child", "mallampati",
+    "killip", "forrest", "hinchey", "braden", "norton", "ramsay", "caprini", "gleason", "breslow", "clark", "tanner",
+    "apgar", "karnofsky", "barthel", "aldrete", "cormack_lehane", "spetzler_martin", "rankin", "modified_rankin",
+    "lown", "dukes", "bismuth", "savary_miller", "los_angeles", "mobitz", "gustilo", "salter_harris", "schatzker",
+    "neer", "outerbridge", "kellgren_lawrence", "clavien_dindo", "wagner", "wells", "nyha", "ccs", "meld", "tinetti",
+    "morse")
+_EN_SCALE_ALT = "|".join(_EN_SCALE_NAMES).replace("_", r"[ \t-]{1,3}")
+_EN_SCALE = re.compile(
+    rf"(?<![\w\-])(?i:{_EN_SCALE_ALT})(?:[ \t]{{1,2}}(?i:grade|class|score|stage|type|scale))?"
+    r"[ \t]{0,2}[:=]?[ \t]{0,2}(?:[IVX]{1,4}|\d{1,2}[a-c]?|[A-D])(?![\w\-/.:]|\.\d)")
+
+
+def scale_guard(text: str, spans: Iterable[Span], lang: str) -> list[Span]:
+    """``spans`` minus the name and town candidates inside an English grading scale written with its grade
+    ("Hunt-Hess 3", "Fisher 3", "Child-Pugh B", "Mallampati 2": :data:`_EN_SCALE`), unless a person cue stands
+    beside them ("Dr. Fisher 3 times"). Wards, hospitals and organisations are kept ("transfer to Braden 4" is
+    the care sites' call). Other languages pass through."""
+    spans = list(spans)
+    if lang != "en" or not any(s.label.startswith(_NAME_OR_PLACE) for s in spans):
+        return spans
+    scales = [m.span() for m in _EN_SCALE.finditer(text)]
+    if not scales:
+        return spans
+    out: list[Span] = []
+    for s in spans:
+        if (s.label.startswith(_NAME_OR_PLACE) and s.label not in _SITE_LABELS
+                and any(a <= s.start and s.end <= b for a, b in scales)
+                and not _person_cue(text, s.start, s.end, lang)):
+            continue
+        out.append(s)
+    return out
+
+
+_SITE_LABELS = frozenset(("LOCATION.DEPARTMENT", "LOCATION.HOSPITAL", "LOCATION.ORGANIZATION", "LOCATION.ROOM",
+                          "LOCATION.STREET"))
+
+
 def word_list_guard(text: str, spans: Iterable[Span], lang: str) -> list[Span]:
     """The name and place candidates of ``spans`` that the language's word lists say are no names or places taken
     out: :func:`device_guard` (devices, procedures; nationalities relabelled), then :func:`drug_guard` (drug and
-    brand words). The last step of the rules detector; a language without those lists passes through."""
-    return drug_guard(text, device_guard(text, spans, lang), lang)
+    brand words), then :func:`scale_guard` (English grading scales with their grade). The last step of the rules
+    detector; a language without those lists passes through."""
+    return scale_guard(text, drug_guard(text, device_guard(text, spans, lang), lang), lang)
 
 
 @memo

@@ -292,7 +292,7 @@ def _keep(text: str, lang: str, span: Span, lex: dict[str, bool], original: bool
     for w in words:
         if w not in lex:
             unknown += 1
-        elif w in stop or w in heads:
+        elif w in stop or w in heads or (lang == "en" and w in _EN_NAME_SUFFIXES):
             continue
         elif w in every:
             known += 1
@@ -336,6 +336,8 @@ def guard(text: str, lang: str, regions: Sequence[tuple[int, int]], spans: Itera
 
 
 _LAST_WORD_RX = re.compile(r"[ \t]+([^\W\d_]+)\Z")
+#: English generational suffixes, which end a name in capitals ("ROBERT JR", "JOHN LANE SR")
+_EN_NAME_SUFFIXES = frozenset(("jr", "sr", "ii", "iii", "iv"))
 
 
 def _name_tail(text: str, lang: str, span: Span, lex: dict[str, bool]) -> Span | None:
@@ -350,8 +352,8 @@ def _name_tail(text: str, lang: str, span: Span, lex: dict[str, bool]) -> Span |
         if m is None:
             break
         w = _fold(m.group(1))
-        if not (w in stop or (w in lex and w not in every)):
-            break
+        if not (w in stop or (w in lex and w not in every)) or (lang == "en" and w in _EN_NAME_SUFFIXES):
+            break  # "ROBERT JR", "LANE SR": a generational suffix is part of the name, not a common word
         end = m.start()
     if end == span.end:
         return span

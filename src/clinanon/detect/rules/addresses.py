@@ -148,6 +148,15 @@ _EN_STREET = re.compile(
     r"(?:,?[ \t]*(?i:apt\.?|apartment|suite|ste\.?|unit|#|fl(?:oor)?\.?|rm\.?|room|bldg\.?|building)[ \t]?#?"
     r"[\w\-]{1,6})?"
 )
+#: a street named without its house number after a preposition of place ("lives on Pine Street", "found down on
+#: Maple Ave", "apartment off Route 9" is not one: a type word in this set must end it); ends at the type word
+_EN_PREP_TYPES = frozenset(("Street", "St", "Avenue", "Ave", "Road", "Rd", "Boulevard", "Blvd", "Terrace", "Drive",
+                            "Highway", "Hwy", "Parkway", "Pkwy", "Turnpike", "Pike", "Circle"))
+_EN_PREP_STREET = re.compile(
+    r"(?<![\w])(?i:on|off|onto|along|near|down|at|lives[ \t]on)[ \t]{1,2}"
+    r"(?P<name>(?:[A-Z][a-z'’]{1,30}[ \t]{1,2}){1,3})[A-Z][a-z]{1,10}\.?\Z")
+#: "St" before a name is a saint ("at Mount St. Mary's")
+_EN_SAINT_NEXT = re.compile(r"\.?[ \t]{1,2}[A-Z]")
 #: abbreviations that may stand with their dot before a street type ("12 N. Elm St", "4 Mt. Vernon Pl")
 _EN_DOTTED_OK = frozenset(("st", "mt", "ft", "pt", "n", "s", "e", "w", "ne", "nw", "se", "sw", "dr", "jr", "sr"))
 #: what follows a street after its type: a comma, a line's end, a number, a unit, a town in capitals
@@ -170,6 +179,22 @@ def _en_not_street(text: str, m: re.Match[str]) -> bool:
         return False
     w = nxt.group(1).casefold()
     return w in _en_common() and w not in _en_places() and w not in stop_words("en")
+
+
+#: the town after a house number and street, then a comma: "92 Tern St, apt 3, Halbrook, with ...", "418 Elm Ave,
+#: Pell City." (one or two capitalised words, then a comma, a sentence's end, a line's end or "with")
+_EN_TOWN_AFTER = re.compile(r",[ \t]{1,2}(?P<town>[A-Z][a-z'’]{2,30}(?:[ \t][A-Z][a-z'’]{2,30})?)"
+                            r"(?=[ \t]{0,2}(?:[,.;)]|\r?\n|\Z|[ \t](?i:with|where|and)[ \t]))")
+
+
+def _en_town_words(town: str) -> bool:
+    """Words that can name a town after a street: no stop word, and a listed place or a word no lexicon holds
+    among them ("Halbrook", "Pell City"; not "Second floor", "Apartment")."""
+    words = town.split()
+    if any(w.casefold() in stop_words("en") for w in words):
+        return False
+    return any(fold(w) in _en_places() or w.casefold() not in _en_common() for w in words) and not all(
+        w.casefold() in _en_common() for w in words)
 
 
 @memo
@@ -468,7 +493,19 @@ class StreetRecognizer:
                         out.append(Span(m.start(), _rstrip(text, m.start(), m.end()), "LOCATION.STREET",
                                         f"{self.name}:number_name_suffix", 0.75))
                         last = m.end()
+                        town = _EN_TOWN_AFTER.match(text, m.end())
+                        if town is not None and _en_town_words(town.group("town")):
+                            out.append(Span(*town.span("town"), "LOCATION.CITY", f"{self.name}:town_after", 0.65))
                         break
+            for h in _EN_HIT.finditer(text):  # "lives on Pine Street", "found down on Maple Ave": no number
+                if h.start() < last or h.group().rstrip(".") not in _EN_PREP_TYPES or (
+                        h.group().startswith("St") and _EN_SAINT_NEXT.match(text, h.end())):
+                    continue
+                m = _EN_PREP_STREET.search(text, max(0, h.start() - 100), h.end())
+                if m is not None:
+                    out.append(Span(m.start("name"), _rstrip(text, m.start("name"), h.end()), "LOCATION.STREET",
+                                    f"{self.name}:prep_street", 0.7))
+                    last = h.end()
         box_hits = _PO_BOX.finditer(text) if any(h in text for h in _PO_BOX_HINTS) else ()
         for m in box_hits:
             if not _glued(text, m.start()):
@@ -694,6 +731,8 @@ _MILITARY_SCAN = word_start_scan(_MILITARY.pattern)
 _NOT_ADDRESS_AFTER = re.compile(r"[ \t]{0,2}(?:%|[a-zA-Zµμ]{1,5}/|(?i:mg|mcg|µg|g|kg|ml|l|mmol|meq|iu|units?|tabs?|"
                                 r"tablets?|caps?|capsules?|puffs?|drops?|times|x|h|hrs?|min|days?|weeks?|months?|"
                                 r"years?|cm|mm|m|km|mmhg|bpm)(?![\w]))")
+#: a decimal comma after the "house number" of a German "NUM Name NUM" ("1 DES 2,75 x 18 mm")
+_DE_DECIMAL_AFTER = re.compile(r",\d")
 _LINE_START_CUES = re.compile(r"(?i:(?:^|[\n>:]|\b(?:at|is|to|address|lives|live|living|located|resides?|reside|"
                               r"moved|office|ship|sent|from|in|on|of|user:?))[ \t>?]{0,6})$")
 _TOWN_CHAR = rf"(?:{_LX}|['’\-])"  # letters only: "Aalborg NO 9100" is a town, a region and a postcode
@@ -737,6 +776,8 @@ class InternationalAddressRecognizer:
         for m in _NUM_NAME_NUM.finditer(text):
             if _NOT_ADDRESS_AFTER.match(text, m.end()) or not _has_cap_word(m.group("name")):
                 continue
+            if self.lang == "de" and _DE_DECIMAL_AFTER.match(text, m.end()):
+                continue  # "Implantation von 1 DES 2,75 x 18 mm": a size with a decimal comma, not a house number
             after = text[m.end():m.end() + 12]
             tail_ok = _STREET_TAIL.match(after) is not None
             line = text[max(0, m.start() - 40):m.start()]

@@ -3,7 +3,8 @@
 What the span covers: by default the number **with its unit** (``"70 años"``, ``"45-jarige"``, ``"3 meses"``,
 ``"un año y cinco meses"``), which is MEDDOCAN practice (``EDAD_SUJETO_ASISTENCIA``), without ``"de edad"``
 or the words around it. English defaults to the number only (``"45"`` in ``"45-year-old"``), which is i2b2
-practice; ``recognizers(lang, include_unit=...)`` overrides either default.
+practice, and so do Dutch, Swedish and German (GraSCCo marks ``"[73]-jährige"``); ``recognizers(lang,
+include_unit=...)`` overrides either default.
 
 A number with an age unit is ambiguous (``"desde hace 2 años"`` is a duration), so the generic pattern starts
 below the threshold and needs context: a person word before it (``varón de``, ``patient``, ``Frau``), an age
@@ -178,6 +179,7 @@ _LANG: dict[str, _AgeLang] = {
         duration_after=r"\s{1,2}(?:lang|später|zuvor|her|danach|vorher|früher|postoperativ)\b",
         relatives=(r"\b(?:vater|mutter|bruder|schwester|onkel|tante|großvater|großmutter|grossvater|grossmutter|opa|"
                    r"oma|cousin|cousine|sohn|tochter|ehemann|ehefrau|partner|partnerin|geschwister)\b"),
+        include_unit=False,  # "[73]-jährige", "[84] J.", "([93] Jahre)": the number, as GraSCCo marks it
     ),
 }
 
@@ -458,6 +460,15 @@ def _german_patterns(digits: str) -> list[RulePattern]:
                           rf"({digits})(?=[ \t]{{1,2}}(?i:an|am|verstorben|gestorben|verstarb|verst\.|erkrankt|"
                           rf"erkrankte|erblindet|dement|Jahren)(?![^\W\d_]))",
                     score=0.8, group=1, validator=_validator),
+        # "Erste Episode mit 19 Jahren", "Vater ... mit 58 Jahren verstorben" (a duration is "seit" / "vor" /
+        # "für 19 Jahre(n)"; "mit 3 Jahren Laufzeit" has a noun after it), "im 60. Lebensjahr", "seit dem 14. Lj."
+        RulePattern("age_with_years", first="letter", regex=rf"(?i:\bmit)[ \t]{{1,2}}({digits})[ \t]{{1,2}}"
+                    r"(?i:jahren)(?![^\W\d_])(?![ \t]{1,2}[A-ZÄÖÜ][a-zäöüß])",  # not "mit 3 Jahren Laufzeit"
+                    score=0.8, group=1, validator=_validator),
+        RulePattern("age_life_year", first="letter",
+                    regex=rf"(?i:\b(?:im|ab[ \t]{{1,2}}dem|seit[ \t]{{1,2}}dem|bis[ \t]{{1,2}}zum|vor[ \t]{{1,2}}dem"
+                          rf"|nach[ \t]{{1,2}}dem))[ \t]{{1,2}}({digits})\.[ \t]{{0,2}}(?i:lebensjahr(?:es|s)?|lj\.)",
+                    score=0.85, group=1, validator=_validator),
     ]
 
 

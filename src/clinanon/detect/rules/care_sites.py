@@ -293,6 +293,21 @@ class CareSiteRecognizer:
                 at = m.group().rstrip().casefold().endswith("at")  # "resides at ...": a home or a facility
                 out.append(Span(words[0][0], words[-1][1], "LOCATION.OTHER" if at else "LOCATION.CITY",
                                 f"{self.name}:home", 0.65))
+        if "liv" in lower or "resid" in lower:
+            for m in _LIVES_AWAY.finditer(text):  # "lives 20 min away in fairmont", "lives with wife in ..."
+                words = self._words(text, m.end(), 2)
+                if words:
+                    where = _region_label(text[words[0][0]:words[-1][1]], "LOCATION.CITY")
+                    out.append(Span(words[0][0], words[-1][1], where, f"{self.name}:home", 0.65))
+        if "from " in lower:
+            towns = _en_lower_towns()
+            for m in _FROM_LOWER.finditer(text):  # "pt from springfield", "family from new bedford"
+                place = m.group(1)
+                if fold(place) not in towns and " " in place:
+                    place = place.split()[0]
+                if fold(place) in towns:
+                    out.append(Span(m.start(1), m.start(1) + len(place), "LOCATION.CITY", f"{self.name}:from_town",
+                                    0.65))
         for m in _CALLED_FROM.finditer(text):  # "daughter called from ...", "son phoning in from ..."
             words = self._words(text, _skip_the(text, m.end()), 2)
             if words:
@@ -304,7 +319,40 @@ class CareSiteRecognizer:
                                     "college", "academy", "university", "practice", "medical", "primary care",
                                     "associates")):
             out += self._services(text)
+        if any(h in lower for h in ("vna", "visiting", "home care", "homecare", "home health", "hospice", "shelter",
+                                    "group home", "adult day", "halfway house", "sober house")):
+            out += self._community(text)
         return out + self._and_more(text, out)
+
+    def _community(self, text: str) -> list[Span]:
+        """Community care organisations named after a place or a person, in mixed case: one to three capitalised
+        words before a head that is part of the name ("Greater Lowell VNA", "St. Anne's Shelter", "Cape Harbor
+        Hospice", "Brightwater Home Care") or before a lower-case word that says what the place is ("Maple House
+        group home", "Hope House shelter"). Generic words do not make a name ("Inpatient Hospice", "the
+        Shelter", "Referred to Home Care", "Discussed Hospice"): a word of the lexicon at the start goes, and one
+        word alone must be a name word or a listed name, unless a saint, "Greater" or
+        "Mount" starts the name (``LOCATION.ORGANIZATION``, 0.65)."""
+        out: list[Span] = []
+        for h in _COMMUNITY_HEAD.finditer(text):
+            m = _COMMUNITY_NAME.search(text, max(0, h.start() - 80), h.start())
+            if m is None:
+                continue
+            words = [(m.start() + w.start(), m.start() + w.end()) for w in _COMMUNITY_WORD.finditer(m.group())]
+            while words and text[words[0][0]:words[0][1]].rstrip(".").casefold() not in _COMMUNITY_LEAD and (
+                    text[words[0][0]:words[0][1]].casefold() in self.stop
+                    or text[words[0][0]:words[0][1]].casefold() in _COMMUNITY_GENERIC
+                    or (text[words[0][0]:words[0][1]].casefold() in self.common and len(words) > 1
+                        and not self._name_word(text[words[1][0]:words[1][1]])
+                        and fold(text[words[1][0]:words[1][1]]) not in self.names)):
+                words.pop(0)  # "Referral Cape Harbor Hospice" keeps "Cape Harbor"; "Referred Brightwater ..."
+            if not words or all(text[a:b].casefold() in _COMMUNITY_GENERIC | self.stop for a, b in words):
+                continue
+            if len(words) == 1 and not self._name_word(text[words[0][0]:words[0][1]]) \
+                    and fold(text[words[0][0]:words[0][1]]) not in self.names:
+                continue  # "Discussed Hospice with family": one word of the lexicon, no list's name
+            end = h.end() if h.group("kept") else words[-1][1]
+            out.append(Span(words[0][0], end, "LOCATION.ORGANIZATION", f"{self.name}:community", 0.65))
+        return out
 
     def _house_of(self, text: str) -> list[Span]:
         """Whose house a patient was at: "at ...'s house", "found at ...'s apartment" (the owner's name, not "her
@@ -547,6 +595,48 @@ _SERVICE_HEAD = re.compile(r"(?<=[ \t])(?:(?i:police|fire|ems|rescue|ambulance)(
 #: a visiting-nurse agency named by its town: "VNA of ...", "Visiting Nurse Association of ..."
 _AGENCY_OF = re.compile(r"(?<![\w\-'’])(?:VNA|(?i:visiting[ \t]{1,2}nurses?(?:[ \t]{1,2}(?:association|service))?))"
                         r"[ \t]{1,2}(?i:of)[ \t]{1,2}")
+#: the head of a community care organisation's name: in the name ("VNA", "Hospice", "Shelter", "Home Care") or
+#: after it in lower case ("group home", "shelter")
+_COMMUNITY_HEAD = re.compile(
+    r"(?<=[ \t])(?:(?P<kept>VNA|Visiting[ \t]Nurses?(?:[ \t](?:Association|Service))?|Home[ \t]Care|Homecare"
+    r"|Home[ \t]Health(?:care|[ \t]Care)?|Hospice|Shelter|Group[ \t]Home|Adult[ \t]Day[ \t](?:Health|Care|Center))"
+    r"|shelter|group[ \t]home|halfway[ \t]house|sober[ \t]house)(?![\w\-])")
+#: one to three capitalised words right before it, a saint, "Greater" or "Mount" first ("St. Anne's")
+_COMMUNITY_NAME = re.compile(r"(?<![\w\-'’.])(?:(?:St\.|St|Saint|Greater|Mount|Mt\.)[ \t]{1,2})?[A-Z][a-z'’]{1,30}"
+                             r"(?:[ \t]{1,2}[A-Z][a-z'’]{1,30}){0,2}[ \t]{1,2}\Z")
+_COMMUNITY_WORD = re.compile(r"[A-Z][a-z'’]{0,30}\.?")
+_COMMUNITY_LEAD = frozenset(("st", "saint", "greater", "mount", "mt"))
+#: words that make no community organisation's name alone ("Inpatient Hospice", "Homeless Shelter")
+_COMMUNITY_GENERIC = frozenset((
+    "home", "inpatient", "outpatient", "community", "local", "residential", "homeless", "family", "emergency",
+    "women's", "men's", "youth", "the", "county", "city", "state", "private", "public", "hospital", "medicare",
+    "medicaid", "skilled", "nursing", "general", "hospice", "shelter", "his", "her", "their", "our", "a", "an",
+    "referral", "referred", "refer", "to", "from", "at", "with", "via", "per", "new", "own", "domestic", "violence",
+    "veterans", "va", "area", "regional", "rehab", "visiting", "nurse", "nurses", "agency", "services", "service"))
+#: a verb of living, one to four words ("20 min away", "alone on Elm St", "with wife"), then "in"
+_LIVES_AWAY = re.compile(r"(?<![\w\-'’])(?i:lives|living|resides|residing)(?:[ \t]{1,2}(?!(?i:in)[ \t])[\w'’/]{1,15})"
+                         r"{1,4}[ \t]{1,2}(?i:in)[ \t]{1,3}")
+#: "from" and one or two lower-case words (a town of the gazetteer: :func:`_en_lower_towns`)
+_FROM_LOWER = re.compile(r"(?<![\w\-'’])(?i:from)[ \t]{1,2}([a-z][a-z'’\-]{3,30}(?:[ \t][a-z][a-z'’\-]{2,30})?)"
+                         r"(?![\w\-])")
+
+
+@memo
+def _en_lower_towns() -> frozenset[str]:
+    """Folded English gazetteer towns of one or two words and four letters or more that no lexicon lists as a word
+    and no name list as a first name or surname ("springfield", "new bedford"; not "home", "reading", "florence")."""
+    lexicon = common_lexicon("en")
+    names, _ = name_words("en")
+    common = common_words("en")
+    out = set()
+    for row in load_rows("en", "city"):
+        f = fold(row[0])
+        if len(f) >= 4 and f.count(" ") <= 1 and f not in lexicon and f not in names and f not in common \
+                and not any(w in common or w in stop_words("en") for w in f.split()):
+            out.add(f)
+    return frozenset(out)
+
+
 #: "and" / "or" / a comma between two care sites of a list
 _AND_SITE = re.compile(r"(?:[ \t]{0,2},[ \t]{1,2}(?:(?i:and|or)[ \t]{1,2})?|[ \t]{1,2}(?i:and|or|&)[ \t]{1,2})")
 #: the end of a clause after a list's last care site

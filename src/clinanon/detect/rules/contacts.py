@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -108,6 +109,9 @@ _PHONE_CANDIDATE = re.compile(
 )
 #: a Dutch area code, a spaced hyphen and the subscriber number ("030 - 5555555", "020 - 566 9112")
 _NL_SPACED = re.compile(r"(?<![\w+\-/.])0\d{1,3}[ \t]{1,2}[-–][ \t]{1,2}\d{2,7}(?:[ \t]\d{2,4}){0,3}(?![\w\-/]|[.,]\d)")
+#: a German area code set off by a slash (DIN 5008's old form: "0681 / 3 98 27 41", "0511/58 23 44")
+_DE_SLASHED = re.compile(r"(?<![\w+\-/.])0[1-9]\d{1,4}[ \t]{0,2}/[ \t]{0,2}\d{1,8}(?:[ \t\-]\d{1,5}){0,4}"
+                         r"(?![\w\-/]|[.,]\d)")
 _DMY = re.compile(r"(\d{1,2})([./\-])(\d{1,2})\2(\d{4}|\d{2})")
 _YMD = re.compile(r"((?:19|20)\d{2})([./\-])(\d{1,2})\2(\d{1,2})")
 _TIME = re.compile(r"\d{1,2}[:.h]\d{2}")
@@ -135,6 +139,9 @@ _EN_MEASURE_WORDS = frozenset((
     "spo2", "fio2", "rate", "rates", "glucose", "fs", "fsbs", "bs", "wbc", "plt", "plts", "ck", "cpk", "ldh", "bnp",
     "ml", "cc", "cc's", "ccs", "mcg", "mg", "units"))
 _PREV_TOKEN = re.compile(r"(\S+)[ \t]{1,3}\Z")
+#: the one-letter line markers of a US contact list: "(h) 555-0139", "(c): 555 0177", "555-0150 (w)"
+_EN_LINE_MARK_BEFORE = re.compile(r"\((?i:h|c|w|m|hm|wk)\)[ \t]{0,2}:?[ \t]{0,2}\Z")
+_EN_LINE_MARK_AFTER = re.compile(r"[ \t]{0,2}\((?i:h|c|w|m|hm|wk)\)")
 
 
 def _is_date_like(num: str) -> bool:
@@ -292,6 +299,10 @@ class PhoneRecognizer:
                 continue  # "1-2-3-4-5-6-7" is not written as a phone number
             kind, has_phone = self._label_before(text, start, prev_end)
             after, prev_end = self._label_after(text, end)
+            if self.lang == "en" and kind is None and after is None and (
+                    _EN_LINE_MARK_BEFORE.search(text, max(0, start - 8), start)
+                    or _EN_LINE_MARK_AFTER.match(text, end, end + 12)):
+                kind = "phone"  # "(h) 555-0139", "555-0177 (c)": a home, cell or work line
             if kind == "id" and after is None:
                 continue
             context = kind in ("phone", "fax") or after is not None
@@ -315,6 +326,8 @@ class PhoneRecognizer:
             out.append(Span(start, end, label, f"{self.name}:{pname}", round(min(score, 1.0), 4)))
         if self.lang == "nl" and "-" in text:
             out = self._nl_spaced(text, out)
+        if self.lang == "de" and "/" in text:
+            out = self._de_slashed(text, out)
         return out
 
     @staticmethod
@@ -331,6 +344,42 @@ class PhoneRecognizer:
         head = _EN_RANGE_HEAD.match(num)
         return (head is not None and int(head.group(1)) < int(head.group(2))
                 and tuple(len(g) for g in groups) not in _EN_PHONE_GROUPS)
+
+    def _de_slashed(self, text: str, out: list[Span]) -> list[Span]:
+        """German numbers with the area code set off by a slash ("0681 / 3 98 27 41"): six to thirteen digits
+        after a phone or fax word, or nine or more valid in the German numbering plan; they replace the shorter
+        spans found inside them."""
+        found: list[tuple[int, int, bool, float]] = []
+        for m in _DE_SLASHED.finditer(text):
+            digits = _NON_DIGIT.sub("", m.group())
+            if not 6 <= len(digits) <= 13:
+                continue
+            start, end = m.span()
+            kind, has_phone = self._label_before(text, start, 0)
+            after, _ = self._label_after(text, end)
+            if kind == "id" and after is None:
+                continue
+            context = kind in ("phone", "fax") or after is not None
+            if not (context or (len(digits) >= 9 and self.is_valid(digits))):
+                continue
+            is_fax = (kind == "fax" and not has_phone) or after == "fax"
+            found.append((start, end, is_fax, 0.9 if context else 0.6))
+        if not found:
+            return out
+        # one sweep (the matches do not overlap): the spans inside a slashed number give it their label and go
+        starts = [a for a, _, _, _ in found]
+        inside: dict[int, str] = {}
+        kept = []
+        for s in out:
+            k = bisect_right(starts, s.end - 1) - 1
+            if k >= 0 and s.start < found[k][1]:
+                inside.setdefault(k, s.label)
+            else:
+                kept.append(s)
+        for k, (start, end, is_fax, score) in enumerate(found):
+            label = inside.get(k, "CONTACT.FAX" if is_fax else "CONTACT.PHONE")
+            kept.append(Span(start, end, label, f"{self.name}:slashed", score))
+        return sorted(kept, key=lambda s: (s.start, s.end))
 
     def _nl_spaced(self, text: str, out: list[Span]) -> list[Span]:
         """Dutch numbers with the area code set off by a spaced hyphen ("030 - 5555555", "020 - 566 9112"): ten

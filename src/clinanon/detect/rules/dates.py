@@ -205,7 +205,7 @@ _SV_SEASONS = r"våren|sommaren|hösten|vintern|vårvintern|försommaren|sensomm
 #: a word between a weekday and its date ("Montag, den 3. März", "lunes, día 3 de marzo"); the languages whose
 #: weekday before a date is part of the date span (English notes do not annotate it: "Friday 10/7" has the date
 #: "10/7"; the surrogate operator renders such a weekday for the shifted date)
-_WEEKDAY_JOINERS = {"es": r"(?:d[ií]a[ \t]{1,2})?", "de": r"(?:den[ \t]{1,2})?"}
+_WEEKDAY_JOINERS = {"es": r"(?:d[ií]a[ \t]{1,2})?", "de": r"(?:de[nm][ \t]{1,2})?"}
 
 
 def _weekday_date_pattern(lang: str, M: str, D: str, months: str, spec: _DateLang) -> RulePattern:
@@ -388,7 +388,9 @@ def date_patterns(lang: str) -> tuple[RulePattern, ...]:
                     score=0.9, validator=_numeric_valid(lang), context=date_ctx),
         RulePattern("numeric_dmy_short", first="digit", regex=
                     _NUM_LEFT + r"(?:\d{1,2} ?/ ?\d{1,2} ?/ ?|\d{1,2}-\d{1,2}-|\d\d\.\d\d\.)" + _YEAR2 + _NUM_RIGHT,
-                    score=0.7, validator=_numeric_valid(lang), context=date_ctx),
+                    score=0.7, validator=_numeric_valid(lang), context=date_ctx,
+                    # German: a score's word before it ("APGAR 8/9/10") makes it no date
+                    adjust=_de_month_year_adjust if lang == "de" else None),
         # written-out / abbreviated months
         RulePattern("day_month_year", first="digit", regex=
                     rf"\b{D}(?:{spec.dm_sep}){months}(?:{spec.my_sep}){ypre}{_YEAR4}\b",
@@ -477,7 +479,9 @@ _DE_MY_NEG_BEFORE = _de_set(
     "kraft kraftgrad kg grad mrc lk lymphknoten zyklus zyklen gcs score punkte pkt tbl tabl tablette tabletten "
     "visus titer titre verdünnung ana stufe dosis mg ml rr blutdruck puls frequenz af hf sättigung sao2 spo2 "
     "ratio verhältnis vas nrs nas schmerz schmerzen schmerzskala gleason tnm stadium "
-    "nodi nodes biopsien stanzen stanzbiopsien von")
+    "nodi nodes biopsien stanzen stanzbiopsien von "
+    # scores and scales written with a slash ("GDS 4/15", "APGAR 8/9/10", "MMSE 16/30")
+    "apgar gds mmse mmst moca barthel tinetti hamd bdi phq nihss ecog")
 #: words right after it that make it a measure or a count ("4/12 LK befallen", "10/20 mg", "2/10 Stanzen")
 _DE_MY_NEG_AFTER = _de_set(
     "mg ml g µg mcg ug mmol mmhg cm mm lk lymphknoten befallen tumorbefallen positiv pos negativ neg stanzen "
@@ -551,7 +555,8 @@ def _german_numeric_patterns(M: str) -> list[RulePattern]:
     MO = _MONTH_NUM
     Y = rf"(?:{_YEAR4}|\d\d)"
     right = r"(?![\w/%]|[.,:-]\d)"
-    neg = Context.of(neg_after=_UNITS, n_after=1, penalty=0.6)
+    # after a whole date "Fall" is a case number's label ("geb. 28.2.1958, Fall 88217634"), not a count
+    neg_dmy = Context.of(neg_after=tuple(u for u in _UNITS if u != "fall"), n_after=1, penalty=0.6)
     return [
         # the first end of a range, up to the range mark (the second end is matched on its own)
         RulePattern("de_day_to_month", first="digit", regex=
@@ -575,9 +580,12 @@ def _german_numeric_patterns(M: str) -> list[RulePattern]:
         RulePattern("de_dmy_loose", first="digit", regex=
                     _DE_DASH_LEFT + rf"{D}\.(?:{MO}\.{Y}|\s{{1,2}}{MO}\.\s{{0,2}}{_YEAR4}|{MO}\.\s{{1,2}}{_YEAR4})"
                     + _NUM_RIGHT,
-                    score=0.85, validator=_numeric_valid("de"), context=neg),
+                    score=0.85, validator=_numeric_valid("de"), context=neg_dmy),
         RulePattern("de_month_year", first="digit", regex=_DE_MY_LEFT + rf"{MO}/{Y}" + right,
                     score=0.55, adjust=_de_month_year_adjust),
+        # a day of this month ("am 3. d. M.", "bis zum 20.d.M.", "d. Mts."): the day and the abbreviation
+        RulePattern("de_day_this_month", first="digit", regex=
+                    _NUM_LEFT + rf"{D}\.[ \t]?d\.[ \t]?(?:M|Mts?)\.", score=0.85),
     ]
 
 

@@ -207,6 +207,13 @@ _DE_NAME_BEFORE = frozenset(("herr", "herrn", "frau", "hr.", "fr.", "dr.", "med.
 _DE_NO_FIRST_NAME_TITLES = frozenset(("pd", "prof.", "prof"))
 
 
+#: kinship and role nouns (folded) that stand before a first name ("Bruder Finn", "Pfleger Marcel") and are
+#: surnames of the lists too
+_DE_ROLE_BEFORE_NAME = frozenset((
+    "bruder", "schwester", "sohn", "tochter", "vater", "mutter", "onkel", "tante", "neffe", "nichte", "enkel",
+    "enkelin", "nachbar", "nachbarin", "pfleger", "pflegerin", "betreuer", "betreuerin", "partner", "partnerin"))
+
+
 def german_noun_guard(text: str, found: Sequence[Span], others: Sequence[Span]) -> list[Span]:
     """German writes every noun with a capital, so a one-word first name, surname or town of the lists that is a
     German common word or an organ ("Leber", "Milz", "Kraft", "Linke": :func:`clinanon.lang.lexicon.common_lexicon`,
@@ -228,6 +235,9 @@ def german_noun_guard(text: str, found: Sequence[Span], others: Sequence[Span]) 
         nxt = _DE_NEXT_WORD.match(text, s.end, s.end + 30)
         near = [m.group(1) for m in (prev, nxt) if m is not None]
         titled = prev is not None and prev.group(1).casefold() in _DE_NAME_BEFORE - _DE_NO_FIRST_NAME_TITLES
+        if (not titled and fold(w) in _DE_ROLE_BEFORE_NAME and nxt is not None
+                and fold(nxt.group(1)) in _de_first_names()):
+            continue  # "Bruder Finn", "Pfleger Marcel": a kinship or role noun before a first name, not a surname
         if titled or any(_DE_CAP_WORD.fullmatch(x) and x.casefold() not in ANATOMY_DE
                          and (fold(x) not in lex or fold(x) in _de_first_names()) for x in near):
             out.append(s)

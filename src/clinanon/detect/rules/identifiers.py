@@ -118,8 +118,9 @@ FIELD_LABELS: dict[str, tuple[FieldLabel, ...]] = {
         _L("cuenta", r"cuenta|iban", "ID.ACCOUNT", (r"\bcuenta\b", "iban"), False),
     ),
     "en": (
-        _L("mrn", rf"mrn|medical\srecord(?:\s{_NO})?|med\.?\srec\.?(?:\s{_NO})?", "ID.MEDICALRECORD",
-           ("mrn", "medical record", r"\bmed rec", r"\bmed. rec")),
+        _L("mrn", rf"mrn|medical\srecord(?:\s{_NO})?|med\.?\srec\.?(?:\s{_NO})?|mr[ \t]?(?:#|no\.?(?=[ \t:#]))",
+           "ID.MEDICALRECORD", ("mrn", "medical record", r"\bmed rec", r"\bmed. rec", r"\bmr#", r"\bmr #",
+                                r"\bmr no")),
         _L("record_no", rf"(?:hospital|record|chart|unit|patient)\s(?:id|{_NO})", "ID.MEDICALRECORD",
            ("hospital", "record", "chart", r"\bunit", "patient"), keyword_prefix=None,
            keyword_suffix=rf"^\s(?:id|{_NO})"),
@@ -196,6 +197,17 @@ _VALUE_PREFIX = r"(?:(?:nhc|hc|mrn|nr|no|n[º°])[\-/.:#]?[ \t]?(?=\d)|#[ \t]?)?
 _SEP = (r"(?P<sep>[ \t]{0,3}(?:[:#=][ \t]{0,3}\n?[ \t]{0,3}|\.[ \t]{1,3}|-[ \t]{1,3}"
         r"|[ \t]{1,3}(?:is|was|es|era|är|var|ist|war)[ \t]{1,3}(?:[:#][ \t]{0,3})?|[ \t]))")
 _DATE_VALUE = re.compile(r"\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}[./-]\d{1,2}[./-]\d{1,2}")
+
+
+def _en_calendar_date(value: str) -> bool:
+    """Whether a date-shaped field value (:data:`_DATE_VALUE`) can be a calendar date: a month and a day in either
+    order and a year of two or four digits ("03-14-2021"). A record number written in the same shape is no date
+    ("MR#: 44-18-207", "Unit No: 52-19-04a")."""
+    raw = re.split(r"[./-]", value)
+    a, b, c = (int(p) for p in raw)
+    if len(raw[0]) == 4:
+        return 1 <= b <= 12 and 1 <= c <= 31
+    return len(raw[2]) in (2, 4) and ((1 <= a <= 12 and 1 <= b <= 31) or (1 <= b <= 12 and 1 <= a <= 31))
 
 
 #: where a label may start: an alphanumeric character or ``#`` that does not follow an alphanumeric one, or an
@@ -320,7 +332,8 @@ class FieldValueRecognizer:
         if not label.strong and not any(c in m.group("sep") for c in ":#="):
             return None
         value = m.group("value")
-        if sum(c.isdigit() for c in value) < self.min_digits or _DATE_VALUE.fullmatch(value):
+        if sum(c.isdigit() for c in value) < self.min_digits or (
+                _DATE_VALUE.fullmatch(value) and (self.lang != "en" or _en_calendar_date(value))):
             return None
         return name, m.start("value"), m.end("value")
 
@@ -505,12 +518,14 @@ class LongNumberRecognizer:
 
 #: German numbered fields a letter writes with the number glued to the label or after "Nr." of any kind
 #: ("Fall-Nr.6733340001", "Fallzahl: 103354008", "E-Nr.: 37844677", "HNr.:9334a/20", "Protokoll Nr.:099984-0163",
-#: "SV Nr.: 4445311299", "Befund-Nr. 22/4711"): a label word ending in -nr / -nummer / -zahl (not a phone or fax
-#: number's, not a house number's), the value holds three digits or more
+#: "SV Nr.: 4445311299", "Befund-Nr. 22/4711", "Eingangsnummer: E-2021-08813"): a label word ending in -nr /
+#: -nummer / -zahl (not a phone or fax number's, not a house number's), the value holds three digits or more (a
+#: prefix of capitals and a dash may start it)
 _DE_NUMBERED = re.compile(
     r"(?<![\w-])(?P<label>(?:[A-ZÄÖÜ][A-Za-zÄÖÜäöüß]{0,24}[- ]?)?(?:Nr|NR|nr|Nummer|nummer|No|Zahl|zahl)\b\.?)"
     r"[ \t]{0,3}[:#]?[ \t]{0,3}"
-    r"(?P<value>(?=[A-Za-z]{0,3}\d)[A-Za-z]{0,3}\d[0-9A-Za-z]{0,30}(?:[-/.][0-9A-Za-z]{1,30}){0,4})(?![\w-])")
+    r"(?P<value>(?:[A-Z]{1,3}-(?=\d))?(?=[A-Za-z]{0,3}\d)[A-Za-z]{0,3}\d[0-9A-Za-z]{0,30}(?:[-/.][0-9A-Za-z]{1,30}){0,4})"
+    r"(?![\w-])")
 _DE_NOT_ID_LABEL = re.compile(r"(?i)(?:tel|telefon|fax|handy|mobil|ruf|haus|kw|zyklus|zyklen|seiten?|abb|tab|"
                               r"kapitel|anlage|punkt|stück|anzahl|gesamtzahl|zellzahl|leukozytenzahl|thrombozytenzahl|"
                               r"herzzahl|atemzahl|pulszahl|fallzahlen)")

@@ -391,7 +391,63 @@ _DE_NOUN_END = re.compile(r"(?i).{3,}(?:ung|ungen|heit|keit|schaft|ion|ionen|it�
                           r"|ärztin|arzt|ärzte|schwester|pfleger|pflegerin|mediziner|medizinerin|kraft|station"
                           r"|klinik|zentrum|praxis|befund|befunde|diagnostik|ambulanz|gruppe|einheit|abteilung"
                           r"|bereich|chirurg|chirurgin|loge|login|iater|iaterin|ose|osen|itis|ome|omen|ektomie"
-                          r"|tomie|skopie|graphie|gramm|ase|asen|ämie|urie|plastik|therapeut|therapeutin)$")
+                          r"|tomie|skopie|graphie|gramm|ase|asen|ämie|urie|plastik|therapeut|therapeutin"
+                          r"|koordinator|koordinatorin|betreuer|betreuerin|leiter|leiterin|assistent|assistentin)$")
+
+#: a care institution's, practice's or care service's head noun, alone or ending a compound ("Herzzentrum",
+#: "Kreiskliniken", "Seniorenheim", "Gemeinschaftspraxis", "Institutsambulanz", "Asklepios-Klinik", "KfH-Nierenzentrum",
+#: "St.-Josefs-Hospital"); a name must follow it (checked in code: :func:`_de_institution_name`)
+_DE_INST = re.compile(
+    rf"(?<![\w\-.])(?P<head>(?:[{_UP}][\w.]{{0,20}}-){{0,2}}(?:[{_UP}][{_LO}]{{0,25}})?"
+    r"(?:[Zz]entrum|[Kk]liniken|[Kk]linikum|[Kk]linik|[Kk]rankenhaus|[Hh]ospital|[Ss]pital|[Hh]eim|[Ss]tift|[Pp]raxis"
+    r"|[Aa]mbulanz|[Pp]flegedienst|[Ss]ozialstation|[Hh]ospiz|[Rr]esidenz|[Ll]abor|Kita|Kindergarten|Kinderkrippe))"
+    r"(?![\w\-])")
+#: the head nouns of :data:`_DE_INST`, as literals: found first (:func:`_de_head_ends`), then the word is matched
+_DE_INST_HEADS = ("zentrum", "kliniken", "klinikum", "klinik", "krankenhaus", "hospital", "spital", "heim", "stift",
+                  "praxis", "ambulanz", "pflegedienst", "sozialstation", "hospiz", "residenz", "labor", "kita",
+                  "kindergarten", "kinderkrippe")
+#: heads whose institutions are hospitals (the others: care homes, practices, services, laboratories, day care)
+_DE_INST_HOSPITAL = re.compile(r"(?i).*(?:klinik|kliniken|klinikum|krankenhaus|hospital|spital|zentrum)$")
+_DE_INST_NOT_HOSPITAL = re.compile(r"(?i)(?:senioren|alten|pflege|wohn|kinder|sozial).*")
+#: the word before the head that belongs to the name: an adjective ("Evangelisches Krankenhaus X", "Onkologisches
+#: Zentrum X", "Radiologische Gemeinschaftspraxis am X") or an acronym ("MVZ Labor X", "LKH-Univ. Klinikum X")
+_DE_INST_PRE = re.compile(rf"(?:(?<=[\s(:;])|^)(?P<pre>[{_UP}][{_LO}]{{2,25}}(?:isch|lich|sch)(?:es|e|en|er)"
+                          rf"|Allgemeines|Allgemeine|[{_UP}]{{2,5}}(?:-[{_UP}][\w]{{0,12}}\.?)?|{_DE_NW})"
+                          r"[ \t]{1,2}\Z")
+_DE_INST_ACRONYM = re.compile(rf"[{_UP}]{{2,5}}(?:-.*)?")
+_DE_INST_ADJECTIVE = re.compile(r"(?:isch|lich|sch)(?:es|e|en|er)$")
+#: what joins a head and its name: a saint or a house ("Seniorenheim St. Anna", "Haus Abendsonne"), a place
+#: preposition ("Praxis am Rathaus", "Klinikum an der Weißach"), a specialty ("Zentrum für Psychiatrie X"),
+#: a doctor ("Labor Dr. X")
+_DE_INST_JOIN = re.compile(
+    rf"[ \t]{{1,2}}(?:(?P<saint>St\.|Sankt|Haus)[ \t]{{1,2}}|(?P<prep>am|an[ \t]der|auf[ \t]der|im|zum|zur)[ \t]{{1,2}}"
+    rf"|(?P<spec>für[ \t]{{1,2}}{_DE_NW}(?:[ \t]{{1,2}}und[ \t]{{1,2}}{_DE_NW})?)[ \t]{{1,2}}"
+    rf"|(?P<doc>(?:Dr|Dres|Prof)\.[ \t]{{0,2}}(?:med\.[ \t]{{0,2}})?))?(?=[{_UP}])")
+#: what may follow an institution's name made of common words ("Kita Regenbogen in X", "Haus Abendsonne,"; not a
+#: full stop: "Im Pflegeheim Stürze.")
+_DE_INST_END = re.compile(r"[ \t]{0,2}(?:[,;:)\n–]|\Z|(?:in|im|bei|und|mit|\(|-)(?![\w]))")
+_DE_NW_RX = re.compile(_DE_NW)
+_DE_INST_GAP = re.compile(rf"[ \t]{{1,2}}(?=[{_UP}])")
+_DE_INST_TAIL = re.compile(r"[ \t]{1,2}(?:&|und)[ \t]{1,2}(?:Kollegen|Kolleginnen|Partner|Partnerinnen)(?![\w])")
+#: words after a head that are no name: times ("Praxis am Nachmittag"), weekdays and months
+_DE_INST_NOT_NAME = frozenset((
+    "morgen", "vormittag", "mittag", "nachmittag", "abend", "wochenende", "tag", "anfang", "ende", "montag",
+    "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonntag", "januar", "februar", "märz", "april",
+    "mai", "juni", "juli", "august", "september", "oktober", "november", "dezember", "aufnahmetag", "vortag",
+    "entlassungstag"))
+
+#: the patient's occupation after a cue of work ("arbeitet als X", "als X (bei Y) tätig", "von Beruf X", "Beruf:
+#: X", "gelernter X", "berufliche Tätigkeit: X"; an adjective may come first: "Medizinische Fachangestellte")
+_DE_PROF_WORD = (rf"(?:[{_UP}][{_LO}]{{2,25}}(?:e|er|es)[ \t]{{1,2}})?[{_UP}][{_LO}]{{2,30}}"
+                 rf"(?:-[{_UP}]?[{_LO}]{{2,30}})?")
+_DE_PROFESSION = re.compile(
+    rf"(?<![\w])(?:(?:(?:[Aa]rbeit|[Jj]obb)(?:et|ete|te)|[Tt]ätig|[Bb]eschäftigt|[Aa]ngestellt|[Bb]erufstätig)"
+    rf"[ \t]{{1,2}}als|[Vv]on[ \t]{{1,2}}Beruf|Beruf[ \t]{{0,2}}:|[Bb]erufliche[ \t]{{1,2}}Tätigkeit[ \t]{{0,2}}:"
+    rf"|[Gg]elernte[rn]?|[Pp]ensionierte[rn]?|[Bb]erentete[rn]?)[ \t]{{1,3}}(?P<prof>{_DE_PROF_WORD})(?![\w\-])"
+    rf"|(?<![\w])als[ \t]{{1,2}}(?P<prof2>{_DE_PROF_WORD})(?![\w\-])"
+    rf"(?=(?:[ \t]{{1,2}}[^\s.;:!?]{{1,30}}){{0,6}}?[ \t]{{1,2}}(?:tätig|beschäftigt|angestellt|gearbeitet)(?![\w]))")
+#: words after a work cue that are no occupation ("als Aushilfe", "in Teilzeit")
+_DE_NOT_PROFESSION = frozenset(("teilzeit", "vollzeit", "aushilfe", "minijob", "schichtdienst", "nachtdienst"))
 
 _DE_RX = {
     # cue + name; the name's words are checked in code (_de_name_words)
@@ -491,9 +547,10 @@ def _de_name_words(text: str, start: int, end: int, *, strict: bool, caps_surnam
                 break
             comma = True
             continue
-        # after a first name of the lists, a surname need not pass the compound test ("Katharina Blumauer")
-        after = bool(out) and fold(text[out[0][0]:out[0][1]]) in _de_names()
-        ok = _de_word_ok(w, strict=strict and not after, after_name=after)
+        # after a first name of the lists, a surname need not pass the compound test ("Katharina Blumauer"); after
+        # a comma the first name of "Surname, Firstname" must pass it ("Ebru Demirci, Studienkoordinatorin")
+        after = bool(out) and not comma and fold(text[out[0][0]:out[0][1]]) in _de_names()
+        ok = _de_word_ok(w, strict=(strict and not after) or comma, after_name=after)
         if not ok and caps_surname and not comma and _surname_before_first_name(text, toks, k):
             ok = True
         if not ok:
@@ -541,6 +598,111 @@ def _de_trailing_name(text: str, start: int, end: int) -> tuple[int, int] | None
     if not out or len(out) > 4:
         return None
     return out[-1][0], out[0][1]
+
+
+def _de_institution_name(text: str, end: int, head: str) -> int | None:
+    """Where the name after an institution's head (ending at ``end``) ends, or None when no name follows: words
+    that may be names (:func:`_de_word_ok`, or a town of the gazetteer) after an optional joiner
+    (:data:`_DE_INST_JOIN`); after a saint, a house or a place preposition, or after the head of a care home or a
+    service, a capitalised common word too when the name ends there ("Kita Regenbogen in X",
+    "Praxis am Rathaus,")."""
+    j = _DE_INST_JOIN.match(text, end)
+    if j is None:
+        return None
+    words = []
+    pos = j.end()
+    for _ in range(3):
+        m = _DE_NW_RX.match(text, pos)
+        if m is None or m.group().casefold() in _DE_INST_NOT_NAME:
+            break
+        h = _DE_INST.match(text, pos)
+        if h is not None and h.end() == m.end():
+            break  # another head ("Transplantationszentrum Universitätsklinikum X"): its own name follows it
+        words.append(m)
+        g = _DE_INST_GAP.match(text, m.end())
+        if g is None:
+            break
+        pos = g.end()
+    if not words:
+        return None
+    # the first word may be a compound ("Klinik Ostheide", "Rehabilitationszentrum Friedehorst"), not a common word
+    strict = [_de_word_ok(m.group(), strict=k > 0) or fold(m.group()) in _de_towns() for k, m in enumerate(words)]
+    if j.group("spec") is not None:  # "Zentrum für Psychiatrie X": the name after the specialty must be one
+        return words[0].end() if strict[0] else None
+    if j.group("doc") is not None:  # "Labor Dr. X": the title vouches for the surname; perhaps "& Kollegen"
+        if not re.search(r"(?i)(?:praxis|labor)$", head):
+            return None  # "in der Ambulanz Dr. X": the doctor who saw the patient there
+        tail = _DE_INST_TAIL.match(text, words[0].end())
+        return tail.end() if tail else words[0].end()
+    n = 0
+    while n < len(words) and strict[n]:
+        n += 1
+    if n:
+        return words[n - 1].end()
+    lenient = (j.group("saint") is not None or j.group("prep") is not None
+               or _DE_INST_NOT_HOSPITAL.match(head.rsplit("-", 1)[-1]) is not None
+               or re.search(r"(?i)(?:heim|stift|hospiz|kita|kindergarten|kinderkrippe|pflegedienst)$", head))
+    if lenient and _DE_INST_END.match(text, words[0].end()):
+        return words[0].end()
+    return None
+
+
+def _de_head_ends(text: str) -> list[tuple[int, int]]:
+    """Where a head noun of :data:`_DE_INST_HEADS` ends a word: (start of the head, end), in text order; found with
+    ``str.find`` (a few literals, two cases), much faster than a regex alternation tried at every position."""
+    out: dict[int, int] = {}  # end -> start of the longest head ending there ("Hospital", not its "spital")
+    n = len(text)
+    for h in _DE_INST_HEADS:
+        for form in (h, h[:1].upper() + h[1:]):
+            i = text.find(form)
+            while i != -1:
+                e = i + len(form)
+                if (e >= n or not (text[e].isalnum() or text[e] in "_-")) and i < out.get(e, n):
+                    out[e] = i
+                i = text.find(form, i + 1)
+    return sorted((s, e) for e, s in out.items())
+
+
+def _de_institutions(text: str, src: str) -> list[Span]:
+    """Hospitals, care homes, practices, services and day care named by a head noun and a name (see
+    :data:`_DE_INST`): ``LOCATION.HOSPITAL`` or ``LOCATION.ORGANIZATION`` 0.7."""
+    out: list[Span] = []
+    for s, e in _de_head_ends(text):
+        i = s  # back to the start of the word that the head noun ends
+        while i > 0 and s - i < 60 and (text[i - 1].isalnum() or text[i - 1] in ".-"):
+            i -= 1
+        m = _DE_INST.match(text, i)
+        if m is None or m.end() != e:
+            continue
+        head = m.group("head")
+        end = _de_institution_name(text, m.end(), head)
+        if end is None:
+            continue
+        start = m.start()
+        pre = _DE_INST_PRE.search(text, max(0, start - 40), start)
+        if pre is not None:
+            w = pre.group("pre")
+            if (_DE_INST_ACRONYM.fullmatch(w) or w.startswith("Allgemein")
+                    or _DE_INST_ADJECTIVE.search(w) or _de_word_ok(w, strict=True)):
+                start = pre.start("pre")
+        hospital = (_DE_INST_HOSPITAL.match(head) is not None
+                    and _DE_INST_NOT_HOSPITAL.match(head.rsplit("-", 1)[-1]) is None)
+        out.append(Span(start, end, "LOCATION.HOSPITAL" if hospital else "LOCATION.ORGANIZATION",
+                        f"{src}:institution", 0.7))
+    return out
+
+
+def _de_professions(text: str, src: str) -> list[Span]:
+    """The patient's occupation after a cue of work (:data:`_DE_PROFESSION`): ``PROFESSION`` 0.7."""
+    out: list[Span] = []
+    for m in _DE_PROFESSION.finditer(text):
+        key = "prof" if m.group("prof") is not None else "prof2"
+        a, b = m.span(key)
+        last = text[a:b].split()[-1]
+        if last.casefold() in _DE_NOT_PROFESSION or last.casefold() in _DE_INST_NOT_NAME:
+            continue
+        out.append(Span(a, b, "PROFESSION", f"{src}:profession", 0.7))
+    return out
 
 
 _DE_STRONG_TITLE = re.compile(r"Dr|Prof|Doz|Prim")
@@ -646,6 +808,8 @@ class GermanLetterCueRecognizer:
             if any(_de_word_ok(w, strict=True) for w in words):
                 out.append(Span(a, b, "LOCATION.HOSPITAL", f"{src}:head", 0.7))
         out += _de_first_line(text, src)
+        out += _de_institutions(text, src)
+        out += _de_professions(text, src)
         for m in rx["canton"].finditer(text):
             a = m.start("city")
             first = _DE_WORD_RX.match(text, a)

@@ -401,6 +401,10 @@ _RUN = re.compile(
 )
 _CAPW_RX = re.compile(CAPW)
 _MIDDLE_INITIAL = re.compile(rf"{_SP}{_U}\.?{_SP}")
+#: endings of German nouns of roles and abstractions (folded) that no list holds ("Stationsleitung",
+#: "Studienkoordinatorin", "Berufsbetreuer")
+_DE_ROLE_NOUN = re.compile(r"(?:ung|ungen|heit|keit|schaft|leiter|leiterin|koordinator|koordinatorin|betreuer"
+                           r"|betreuerin|pfleger|pflegerin|arzt|arztin|kraft|assistent|assistentin)$")
 _SENTENCE_END = frozenset(".!?:;\n\r\"“”'«»()[]>*•-–")
 
 
@@ -456,6 +460,8 @@ class NameNeighbourRecognizer:
             return "S"
         if g in self.places:
             return "C"
+        if self.lang == "de" and (g in common_lexicon("de") or _DE_ROLE_NOUN.search(g)):
+            return "C"  # a German noun ("kleinen Patienten X", "Bruder X", "Stationsleitung X"), not a name
         return "U"
 
     def analyze(self, text: str) -> list[Span]:
@@ -884,6 +890,8 @@ def _cue_word_regex(lang: str) -> re.Pattern[str]:
     forms = {f for w in words for f in (w, w.upper(), w[:1].upper() + w[1:])}
     return re.compile(rf"(?<![\w'’])({trie_regex(forms)})(?:\.[ \t,:(\"“]{{0,4}}|(?<=[Dd][Rr][Ss])['’][ \t]{{1,2}}"
                       rf"|[ \t,:(\"“]{{1,4}})(?=[^\W\d_])")
+#: religious and civil titles written with a dot after a role word, skipped before the name ("Chaplain Br. Anselm")
+_EN_DOTTED_TITLES = frozenset(("br", "fr", "sr", "rev", "revd", "msgr", "mr", "mrs", "ms", "mx", "dr"))
 _ANY_WORD = re.compile(r"[^\W\d_](?:['’]?[^\W\d_]){0,30}(?:-[^\W\d_]{2,30})?(?![\w\-])|[^\W\d_]\.?(?![\w\-])")
 
 
@@ -994,6 +1002,12 @@ class CaselessCueRecognizer:
                 break
             w = m.group()
             initial = len(w.rstrip(".")) == 1
+            if not out and self.lang == "en" and w.casefold() in _EN_DOTTED_TITLES and text[m.end():m.end() + 1] == ".":
+                gap = re.match(r"\.[ \t]{1,2}", text[m.end():m.end() + 4])
+                if gap is None:
+                    break
+                i = m.end() + gap.end()  # "Chaplain Br. Anselm", "chaplain fr. joe": the title is no name word
+                continue
             if initial:
                 if not out and not initial_first and text[m.end():m.end() + 1] not in ". ":
                     break
@@ -1119,6 +1133,26 @@ class CaselessCueRecognizer:
                     (any(self._known(w) for w in said) and all(self._name_like(w) for w in said))
                     or self._unlisted(said)):
                 out.append(Span(words[0][0], words[-1][1], "NAME.PATIENT", f"{self.name}:aged", 0.65))
+        if self.lang == "en" and _BED_LIST_HINT.search(text):
+            out += self._bed_list(text)
+        return out
+
+    def _bed_list(self, text: str) -> list[Span]:
+        """A sign-out or census list line: a room or bed number at the line's start, then the patient's surname
+        (a first name before it, or an initial after it) and a colon, comma, dash or bracket ("Rm 12 - Lane: CHF",
+        "Bed 4 Lane, R. on heparin", "RM 7: OKAFOR (FULL CODE)"). The number is the room, the words the patient,
+        when a name list holds one of them or they are shaped like a surname no list holds; "Bed 3 - Empty",
+        "Rm 2 - Isolation: ..." stay."""
+        out: list[Span] = []
+        for m in _BED_LIST.finditer(text):
+            words = [(m.start("name") + w.start(), m.start("name") + w.end())
+                     for w in _ANY_WORD.finditer(m.group("name"))]
+            said = [text[a:b] for a, b in words if b - a > 1]
+            if not said or not (all(self._known(w) or fold(w) in self.names or self._unlisted([w], single=True)
+                                    for w in said) and not any(w.casefold() in self.stop for w in said)):
+                continue
+            out.append(Span(m.start("room"), m.end("room"), "LOCATION.ROOM", f"{self.name}:bed_list", 0.7))
+            out.append(Span(words[0][0], words[-1][1], "NAME.PATIENT", f"{self.name}:bed_list", 0.7))
         return out
 
     def _modal_name(self, text: str, pos: int) -> list[tuple[int, int]]:
@@ -1231,6 +1265,14 @@ _CLAUSE_END = re.compile(r"[ \t]{0,2}(?:[.;:,)]|\r?\n|\Z)")
 _AGED = re.compile(r"(?<![\w'’.\-])((?:[^\W\d_][\w'’\-]{0,30}\.?[ \t]{1,2}){0,2}[^\W\d_][\w'’\-]{1,30})"
                    r"[ \t]{1,2}(?i:is|was)[ \t]{1,2}(?i:an?)[ \t]{1,2}\d{1,3}[ \t]?(?:-[ \t]?)?"
                    r"(?i:y/?o|y\.o\.|yo|yr|yrs|year|years)(?![\w])")
+#: a sign-out or census list line: "Rm 12 - Lane: ...", "Bed 4 Lane, R. ...", "RM 7: OKAFOR (FULL CODE)"
+_BED_LIST_HINT = re.compile(r"(?im)^[ \t]{0,4}(?:rm|room|bed|bd)\b")
+_BED_LIST = re.compile(
+    r"(?m)^[ \t]{0,4}(?i:rm|room|bed|bd)\.?[ \t]{0,2}#?[ \t]{0,2}(?P<room>\d{1,4}[A-Da-d]?)"
+    r"(?:[ \t]{0,2}[-–:][ \t]{0,2}|[ \t]{1,2})"
+    r"(?P<name>[A-Z][A-Za-z'’]{1,30}(?:-[A-Z][A-Za-z'’]{1,30})?(?:[ \t]{1,2}[A-Z][A-Za-z'’]{1,30}"
+    r"(?:-[A-Z][A-Za-z'’]{1,30})?)?(?:,[ \t]{0,2}[A-Z]\.(?=[ \t]))?)"
+    r"(?=[ \t]{0,2}(?:[:,(\-–]|\r?$)|[ \t]{1,2}[a-z])")
 _TOLD_NEXT = re.compile(r"[ \t]{1,2}(?:(?i:is|was|made|now|already)[ \t]{1,2})?"
                         r"(?i:aware|notified|paged|informed|called|updated|here|in|at[ \t]bedside|present|spoke|"
                         r"came|saw|ok'?d|agrees?|wants)(?![\w])")

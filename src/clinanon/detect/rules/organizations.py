@@ -108,6 +108,10 @@ _LEGAL_RX = re.compile(rf"(?:{_LEGAL})$")
 #: legal forms that are also words or abbreviations in capitals ("AS NEEDED", "AB", "AG", "NV", "CO.")
 _WORD_LIKE_LEGAL = frozenset(("AS", "AB", "AG", "KG", "NV", "BV", "SAS", "ASA", "CO.", "INC", "INC.", "OY"))
 _WORD = re.compile(r"[^\s,]+")
+#: a grade after "KG" in a German note ("KG 4/5", "KG 3-"): Kraftgrad
+_DE_GRADE_AFTER = re.compile(r"[ \t]{0,2}\d")
+#: a grade after an eponymous pair ("Hunt & Hess III", "Hunt & Hess 2"): a clinical scale, not a firm
+_SCALE_GRADE_AFTER = re.compile(r"[ \t]{1,2}(?:[IV]{1,4}|\d{1,2})(?![\w])")
 
 
 def _trim(text: str, spans: list[Span], lang: str) -> list[Span]:
@@ -141,6 +145,8 @@ def _trim(text: str, spans: list[Span], lang: str) -> list[Span]:
                 len(kept) < 2 or _LEGAL_RX.fullmatch(kept[0])
                 or (kept[-1] in _WORD_LIKE_LEGAL and " ".join(kept).isupper())):
             continue  # "DIURESE AS NEEDED", "GTTS AS ABOVE": in text typed in capitals "AS" is the word
+        if lang == "de" and kept[-1] == "KG" and _DE_GRADE_AFTER.match(text, words[-1][1]):
+            continue  # "Fußheberschwäche KG 4/5": a muscle strength grade (Kraftgrad), not a limited partnership
         start, end = words[0][0], words[-1][1]
         out.append(s if (start, end) == (s.start, s.end) else Span(start, end, s.label, s.source, s.score))
     return out
@@ -183,6 +189,8 @@ class AmpersandRecognizer:
             if (any(w.casefold() in common or fold(w) in kin for w in pair)
                     or not any(_known_name(w, self.lang) for w in pair)):
                 continue  # "Nose & Throat"; "SISTER & CHARLIE" (a relative and a name, not a firm)
+            if self.lang == "de" and _SCALE_GRADE_AFTER.match(text, right.end()):
+                continue  # "Subarachnoidalblutung Hunt & Hess III": a scale and its grade
             out.append(Span(left.start(1), right.end(1), LABEL, f"{self.name}:ampersand", 0.7))
         return out
 
