@@ -18,9 +18,12 @@ out): fastText vectors (gensim, ``clinanon.detect.neural.embeddings``) on the tr
 
 Schedule options (issue 22, second pass): ``--deid-loss token``, ``--adv-steps``, ``--rep-steps``, ``--noise-lr``;
 third pass: ``--noise-floor`` (a minimum scale of the output noise), ``--adv-reset K`` (fresh adversaries every K
-phase-3 epochs) (see ``PrivRepConfig``); ``--variant LABEL`` keeps runs that differ only in those apart in the
-merged table and the plot; ``--phase1-cache`` saves / reuses the phase-1 model under ``--work``. The runs in the
-README, e.g.::
+phase-3 epochs) (see ``PrivRepConfig``); fourth pass: ``--head-epochs K`` (the head trained on the frozen
+representation after phase 3; ``deid`` is then its score, ``deid_phase3`` the score before) and
+``--baselines plain --baselines-only`` (e.g. the plain tagger for another ``--seed``; ``--merge`` compares every run
+with the plain tagger of its seed with the most epochs); ``--variant LABEL`` keeps runs that differ only in those
+apart in the merged table and the plot; ``--phase1-cache`` saves / reuses the phase-1 model under ``--work``. The
+runs in the README, e.g.::
 
     nice -n 10 python benchmarks/privrep.py --corpus meddocan --train-docs 120 --dev-docs 50 --pretrain-epochs 6 \
         --adv-warm-epochs 1 --epochs 8 --attack-epochs 30 --skip-baselines --n 100 --strategies three_phase \
@@ -107,6 +110,9 @@ def main() -> None:
                     help="minimum scale of the output noise N_out in phase 3 and after (0: none)")
     ap.add_argument("--adv-reset", type=int, default=0,
                     help="phase 3: re-initialise (and warm) the adversaries every K epochs (0: never)")
+    ap.add_argument("--head-epochs", type=int, default=0,
+                    help="after phase 3: the head trained up to K more epochs on the frozen representation (noise "
+                         "drawn once, as at export), early stopping on 10%% of the training notes (0: none)")
     ap.add_argument("--variant", default="", help="a label kept with the runs (runs differing only in options "
                                                   "other than strategy / N / lambda are told apart by it)")
     ap.add_argument("--phase1-cache", action="store_true",
@@ -122,6 +128,10 @@ def main() -> None:
                     help="default results/privrep_<corpus>.json; privrep_<corpus>_<part>.json files are merged "
                          "into it by --merge (runs of one corpus split over processes)")
     ap.add_argument("--skip-baselines", action="store_true", help="only the representation model's runs")
+    ap.add_argument("--baselines", nargs="+", choices=["plain", "pseudonymized"], default=["plain", "pseudonymized"],
+                    help="which baselines to train (unless --skip-baselines)")
+    ap.add_argument("--baselines-only", action="store_true",
+                    help="train the baselines and stop (e.g. the plain tagger with another --seed)")
     args = ap.parse_args()
     if args.merge:
         merge()
@@ -162,7 +172,8 @@ def main() -> None:
         "settings": {k: getattr(args, k) for k in ("n", "strategies", "dann_n", "pseudo_n", "pretrain_epochs",
                                                    "adv_warm_epochs", "epochs", "baseline_epochs", "attack_epochs",
                                                    "dim", "seed", "deid_loss", "adv_steps", "rep_steps",
-                                                   "noise_lr", "noise_floor", "adv_reset", "variant")},
+                                                   "noise_lr", "noise_floor", "adv_reset", "head_epochs",
+                                                   "variant")},
         "lam": lam,
     }
     res["reduced"] = bool(len(train_docs) < n_train_all or len(dev_docs) < n_dev_all
@@ -180,7 +191,8 @@ def main() -> None:
         print(json.dumps(info), flush=True)
 
     # baselines
-    for name, n_pseudo in () if args.skip_baselines else (("plain", None), ("pseudonymized", args.pseudo_n)):
+    wanted = [] if args.skip_baselines else args.baselines
+    for name, n_pseudo in [(b, None if b == "plain" else args.pseudo_n) for b in wanted]:
         tagger = PlainTagger(space, train.tags, hidden=64, seed=args.seed, device=args.device)
         clock.run(f"baseline_{name}", lambda t=tagger, n=n_pseudo: t.fit(train, args.baseline_epochs,
                                                                           n_pseudonymize=n, dev=dev, lang=lang))
@@ -189,6 +201,10 @@ def main() -> None:
             "per_epoch": [{"epoch": h["epoch"], "loss": h["loss"],
                            "token_binary_f1": h["dev"]["token_binary"]["f1"]} for h in tagger.history]}
         save()
+    if args.baselines_only:
+        save()
+        print(json.dumps({k: v["deid"]["token_binary"]["f1"] for k, v in res.get("baselines", {}).items()}))
+        return
 
     # phase 1, shared
     cfg = PrivRepConfig(strategy="none", dim=args.dim, pretrain_epochs=args.pretrain_epochs,
@@ -220,13 +236,20 @@ def main() -> None:
         for n in ns:
             m = base.copy(strategy=strategy, n_neighbors=n, lam=lam, adv_steps=args.adv_steps,
                           rep_steps=args.rep_steps, noise_lr=args.noise_lr, noise_floor=args.noise_floor,
-                          adv_reset=args.adv_reset)
+                          adv_reset=args.adv_reset, head_epochs=args.head_epochs)
             m.history = []
             clock.run(f"{strategy}_N{n}", lambda m=m: m.train_private(train, callback=progress))
-            run = {"strategy": strategy, "n_neighbors": n, "lam": lam, "variant": args.variant,
+            run = {"strategy": strategy, "n_neighbors": n, "lam": lam, "variant": args.variant, "seed": args.seed,
                    "deid_loss": args.deid_loss, "adv_steps": args.adv_steps, "rep_steps": args.rep_steps,
                    "noise_lr": args.noise_lr, "noise_floor": args.noise_floor, "adv_reset": args.adv_reset,
-                   "deid": score_tags(dev, m.predict(dev), lang=lang), "history": m.history}
+                   "head_epochs": args.head_epochs, "deid": score_tags(dev, m.predict(dev), lang=lang),
+                   "history": m.history}
+            if args.head_epochs:  # the head on the frozen representation; `deid` is then the head's score
+                rep_id = m.model_id()
+                run["deid_phase3"] = run["deid"]
+                run["head"] = clock.run(f"head_{strategy}_N{n}", lambda m=m: m.train_head(train, callback=progress))
+                run["head"]["representation_unchanged"] = m.model_id() == rep_id
+                run["deid"] = score_tags(dev, m.predict(dev), lang=lang)
             run["attack"] = clock.run(f"attack_{strategy}_N{n}",
                                       lambda m=m: m.attack(train, dev, epochs=args.attack_epochs,
                                                            callback=progress))
@@ -245,6 +268,13 @@ def _timings(parts: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _baseline_runs(part: dict[str, Any], file: str) -> list[dict[str, Any]]:
+    """The baselines of one result file, with their seed and epochs."""
+    settings = part.get("settings", {})
+    return [{"name": name, "file": file, "seed": settings.get("seed", 0), "epochs": len(b.get("per_epoch", [])),
+             **b} for name, b in part.get("baselines", {}).items()]
+
+
 def _key(run: dict[str, Any]) -> tuple[Any, ...]:
     return run["strategy"], run["n_neighbors"], run.get("lam", 1.0), run.get("variant", "")
 
@@ -256,25 +286,41 @@ def merge() -> None:
         if not p.exists():
             continue
         parts[corpus] = main_part = json.loads(p.read_text(encoding="utf-8"))
+        main_part["baseline_runs"] = _baseline_runs(main_part, p.name)
+        for run in main_part.get("runs", []):
+            run.setdefault("seed", main_part.get("settings", {}).get("seed", 0))
         for extra in sorted(RESULTS.glob(f"privrep_{corpus}_*.json")):  # runs of the same corpus, other processes
             part = json.loads(extra.read_text(encoding="utf-8"))
             done = {_key(r) for r in main_part["runs"]}
+            for run in part.get("runs", []):
+                run.setdefault("seed", part.get("settings", {}).get("seed", 0))
             main_part["runs"].extend(r for r in part.get("runs", []) if _key(r) not in done)
+            main_part["baseline_runs"].extend(_baseline_runs(part, extra.name))
             main_part.setdefault("parts", []).append({"file": extra.name, "timing": part.get("timing")})
     table = []
     for corpus, r in parts.items():
-        plain = r.get("baselines", {}).get("plain", {}).get("deid", {}).get("token_binary", {}).get("f1")
-        for name, b in r.get("baselines", {}).items():
-            table.append({"corpus": corpus, "model": f"baseline:{name}", "n": b["n_neighbors"],
+        # the reference of every run: the plain tagger of the same seed with the most epochs measured (its curve
+        # flattest), not the 6-epoch one of the first pass (still climbing)
+        plain: dict[int, dict[str, Any]] = {}
+        for b in r["baseline_runs"]:
+            table.append({"corpus": corpus, "model": f"baseline:{b['name']}", "n": b["n_neighbors"],
+                          "seed": b["seed"], "epochs": b["epochs"], "file": b["file"],
                           "token_binary": b["deid"]["token_binary"], "adversary_final": None,
                           "adversary_max": None})
+            if b["name"] == "plain" and b["epochs"] >= plain.get(b["seed"], {}).get("epochs", -1):
+                plain[b["seed"]] = b
         for run in r.get("runs", []):
             acc = [a["dev_accuracy"] for a in run["attack"]]
             f1 = run["deid"]["token_binary"]["f1"]
+            ref = plain.get(run["seed"])
+            ref_f1 = ref["deid"]["token_binary"]["f1"] if ref else None
             table.append({"corpus": corpus, "model": run["strategy"], "n": run["n_neighbors"],
-                          "lam": run.get("lam", 1.0), "variant": run.get("variant", ""),
-                          "token_binary": run["deid"]["token_binary"],
-                          "f1_minus_plain_points": round(100 * (f1 - plain), 2) if plain is not None else None,
+                          "lam": run.get("lam", 1.0), "variant": run.get("variant", ""), "seed": run["seed"],
+                          "head_epochs": run.get("head_epochs", 0), "token_binary": run["deid"]["token_binary"],
+                          "f1_phase3": run.get("deid_phase3", run["deid"])["token_binary"]["f1"],
+                          "plain_reference": ({"seed": ref["seed"], "epochs": ref["epochs"], "f1": ref_f1}
+                                              if ref else None),
+                          "f1_minus_plain_points": round(100 * (f1 - ref_f1), 2) if ref_f1 is not None else None,
                           "adversary_final": acc[-1] if acc else None, "adversary_max": max(acc) if acc else None})
     out = {"benchmark": "privrep", "reduced": any(r.get("reduced") for r in parts.values()),
            "command": "nice -n 10 python benchmarks/privrep.py --corpus C [...]; python benchmarks/privrep.py --merge",
@@ -291,8 +337,12 @@ def merge() -> None:
         return
     fig, axes = plt.subplots(1, max(1, len(parts)), figsize=(7 * max(1, len(parts)), 6.5), squeeze=False)
     for ax, (corpus, r) in zip(axes[0], parts.items(), strict=False):
+        drawn: set[tuple[float, ...]] = set()
         for run in r.get("runs", []):
             acc = [a["dev_accuracy"] for a in run["attack"]]
+            if tuple(acc) in drawn:  # e.g. a --head-epochs rerun: the same frozen representation, the same curve
+                continue
+            drawn.add(tuple(acc))
             lab = f"{run['strategy']} N={run['n_neighbors']}" + (f" λ={run['lam']}" if run.get("lam", 1) != 1 else "")
             lab += f" [{run['variant']}]" if run.get("variant") else ""
             floor = bool(run.get("noise_floor"))  # third-pass runs solid, earlier ones thin and dashed
@@ -301,7 +351,9 @@ def merge() -> None:
         ax.axhline(0.5, color="grey", linestyle=":")
         ax.axhline(0.6, color="red", linestyle=":", linewidth=0.8)
         ax.set_title(f"{corpus}: fresh adversary on the frozen representation"
-                     + (" (reduced)" if r.get("reduced") else ""), fontsize=9)
+                     + (" (reduced)" if r.get("reduced") else "")
+                     + ("\nruns with --head-epochs: the curve of the same run without it (identical, not redrawn)"
+                        if any(run.get("head_epochs") for run in r.get("runs", [])) else ""), fontsize=9)
         ax.set_xlabel("adversary epoch")
         ax.set_ylabel("held-out accuracy")
         ax.set_ylim(0.4, 1.0)

@@ -284,6 +284,54 @@ def test_adv_reset_trains_against_fresh_adversaries(data) -> None:
     assert all(torch.equal(x, y) for x, y in zip(m.rep.parameters(), again.rep.parameters(), strict=True))
 
 
+def test_head_epochs_train_the_head_on_the_frozen_representation(data, monkeypatch) -> None:
+    space, train, dev = data
+    with pytest.raises(ConfigError):
+        _cfg(head_epochs=-1)
+    with pytest.raises(ConfigError):
+        _cfg(head_holdout=1.0)
+    m = PrivRepModel(space, train.tags, _cfg(noise_floor=0.3, deid_loss="token", lr=0.03, head_holdout=0.25))
+    m.pretrain(train)
+    m.train_private(train)
+    # the split: whole training notes held out (25 % of 12 -> 3 notes), disjoint, covering every sentence
+    fit_idx, held_idx = m._head_split(train)
+    assert sorted(fit_idx + held_idx) == list(range(len(train.sentences)))
+    held_docs = {train.sentences[k].doc for k in held_idx}
+    assert len(held_docs) == 3 and not held_docs & {train.sentences[k].doc for k in fit_idx}
+    h = m.copy(head_epochs=6, head_patience=6)
+    rep_before = {k: v.clone() for k, v in h.rep.state_dict().items()}
+    head_before = {k: v.clone() for k, v in h.head.state_dict().items()}
+    calls = []
+    real = h.represent
+    monkeypatch.setattr(h, "represent", lambda c, **kw: calls.append(kw) or real(c, **kw))
+    out = h.train_head(train)
+    # the noise drawn once, as at export (seeded), not per step
+    assert calls == [{"seed": h.config.seed}]
+    # the representation's parameters (noise scales included) are bit-identical; its fingerprint too
+    assert all(torch.equal(v, h.rep.state_dict()[k]) for k, v in rep_before.items())
+    assert h.model_id() == m.model_id()
+    epochs = [e for e in h.history if e["phase"] == "head" and "epoch" in e]
+    assert [e["epoch"] for e in epochs][:2] == [0, 1] and all("l_deid" in e for e in epochs[1:])
+    # the undertrained head (1 + 1 epochs) gains on the held-out notes; the best epoch's head is the one kept
+    assert out["selected_epoch"] >= 1 and out["holdout_f1"] > epochs[0]["holdout_f1"]
+    assert out["holdout_f1"] == max(e["holdout_f1"] for e in epochs)
+    assert any(not torch.equal(v, h.head.state_dict()[k]) for k, v in head_before.items())
+    # the privacy figure is unaffected: a fresh adversary on the frozen representation sees exactly the same
+    same = [(a["l_adv"], a["dev_accuracy"]) for a in m.attack(train, dev, epochs=2)]
+    assert same == [(a["l_adv"], a["dev_accuracy"]) for a in h.attack(train, dev, epochs=2)]
+    # early stopping: no gain for head_patience epochs stops the training, and the best (here the first) head is kept
+    s = m.copy(head_epochs=8, head_patience=2, lr=1e-7)
+    assert s.train_head(train)["selected_epoch"] == 0
+    assert [e.get("epoch") for e in s.history if e["phase"] == "head"] == [0, 1, 2, None]
+    assert all(torch.equal(v, s.head.state_dict()[k]) for k, v in m.head.state_dict().items())
+    # 0 epochs: nothing happens; fit() runs it after the privacy training when configured
+    z = m.copy()
+    assert z.train_head(train, epochs=0) == {"selected_epoch": 0, "holdout_f1": None}
+    assert all(torch.equal(v, z.head.state_dict()[k]) for k, v in m.head.state_dict().items())
+    f = PrivRepModel(space, train.tags, _cfg(head_epochs=1)).fit(train)
+    assert [e["phase"] for e in f.history][-3:] == ["head", "head", "head"]
+
+
 def test_token_prf() -> None:
     assert token_prf([[0, 1, 1, 0]], [[0, 1, 0, 2]]) == {"precision": 0.5, "recall": 0.5, "f1": 0.5, "tp": 1,
                                                          "fp": 1, "fn": 1}
@@ -364,11 +412,14 @@ def test_cli_train_export_pooled(tmp_path: Path) -> None:
     r = runner.invoke(app, ["privrep", "train", str(tmp_path / "notes"), "--vectors", str(vec), "--out",
                             str(tmp_path / "model"), "--pretrain-epochs", "1", "--adv-warm-epochs", "1", "--epochs",
                             "1", "--dim", "8", "-n", "2", "--lang", "en", "--deid-loss", "token", "--adv-steps", "2",
-                            "--noise-lr", "0.01", "--noise-floor", "0.2", "--adv-reset", "1"])
+                            "--noise-lr", "0.01", "--noise-floor", "0.2", "--adv-reset", "1",
+                            "--head-epochs", "2"])
     assert r.exit_code == 0, r.output
     cfg = json.loads((tmp_path / "model" / "meta.json").read_text())["config"]
     assert (cfg["deid_loss"], cfg["adv_steps"], cfg["rep_steps"], cfg["noise_lr"]) == ("token", 2, 1, 0.01)
-    assert (cfg["noise_floor"], cfg["adv_reset"]) == (0.2, 1)
+    assert (cfg["noise_floor"], cfg["adv_reset"], cfg["head_epochs"]) == (0.2, 1, 2)
+    history = json.loads((tmp_path / "model" / "meta.json").read_text())["history"]
+    assert "head" in [h["phase"] for h in history]
     r = runner.invoke(app, ["privrep", "evaluate", str(tmp_path / "model"), str(tmp_path / "notes"), "--train",
                             str(tmp_path / "notes"), "--attack-epochs", "1", "--lang", "en", "--out",
                             str(tmp_path / "eval.json")])

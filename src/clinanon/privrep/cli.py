@@ -65,6 +65,10 @@ def train_cmd(
                                                "(0: none); the BiLSTM output lies in [-1, 1].")] = 0.0,
     adv_reset: Annotated[int, typer.Option("--adv-reset", help="Phase 3: fresh (re-initialised, warmed) "
                                            "adversaries every K epochs (0: never).")] = 0,
+    head_epochs: Annotated[int, typer.Option("--head-epochs", help="After the privacy training: the head trained "
+                                             "up to K more epochs on the frozen representation, noise drawn as at "
+                                             "export; early stopping on 10% of the training notes (0: none).")
+                           ] = 0,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     fmt: Annotated[str | None, _FORMAT] = None,
     lang: Annotated[str, _LANG] = "es",
@@ -80,7 +84,8 @@ def train_cmd(
         cfg = PrivRepConfig(strategy=strategy, n_neighbors=n, lam=lam, pretrain_epochs=pretrain_epochs,  # type: ignore[arg-type]
                             adv_warm_epochs=adv_warm_epochs, epochs=epochs, dim=dim, seed=seed, device=device,
                             deid_loss=deid_loss, adv_steps=adv_steps, rep_steps=rep_steps,  # type: ignore[arg-type]
-                            noise_lr=noise_lr, noise_floor=noise_floor, adv_reset=adv_reset)
+                            noise_lr=noise_lr, noise_floor=noise_floor, adv_reset=adv_reset,
+                            head_epochs=head_epochs)
         model = PrivRepModel(space, corpus.tags, cfg).fit(corpus, callback=_echo)
         model.save(out)
         console.print(f"wrote {out}", highlight=False)

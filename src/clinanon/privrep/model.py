@@ -77,6 +77,10 @@ class PrivRepConfig:
     ``adv_reset``: in phase 3, every ``adv_reset`` epochs (0: never) the adversaries are re-initialised and
     trained ``max(1, adv_warm_epochs)`` epochs on the frozen representation before the alternation goes on, so the
     representation is trained against fresh attackers, not only against one that has followed it (Feutry et al.).
+    ``head_epochs``: after the privacy training, the representation is frozen and the de-identification head trained
+    up to ``head_epochs`` more epochs on it, with the noise drawn once per sentence as at export (floor included),
+    as a head trained on exported files is (0: none); early stopping on the notes ``head_holdout`` (a fraction of
+    the *training* notes, seeded) after ``head_patience`` epochs without gain, the best epoch's head kept.
     """
 
     strategy: Strategy = "three_phase"
@@ -101,6 +105,9 @@ class PrivRepConfig:
     noise_lr: float | None = None
     noise_floor: float = 0.0
     adv_reset: int = 0
+    head_epochs: int = 0
+    head_holdout: float = 0.1
+    head_patience: int = 3
 
     def __post_init__(self) -> None:
         if self.strategy not in ("three_phase", "dann", "none"):
@@ -109,6 +116,10 @@ class PrivRepConfig:
             raise ConfigError(f"unknown deid_loss {self.deid_loss!r}; expected 'sentence' or 'token'")
         if not 0 <= self.noise_floor < 10:
             raise ConfigError("noise_floor must be in [0, 10) (0: no minimum noise scale)")
+        if int(self.head_epochs) < 0:
+            raise ConfigError("head_epochs must be >= 0 (0: no head training on the frozen representation)")
+        if not 0 < self.head_holdout < 1 or int(self.head_patience) < 1:
+            raise ConfigError("head_holdout must be in (0, 1) and head_patience >= 1")
         if int(self.adv_reset) < 0:
             raise ConfigError("adv_reset must be >= 0 (0: never re-initialise the adversaries)")
         if self.noise_lr is not None and self.noise_lr <= 0:
@@ -256,10 +267,13 @@ class PrivRepModel:
 
     # --- training ---------------------------------------------------------------------------------------------
     def fit(self, train: Corpus, *, callback: Callable[[dict[str, Any]], None] | None = None) -> PrivRepModel:
-        """All phases of the configured strategy: :meth:`pretrain`, then :meth:`train_private`."""
+        """All phases of the configured strategy: :meth:`pretrain`, then :meth:`train_private`, then (with
+        ``head_epochs``) :meth:`train_head`."""
         self.pretrain(train, callback=callback)
         if self.config.strategy != "none":
             self.train_private(train, callback=callback)
+        if self.config.head_epochs:
+            self.train_head(train, callback=callback)
         return self
 
     def _log(self, info: dict[str, Any], callback: Callable[[dict[str, Any]], None] | None) -> None:
@@ -412,6 +426,95 @@ class PrivRepModel:
             self._log({"phase": phase, "epoch": epoch, "l_deid": round(sums["l_deid"] / n, 4),
                        "l_adv": round(sums["l_adv"] / n, 4), "adv_train_accuracy": round(correct / max(1, seen), 4),
                        "seconds": round(time.perf_counter() - t0, 2), **self.noise_levels()}, callback)
+
+    def _head_split(self, train: Corpus) -> tuple[list[int], list[int]]:
+        """Sentence indices ``(fit, held)``: ``head_holdout`` of the training notes held out (seeded; sentences
+        when the corpus is a single note)."""
+        c = self.config
+        docs = sorted({s.doc for s in train.sentences})
+        by_doc = len(docs) > 1
+        units = docs if by_doc else list(range(len(train.sentences)))
+        n_held = min(len(units) - 1, max(1, round(len(units) * c.head_holdout)))
+        held = set(random.Random(c.seed + 2).sample(units, n_held)) if n_held > 0 else set()
+        fit, out = [], []
+        for k, s in enumerate(train.sentences):
+            (out if (s.doc if by_doc else k) in held else fit).append(k)
+        return fit, out
+
+    def _rep_tensors(self, reps: Sequence[Any], sents: Sequence[Sentence]) -> tuple[Any, Any, Any, Any]:
+        """``(x, tags, lengths, mask)`` of fixed representations (NumPy ``[length, dim]`` each) of ``sents``."""
+        torch = self._torch
+        n, length = len(reps), max(len(r) for r in reps)
+        x = torch.zeros(n, length, self.config.dim)
+        t = torch.zeros(n, length, dtype=torch.long)
+        for k, (r, s) in enumerate(zip(reps, sents, strict=True)):
+            x[k, :len(r)] = torch.as_tensor(r)
+            t[k, :len(r)] = torch.tensor(s.tags, dtype=torch.long)
+        lengths = torch.tensor([len(r) for r in reps], dtype=torch.long)
+        mask = torch.arange(length).unsqueeze(0) < lengths.unsqueeze(1)
+        return x.to(self.device), t.to(self.device), lengths, mask.to(self.device)
+
+    def _head_f1(self, reps: Sequence[Any], sents: Sequence[Sentence], batch: int = 128) -> float:
+        torch = self._torch
+        was = self.head.training
+        self.head.eval()
+        pred: list[list[int]] = []
+        with torch.inference_mode():
+            for b in range(0, len(sents), batch):
+                x, _, lengths, mask = self._rep_tensors(reps[b:b + batch], sents[b:b + batch])
+                pred.extend(self.head.decode(x, lengths, mask))
+        self.head.train(was)
+        return token_prf([s.tags for s in sents], pred)["f1"]
+
+    def train_head(self, train: Corpus, *, epochs: int | None = None,
+                   callback: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+        """The de-identification head alone on the frozen representation (``config.head_epochs`` epochs at most):
+        the representation of every training sentence computed once, noise drawn as at export (seeded, floor
+        included; the representation's parameters are not touched), the head trained on those fixed arrays as a
+        head trained on exported files is. Early stopping on the held-out part of the *training* notes
+        (``head_holdout``, token-binary F1, ``head_patience``); the best epoch's head is kept (epoch 0: the head as
+        it was). Returns ``{"selected_epoch", "holdout_f1"}``."""
+        torch = self._torch
+        c = self.config
+        n_epochs = c.head_epochs if epochs is None else epochs
+        fit_idx, held_idx = self._head_split(train)
+        if n_epochs <= 0 or not fit_idx or not held_idx:
+            return {"selected_epoch": 0, "holdout_f1": None}
+        reps = self.represent(train, seed=c.seed)
+        held_s = [train.sentences[k] for k in held_idx]
+        held_r = [reps[k] for k in held_idx]
+        rng = random.Random(c.seed + 3)
+        params = [p for p in self.head.parameters() if p.requires_grad]
+        opt = torch.optim.Adam(params, lr=c.lr)
+        lengths = [len(s.words) for s in train.sentences]
+        best_f1, best_epoch = self._head_f1(held_r, held_s), 0
+        best_state = copy.deepcopy(self.head.state_dict())
+        self._log({"phase": "head", "epoch": 0, "holdout_f1": best_f1, "holdout_sentences": len(held_idx)}, callback)
+        self.head.train()
+        for epoch in range(1, n_epochs + 1):
+            t0, total = time.perf_counter(), 0.0
+            for idx in length_batches(list(fit_idx), c.batch_size, lengths, rng):
+                x, t, ln, mask = self._rep_tensors([reps[k] for k in idx], [train.sentences[k] for k in idx])
+                loss = self.head.loss(x, ln, t, mask)  # mean per sentence
+                if c.deid_loss == "token":
+                    loss = loss * t.shape[0] / mask.sum().clamp(min=1)
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(params, c.clip)
+                opt.step()
+                total += float(loss.detach()) * len(idx)
+            f1 = self._head_f1(held_r, held_s)
+            self._log({"phase": "head", "epoch": epoch, "l_deid": round(total / len(fit_idx), 4), "holdout_f1": f1,
+                       "seconds": round(time.perf_counter() - t0, 2)}, callback)
+            if f1 > best_f1:
+                best_f1, best_epoch = f1, epoch
+                best_state = copy.deepcopy(self.head.state_dict())
+            elif epoch - best_epoch >= c.head_patience:
+                break
+        self.head.load_state_dict(best_state)
+        out = {"selected_epoch": best_epoch, "holdout_f1": best_f1}
+        self._log({"phase": "head", **out}, callback)
+        return out
 
     def _reset_adversaries(self, seed: int) -> None:
         """New adversaries with weights drawn from ``seed`` (the global torch generator is left as it was)."""
