@@ -377,7 +377,7 @@ def test_sign_out_list_line(rules: Pipeline, text: str, room: str, name: str) ->
     ("Rm 2 - Isolation: contact precautions\n", "Isolation"),
     ("Room 5 - Stable, no events overnight\n", "Stable"),
     ("Bed 6: Pending admission from ED\n", "Pending"),
-    ("Pt to room 4 after CT.", "4"),
+    ("Pt to room 4 after CT.", "after"),  # "4" is a room number now (LOCATION.ROOM)
 ])
 def test_sign_out_list_negatives(rules: Pipeline, text: str, word: str) -> None:
     assert not _touched(rules, text, word)

@@ -589,11 +589,20 @@ _EN_SCALE_NAMES = (
     "apgar", "karnofsky", "barthel", "aldrete", "cormack_lehane", "spetzler_martin", "rankin", "modified_rankin",
     "lown", "dukes", "bismuth", "savary_miller", "los_angeles", "mobitz", "gustilo", "salter_harris", "schatzker",
     "neer", "outerbridge", "kellgren_lawrence", "clavien_dindo", "wagner", "wells", "nyha", "ccs", "meld", "tinetti",
-    "morse")
+    "morse", "westley", "alvarado", "bishop", "nottingham", "gail", "centor", "wexner")
 _EN_SCALE_ALT = "|".join(_EN_SCALE_NAMES).replace("_", r"[ \t-]{1,3}")
 _EN_SCALE = re.compile(
     rf"(?<![\w\-])(?i:{_EN_SCALE_ALT})(?:[ \t]{{1,2}}(?i:grade|class|score|stage|type|scale))?"
-    r"[ \t]{0,2}[:=]?[ \t]{0,2}(?:[IVX]{1,4}|\d{1,2}[a-c]?|[A-D])(?![\w\-/.:]|\.\d)")
+    r"[ \t]{0,2}[:=]?[ \t]{0,2}(?:[IVX]{1,4}|\d{1,2}[a-c]?|[A-D])(?![\w\-/:]|\.\w)")  # "Fisher 3." ends a sentence
+#: an instrument, sign or scale named after a person or place: capitalised words right before the word that says
+#: so, up to two words between ("Hasson trocar", "Westley croup score", "Boston Bowel Prep Scale", "Beers
+#: criteria", "Epley maneuver"); not "sign", "test" or "procedure" (a person signs, is tested, has a procedure)
+_EN_EPONYM_HEADS = ("score", "scores", "scale", "scales", "criteria", "criterion", "maneuver", "maneuvers",
+                    "manoeuvre", "classification", "trocar", "trocars", "forceps", "retractor", "retractors",
+                    "reflex", "questionnaire")
+_EN_EPONYM_BEFORE_HEAD = re.compile(
+    r"(?<![\w\-'’])(?-i:[A-Z][\w'’\-]{1,30})(?:[ \t](?-i:[A-Za-z][\w\-]{1,20})){0,2}[ \t]"
+    rf"(?i:{'|'.join(_EN_EPONYM_HEADS)})(?![\w\-])")
 
 
 def scale_guard(text: str, spans: Iterable[Span], lang: str) -> list[Span]:
@@ -605,6 +614,7 @@ def scale_guard(text: str, spans: Iterable[Span], lang: str) -> list[Span]:
     if lang != "en" or not any(s.label.startswith(_NAME_OR_PLACE) for s in spans):
         return spans
     scales = [m.span() for m in _EN_SCALE.finditer(text)]
+    scales += [m.span() for m in _EN_EPONYM_BEFORE_HEAD.finditer(text)]
     if not scales:
         return spans
     out: list[Span] = []
@@ -626,7 +636,21 @@ def word_list_guard(text: str, spans: Iterable[Span], lang: str) -> list[Span]:
     out: :func:`device_guard` (devices, procedures; nationalities relabelled), then :func:`drug_guard` (drug and
     brand words), then :func:`scale_guard` (English grading scales with their grade). The last step of the rules
     detector; a language without those lists passes through."""
-    return scale_guard(text, drug_guard(text, device_guard(text, spans, lang), lang), lang)
+    return _possessive_trim(text, scale_guard(text, drug_guard(text, device_guard(text, spans, lang), lang), lang),
+                            lang)
+
+
+def _possessive_trim(text: str, spans: list[Span], lang: str) -> list[Span]:
+    """English name spans without a possessive ``'s`` at their end ("Dr. Aldous Fairweather's office")."""
+    if lang != "en":
+        return spans
+    out = []
+    for s in spans:
+        if (s.label.startswith("NAME") and s.end - s.start > 3 and text[s.end - 1:s.end] in ("s", "S")
+                and text[s.end - 2:s.end - 1] in ("'", "’")):
+            s = Span(s.start, s.end - 2, s.label, s.source, s.score)
+        out.append(s)
+    return out
 
 
 @memo

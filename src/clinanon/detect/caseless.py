@@ -288,6 +288,8 @@ def _keep(text: str, lang: str, span: Span, lex: dict[str, bool], original: bool
     names, every = name_words(lang)
     stop = _stop_words(lang)
     heads = _heads(lang)
+    if lang == "en" and span.source.endswith(":signature") and words[0] in every:
+        return True  # a signature line, a listed first name first ("ROSEMARY STREET, RN"): a word surname too
     unknown = common = known = 0
     for w in words:
         if w not in lex:
@@ -327,7 +329,9 @@ def guard(text: str, lang: str, regions: Sequence[tuple[int, int]], spans: Itera
     out = []
     for s in spans:
         if _guarded(s) and _inside(regions, s.start, s.end):
-            trimmed = _name_tail(text, lang, s, lex) if s.label.startswith("NAME") else s
+            # an English signature line's name ends at its credential ("ROSEMARY STREET, RN"): not trimmed
+            trimmed = (_name_tail(text, lang, s, lex) if s.label.startswith("NAME")
+                       and not (lang == "en" and s.source.endswith(":signature")) else s)
             if trimmed is None or not _keep(text, lang, trimmed, lex, original):
                 continue
             s = trimmed

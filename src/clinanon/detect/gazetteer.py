@@ -38,6 +38,7 @@ Swedish heads after a name ("Sundsvalls sjukhus") and German ``-klinik`` compoun
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -122,6 +123,17 @@ _EN_NAME_AFTER = _words(
 #: generic last words of an English hospital's name, left out of the span as the English care-site rules do
 #: (:mod:`clinanon.detect.rules.care_sites`): "Harbor hospital" -> "Harbor"
 _EN_GENERIC_HEADS = frozenset(("hospital", "hospitals", "hosp"))
+#: the English head "Clinic" after a specialty or a kind of care names a department, not a place of its own
+#: ("Nephrology Clinic", "ORTHOPAEDIC CLINIC NOTE", "Memory Clinic"; not "Lahey Clinic")
+EN_CLINIC_SPECIALTY = re.compile(
+    r"[a-z]*(?:ology|ologic|ological|iatry|iatric|iatrics|pedic|pedics|paedic|paedics|ics|ical)|adult|pain|"
+    r"memory|wound|diabetes|heart|lung|kidney|renal|liver|breast|eye|skin|sleep|travel|anticoagulation|coumadin|"
+    r"warfarin|infusion|dialysis|transplant|fertility|urgent|prenatal|family|women's|womens|men's|children's|"
+    r"vascular|spine|sports|hand|foot|headache|epilepsy|movement|stroke|asthma|allergy|hiv|std|vaccine|wellness|"
+    r"primary|care|specialty|outpatient|inpatient|resident|residents|continuity|teaching|internal|general|"
+    r"medicine|surgery|surgical|medical|walk-in|weight|bariatric|smoking|cessation|lipid|hypertension|ob|gyn|"
+    r"ob/gyn|obgyn|ent|gi|id|pulmonary|cardiac|cancer|oncology|hepatitis|methadone|suboxone|addiction|behavioral|"
+    r"mental|health|dental|vision|hearing|same-day|satellite|community|free")
 #: a bare name that is specific enough alone (:meth:`GazetteerDetector._bare_name_ok`): the Census percent of a
 #: first name, of a surname
 _SPECIFIC_FIRST = 0.02
@@ -240,6 +252,12 @@ def _census_entries(lang: str) -> dict[str, list[str]]:
         if sur > 0 and key not in listed["surname"]:
             out["surname"].append(key.title())
     return out
+
+
+def _en_clinic_department(norm: Sequence[str], start: int, m: PhraseMatch) -> bool:
+    """The English head "Clinic" after words that all name a specialty or a kind of care ("Nephrology Clinic")."""
+    return norm[m.j - 1] == "clinic" and all(EN_CLINIC_SPECIALTY.fullmatch(norm[k]) or not norm[k].isalpha()
+                                              for k in range(start, m.i))
 
 
 def _is_title(w: str) -> bool:
@@ -485,6 +503,8 @@ class GazetteerDetector:
                 score = base
             elif not head_cap and not any(_is_title(words[k]) for k in range(m.j, end_tok)):
                 continue  # "clínica de la AR": a lower-case head needs a Title-case name word
+            if self.lang == "en" and end_tok == m.j and start_tok < m.i and _en_clinic_department(norm, start_tok, m):
+                continue  # "Nephrology Clinic", "ORTHOPAEDIC CLINIC NOTE": a specialty's clinic is a department
             if self.lang == "en" and end_tok == m.j and m.j - start_tok > 1 and norm[m.j - 1] in _EN_GENERIC_HEADS:
                 end_tok -= 1  # "St Mary hospital": the name; the generic word says nothing of the place
                 while end_tok > start_tok and words[end_tok - 1] in ("'", "’", "-", "."):
@@ -562,6 +582,8 @@ class GazetteerDetector:
             if _is_cap_word(w) and low not in stop:
                 if self.lang == "en" and low in common_lexicon("en") and words[k + 1] in ("the", "a", "an"):
                     break  # "Called the Lahey Clinic": a word before a lower-case article starts no name
+                if self.lang == "en" and len(w) > 1 and w.isupper() and _is_title(words[i]):
+                    break  # "ED TRIAGE NOTE  Lakeview Regional Hospital": a title in capitals is no part of it
                 start = k
             elif w == "." and not (k > 0 and len(words[k - 1]) <= 3 and words[k - 1].isalpha()):
                 break  # a sentence's end ("Psychiatrie. Marburger Klinik"), not an abbreviation's dot ("St.")

@@ -31,6 +31,10 @@ _PARTICLES = frozenset({"de", "del", "la", "las", "los", "y", "i", "e", "van", "
                         "zu", "da", "das", "do", "dos", "di", "du", "le", "af", "av", "-", "'", "."})
 
 
+#: words after a surname that make it a scale or sign named after someone ("Bishop score"): English
+_EN_SCALE_WORDS = frozenset(("score", "scores", "scale", "criteria", "classification", "sign", "maneuver"))
+
+
 def _selector(labels: Sequence[str] | Callable[[str], bool]) -> Callable[[str], bool]:
     if callable(labels):
         return labels
@@ -126,6 +130,7 @@ def propagate(
         lengths.setdefault(key[0], set()).add(len(key))
     lens_sorted = {k: sorted(v, reverse=True) for k, v in lengths.items()}
 
+    english = (lang or str(doc.meta.get("lang", ""))) == "en"
     cover = [False] * n
     for a, b in sorted({(s.start, s.end) for s in out.values()}):
         k = bisect.bisect_right(t_ends, a)  # first token ending after a
@@ -146,6 +151,8 @@ def propagate(
                 continue
             if any("\n" in text[t_ends[k]:t_starts[k + 1]] for k in range(i, j - 1)):
                 continue
+            if english and j < n and words[j].casefold() in _EN_SCALE_WORDS:
+                continue  # "Bishop score" in Mr. Bishop's note: the scale, not the patient
             counts = keys_labels[key]
             label = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
             score = round(min(1.0, keys_score[key] * score_factor), 4)

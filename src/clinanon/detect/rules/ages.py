@@ -265,7 +265,7 @@ def age_patterns(lang: str) -> tuple[RulePattern, ...]:
             # "She is 82.", "when he was 64 he moved", "the patient is now 71, lives alone": a person subject, a
             # copula and a bare number that ends the clause ("he was 5 minutes late" has a unit: not an age)
             RulePattern("age_copula", first="letter",
-                        regex=r"\b(?:he|she|who|the\s{1,2}patient|patient|pt\.?)\s{1,2}(?:is|was|'s)\s{1,2}"
+                        regex=r"\b(?:he|she|who|the\s{1,2}patient|patient|pt\.?)(?:\s{1,2}(?:is|was|'s)|['’]s)\s{1,2}"
                               r"(?:now\s{1,2}|only\s{1,2}|just\s{1,2}|also\s{1,2})?(\d{1,3})"
                               r"(?=\s{0,2}(?:[.,;:)!?]|\r?\n|\Z|(?:and|when|he|she|at|in|but)\b))",
                         score=0.75, flags=IC, group=1, validator=_validator),

@@ -41,6 +41,7 @@ import re
 
 from clinanon.caches import memo
 from clinanon.detect.base import Detector
+from clinanon.detect.gazetteer import EN_CLINIC_SPECIALTY
 from clinanon.detect.rules.lexicon import trie_regex
 from clinanon.detect.rules.us_address import US_STATE_NAMES
 from clinanon.document import Document, Span
@@ -144,6 +145,14 @@ _STRONG_HEADS = re.compile(r"(?i:hospital|hosp\.?|medical[ \t]{1,2}cent(?:er|re)
                            r"(?:center|hospital)|nursing[ \t]{1,2}(?:home|center|facility)|care[ \t]center"
                            r"|rest[ \t]home|retirement[ \t]home)(?![\w\-])")
 _GAP = re.compile(r"[ \t]{1,3}")
+#: a room or bed number after its word, the number only ("room 14", "Rm 5212", "bed 6114-B", "MICU RM 22"):
+#: "room" takes up to four digits, "bed" up to three (or four with a letter: "bed 2030" may be a time); not a
+#: count or a duration after it ("bed 2 days"), no number glued on
+_ROOM = re.compile(
+    r"(?<![\w\-/])(?:(?i:room|rm)\.?[ \t]{1,2}(?:#[ \t]?|(?i:no\.?)[ \t]?)?(?P<room>\d{1,4}(?:-?[A-Z]\b|-\d{1,2})?)"
+    r"|(?i:bed)[ \t]{1,2}(?:#[ \t]?)?(?P<bed>\d{1,3}(?:-?[A-Z]\b)?|\d{4}-?[A-Z]\b))"
+    r"(?![\w.,/:%]\d|[\w%/:])(?![ \t]{0,2}(?i:days?|d|hrs?|hours?|h|mins?|minutes?|wks?|weeks?|x|times|am|pm|"
+    r"mg|cc|ml|l|lpm|%|degrees?|cm)(?![\w]))")
 
 
 def _forms(phrases: tuple[str, ...]) -> set[str]:
@@ -315,6 +324,10 @@ class CareSiteRecognizer:
                 out.append(Span(words[0][0], words[-1][1], where, f"{self.name}:called_from", 0.65))
         if "'" in text or "’" in text:
             out += self._house_of(text)
+        for m in _ROOM.finditer(text):  # "room 14", "bed 6114-B": the number only (an operating
+            # room, "OR 7", is the theatre every patient passes through, not where one lives or stays)
+            g = m.lastgroup or "room"
+            out.append(Span(m.start(g), m.end(g), "LOCATION.ROOM", f"{self.name}:room", 0.65))
         if any(h in lower for h in ("police", "fire", "ems", "rescue", "ambulance", "vna", "visiting", "school",
                                     "college", "academy", "university", "practice", "medical", "primary care",
                                     "associates")):
@@ -534,6 +547,11 @@ class CareSiteRecognizer:
                 i = m.start(1)
             if not back:
                 continue
+            if h.group().casefold() == "clinic" and all(EN_CLINIC_SPECIALTY.fullmatch(text[a:b].casefold())
+                                                         for a, b in back):
+                continue  # "Nephrology Clinic": a specialty's clinic is a department, not a place of its own
+            # a generic head stays out however it is written ("Bristol Valley Hospital", "harbor hosp"), as in the
+            # PhysioNet gold; heads that are part of a name (_HEADS_KEPT: "Medical Center") stay in
             end = h.end() if h.group().casefold() in _HEADS_KEPT else back[-1][1]
             out.append(Span(back[0][0], end, "LOCATION.HOSPITAL", f"{self.name}:head", 0.7))
         return out

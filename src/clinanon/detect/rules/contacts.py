@@ -254,8 +254,8 @@ class PhoneRecognizer:
                 kind, pos = "id", m.end()
         if self.id_label_regex is not None:
             for m in self.id_label_regex.finditer(window):
-                if m.end() >= pos:
-                    kind, pos = "id", m.end()
+                if m.end() >= pos and not (self.lang == "en" and "\n" in window[m.end():]):
+                    kind, pos = "id", m.end()  # English: a label of the line above is another field's
         return kind, has_phone
 
     def _phone_word_before(self, text: str, end: int) -> bool:
@@ -430,6 +430,12 @@ _CALL_WORDS = frozenset(("call", "called", "calls", "phone", "phoned", "reach", 
                          "pgr", "pg", "beeper", "bpr", "cell", "home", "work", "hm", "wk", *_EN_KIN))
 
 
+#: credentials that end a signature, after which a bare "x1234" is the signer's extension ("..., LICSW x6620")
+_EN_CREDENTIAL_WORDS = frozenset(("rn", "md", "np", "pa-c", "msw", "lcsw", "licsw", "lmhc", "lsw", "cnm",
+                                  "crna", "pharmd", "slp", "rrt", "lpn", "aprn", "fnp", "dnp",
+                                  "phd", "psyd", "mph"))
+
+
 class PagerRecognizer:
     """Pager, beeper and extension numbers: a pager word and a 3 to 7 digit number ("Pager #12345", "beeper
     555-1234", "PG 23456", "ext. 2234"), and "x" + 3 to 5 digits after a word of calling ("call x4567").
@@ -470,7 +476,8 @@ class PagerRecognizer:
                 tail = _PHONE_TAIL.search(text, max(0, m.start() - 20), m.start()) is not None
                 if m.end(1) - m.start(1) < 3 and not tail:
                     continue  # "x45" only right after a phone number ("410 392 0780 x45")
-                if _CALL_WORDS & set(before) or tail or text[max(0, m.start() - 2):m.start()].strip() == "#":
+                if (_CALL_WORDS & set(before) or tail or text[max(0, m.start() - 2):m.start()].strip() == "#"
+                        or (before and before[-1] in _EN_CREDENTIAL_WORDS)):  # "Jane Roe, LICSW   x6620"
                     out.append(Span(m.start(), m.end(), "CONTACT.PHONE", f"{self.name}:extension", 0.75))
         return out
 

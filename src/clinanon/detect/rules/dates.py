@@ -300,7 +300,8 @@ _YEAR_EVENT: dict[str, re.Pattern[str]] = {
                      r"cabg(?:[ \t]?x[ \t]?\d)?|quit|stopped|smoking|"
                      r"ptca|pci|stent(?:ed)?|mi|cva|resection|repair|replacement|transplant|surgery|ectomy|"
                      r"amputation|bka|aka|fracture|fx|since|admission|admitted|readmitted|hospitalized|"
-                     r"hospitalization|onset|episode|born|died|passed)(?![\w/])"),
+                     r"hospitalization|onset|episode|born|died|passed|nsvd|svd|vbac|c-?section|cesarean|widowed|"
+                     r"divorced)(?![\w/])"),
     "de": re.compile(r"(?<![\w.])(?:ED|Erstdiagnose|Erstdiagn\.|[ZS]t?\.[ \t]?n\.|Zustand[ \t]nach|(?i:diagnostiziert"
                      r"|operiert|implantiert|entfernt))(?![\w])"),
     "nl": re.compile(r"(?<![\w.])(?i:status[ \t]na|st\.[ \t]?na|s\.p\.|gediagnosticeerd|geopereerd|geïmplanteerd"
@@ -374,7 +375,8 @@ def date_patterns(lang: str) -> tuple[RulePattern, ...]:
     out: list[RulePattern] = [
         RulePattern("iso_datetime", first="digit", regex=
                     r"(?<![\w/.-])(?:1[89]\d\d|20\d\d)-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
-                    r"(?:[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d{1,6})?)?"
+                    # English (HIPAA): a clock time after a blank is no part of the date ("2024-04-08 22:47")
+                    rf"(?:[T{'' if lang == 'en' else ' '}](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d{{1,6}})?)?"
                     r"(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?(?![\w/-]|[.,:]\d)",
                     score=0.95),
         RulePattern("ymd", first="digit", regex=
@@ -437,14 +439,15 @@ def date_patterns(lang: str) -> tuple[RulePattern, ...]:
         RulePattern("year", first="digit", regex=
                     r"(?<![\w.,/-])(?:1[89]\d\d|20\d\d)(?![\w/]|[.,:-]\d)",
                     score=0.35,
-                    context=Context.of(before=spec.year_words, neg_after=_UNITS, n_before=2, n_after=1,
+                    context=Context.of(before=spec.year_words, neg_after=dm_units, n_before=2, n_after=1,
                                        boost=0.4, penalty=0.8),
                     adjust=(_de_year_adjust(_year_adjust(lang)) if lang == "de"
                             else _year_adjust(lang) if lang != "en"
                             else _with_clock_guard(_en_event_after(_year_adjust(lang))))),
         RulePattern("month_alone", first="letter", regex=rf"\b{month_regex(lang, wide_only=True)}",
                     score=0.3, flags=IC, validator=month_ok,
-                    context=Context.of(before=spec.month_words, n_before=1, boost=0.3)),
+                    context=Context.of(before=spec.month_words, n_before=1, boost=0.3),
+                    adjust=_month_second_adjust if lang == "en" else None),
         # public holidays name a day of the year ("over Christmas"): clinanon.lang.holidays, shared with the
         # surrogates; tried before the weekday, which a holiday may start with ("Jueves Santo", "Good Friday")
         RulePattern("holiday", first="letter", regex=rf"\b(?:{holiday_regex(lang)})(?![\w'’])", score=0.7, flags=IC),
@@ -654,7 +657,7 @@ _MD_NEG_BEFORE = _wordset(
     "crackles reflexes cx cxs culture cultures bottles bottle ns d5 d5w tab tabs tablet tablets dose doses bp sbp "
     "dbp map hr ratio i:e ie titer titre dilution mmhg to trial trialed trialled trialing trials sbt sprint sprints "
     "sprinted epap ipap niv mode modes mae grips grasps motor rass cpot bps ramsay "
-    "riker sas braden morse")
+    "riker sas braden morse total")
 _MD_NEG_AFTER = _wordset(
     "ns nss normal saline strength str tab tabs tablet tablets pill pills hr hrs hour hours min mins minute minutes "
     "sec secs wk wks week weeks liter liters litre litres ml cc amp amps mg mcg units pulses pulse murmur sem pain "
@@ -735,6 +738,8 @@ def _md_adjust(text: str, start: int, end: int) -> float:
             return -0.5  # "1 1/2 hr", "received 2 3/4"
         if w in _RANGE_WORDS and i + 1 < len(before) and _MD_SHAPE.match(before[i + 1]):
             return 0.3  # "8/15 to 8/20"
+        if w in ("dose", "doses") and i + 1 < len(before) and before[i + 1] in ("last", "first", "final", "next"):
+            return 0.3  # "last dose 1/31": the day of a dose, not a dose
         if _md_neg(w) and (w != "to" or i == 0):
             if w in _MD_DATED and (m > d or d > 6):
                 return 0.3  # "blood cx 10/2", "cultures 10/12": a culture's date (a count of bottles is "2/4")
@@ -917,7 +922,8 @@ _ORDINAL_DAY_CUED = (r"(?<![\w])(?i:the)[ \t]{1,2}"
                      r"weeks?|wks?|hours?|hrs?|degree|lines?|ribs?|ics|intercostal|space|toes?|fingers?|digits?|nerves?|"
                      r"cranial|grade|trimester|generation|units?|bags?|liters?|sets?|shifts?|nights?|pills?|tabs?|"
                      r"child|baby|admission|hospitalization|episodes?|stage|level|percentile|order|years?|yrs?|"
-                     r"months?|visits?|sessions?|pass|sticks?|iv|piv|lumen|port|leads?|one|of|place|person|party|"
+                     r"months?|visits?|sessions?|pass|sticks?|iv|piv|lumen|port|leads?|one|place|person|party|"
+                     r"of(?![ \t]{1,2}(?:last|this|next|the)[ \t]{1,2}month)|"
                      r"time|chance|opinion|step|phase|dose|bottle|set|sample|specimen|culture|unit|bed|room|"
                      r"postop|post-op|pod|hd|icu|ward|ave|avenue|st|street)(?![\w]))")
 #: words before "the 2nd" that do not date it ("one of the 3rd", "or the 4th")
@@ -926,7 +932,7 @@ _ORDINAL_NOT_CUES = _wordset("of or ct am pm op or")
 #: meeting the 3rd", "scheduled for the 12th")
 _ORDINAL_CUES = _wordset(
     "weaned off ami stroke arrest cva emesis pancultured mtg meeting conference f/u follow for at until till since "
-    "from after before by through thru over")
+    "from after before by through thru over around about approximately approx to moved rescheduled")
 
 
 def _ordinal_cue_adjust(text: str, start: int, end: int) -> float:
@@ -963,12 +969,36 @@ _EVENT_YEAR_BEFORE = (rf"(?:(?<=[.:;,\n])|(?<=[.:;,\n][ \t])|(?<=[.:;,\n][ \t]{{
                       rf"(?i:{_HISTORY_EVENTS})(?![\w])")
 
 
+#: English month names written with a capital (a month alone is a date only so: "may", "march" are verbs); the
+#: abbreviations leave out "Mar" (MAR, the medication record) and "May" (a full name)
+_EN_MONTHS_CAP = r"(?-i:January|February|March|April|May|June|July|August|September|October|November|December)"
+_EN_MONTH_ABBR_CAP = r"(?-i:Jan|Feb|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)"
+_EN_MONTH_CUE = r"(?<![\w])(?i:in|since|from|until|till|during|early|late|mid|last|next|this|by)[ \t]{1,2}"
+#: a month alone after a word of time, abbreviated ("stent in Oct.", "since Feb"), or the second of two months
+#: ("in May and June", "from March to July"); no number after it (that is a month and a day or year)
+_EN_MONTH_ABBR_ALONE = rf"{_EN_MONTH_CUE}({_EN_MONTH_ABBR_CAP})(?![\w'’])(?!\.?[ \t]?\d)"
+_EN_FIRST_MONTH_BEFORE = re.compile(rf"{_EN_MONTH_CUE}(?:{_EN_MONTHS_CAP}|{_EN_MONTH_ABBR_CAP})\.?[ \t]{{1,2}}"
+                                    r"(?i:and|or|&|to|through|thru|-|–)[ \t]\Z")
+
+
+def _month_second_adjust(text: str, start: int, end: int) -> float:
+    """+ for the second of two months alone after a word of time ("in May and June"), else nothing."""
+    return 0.5 if _EN_FIRST_MONTH_BEFORE.search(text, max(0, start - 40), start) else 0.0
+
+
+#: a range of months and years ("(7/2022-9/2022)", "03/2021 – 11/2021"): one span
+_EN_MONTH_YEAR_RANGE = (r"(?<![\w/.,-])(?:0?[1-9]|1[0-2])/(?:19|20)\d\d[ \t]?[-–][ \t]?(?:0?[1-9]|1[0-2])/(?:19|20)\d\d"
+                        r"(?![\w/%]|[.,:-]\d)")
+
+
 def _month_day_numeric_en() -> list[RulePattern]:
     """A month and a day without a year (``10/19``, ``4/16``), US order. In clinical notes such a pair is a date
     about two times in three; what else it is can be told from the words around it (:func:`_md_adjust`): a
     ventilator setting, a pain score, a fraction, a culture count."""
     md = r"(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])"
-    return [RulePattern("ordinal_day", first="letter",  # "seen on the 14th.", "visiting until the 20th and"
+    return [RulePattern("month_abbr_cued", first="letter", regex=_EN_MONTH_ABBR_ALONE, group=1, score=0.75),
+            RulePattern("month_year_range", first="digit", regex=_EN_MONTH_YEAR_RANGE, score=0.8),
+            RulePattern("ordinal_day", first="letter",  # "seen on the 14th.", "visiting until the 20th and"
                         regex=_ORDINAL_DAY, group=1, score=0.6),
             RulePattern("ordinal_day_cued", first="letter",  # "admitted the 2nd for", "Monday the 19th at 4pm"
                         regex=_ORDINAL_DAY_CUED, group=1, score=0.25, adjust=_ordinal_cue_adjust),
@@ -1006,9 +1036,11 @@ _EVENT_AFTER_YEAR = re.compile(rf"[ \t]{{1,2}}(?i:{_HISTORY_EVENTS}|surgery|rese
 
 
 #: an event of a history right before a year ("cholecystectomy 1987", "recurrence in 2021", "TAH/BSO 1995",
-#: "diagnosed 2019"): an operation's word (-ectomy, -otomy, -ostomy, -plasty) or a word of a disease's course
+#: "diagnosed 2019", "ICD placed 2019", "breast CA 1979"): an operation's word (-ectomy, -otomy, -ostomy, -plasty),
+#: a device placed, a cancer or a word of a disease's course
 _EVENT_BEFORE_YEAR = re.compile(r"(?<![\w/])(?i:[a-z]{3,}(?:ectomy|otomy|ostomy|plasty)|recurrence|recurred|relapse|"
-                                r"relapsed|onset|diagnosed|dx|dx'd|tah(?:[ \t]?/[ \t]?bso)?|bso|turp)"
+                                r"relapsed|onset|diagnosed|dx|dx'd|tah(?:[ \t]?/[ \t]?bso)?|bso|turp|placed|implanted|"
+                                r"inserted|revision|revised|delivery|delivered|cancer|carcinoma|(?-i:CA))"
                                 r"[ \t]{1,2}(?:(?i:in|on)[ \t]{1,2})?\Z")
 
 
@@ -1037,7 +1069,10 @@ def _with_clock_guard(adjust: Callable[[str, int, int], float]) -> Callable[[str
     def guarded(text: str, start: int, end: int) -> float:
         num = text[start:end]
         if _MILITARY.match(num) and not _event_before_year(text, start):
+            # the words of the same clause ("May 2024. Born 1931": the year before the full stop is no time)
             before = _md_words_before(text, start, 3)
+            clause = re.split(r"[.;]\s", text[max(0, start - 60):start])[-1]
+            before = before[:len(_MD_WORD.findall(clause))]
             after = _md_words_after(text, end, 1)
             near = text[max(0, start - 3):start]
             if ("@" in near or "~" in near

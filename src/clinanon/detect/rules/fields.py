@@ -223,8 +223,11 @@ def _name_extent(text: str, start: int, end: int) -> tuple[int, int] | None:
             break
         is_initial = len(core) == 1 and core.isalpha() and core.isupper()
         word = core.casefold()
-        if tokens and ("\t" in text[tokens[-1][1]:t.start()] or core in _ROLE_AFTER_NAME):
-            break  # a tab or a role title starts the next signature: "Prof. Dr. A B<TAB>Prof. Dr. C D", "A B OA Dr."
+        gap = text[tokens[-1][1]:t.start()] if tokens else ""
+        if tokens and ("\t" in gap or "  " in gap or core in _ROLE_AFTER_NAME):
+            # a tab, a column gap of two blanks (a form's next field: "Patient: Otis Kimbrough    Discharge date")
+            # or a role title starts the next signature: "Prof. Dr. A B<TAB>Prof. Dr. C D", "A B OA Dr."
+            break
         if word in _NAME_STOP or not _NAME_TOKEN.fullmatch(core) or not _NAME_CHARS.fullmatch(core):
             break
         # "de", "del", "van": inside a name, not counted; two may lead after a title ("Dr. van der Berg")

@@ -128,8 +128,8 @@ FIELD_LABELS: dict[str, tuple[FieldLabel, ...]] = {
                           rf"|health\splan\s(?:id|{_NO})|(?:medicare|medicaid)\s(?:id|{_NO})", "ID.HEALTHPLAN",
            (r"\bnhs\b", "member", "subscriber", "beneficiary", "insurance", "policy", "health plan", "medicare",
             "medicaid"), keyword_suffix=rf"^\s(?:plan\s)?(?:id|{_NO})"),
-        _L("health_plan_weak", r"nhs|health\splan|medicare|medicaid", "ID.HEALTHPLAN",
-           (r"\bnhs\b", "health plan", "medicare", "medicaid"), False),
+        _L("health_plan_weak", r"nhs|health\splan|medicare|medicaid|policy", "ID.HEALTHPLAN",
+           (r"\bnhs\b", "health plan", "medicare", "medicaid", "policy"), False),
         _L("ssn", rf"ssn|ss#|social\ssecurity(?:\s{_NO})?", "ID.SSN", (r"\bssn\b", r"\bss#", "social security")),
         _L("license", rf"(?:driver'?s\s)?licen[cs]e\s{_NO}|lic\.?\s?{_NO}|dea\s{_NO}|npi|gmc(?:\s{_NO})?",
            "ID.LICENSE", ("licence", "license", r"\blic\b", r"\bdea\b", r"\bnpi\b", r"\bgmc\b")),
@@ -139,6 +139,22 @@ FIELD_LABELS: dict[str, tuple[FieldLabel, ...]] = {
            keyword_suffix=rf"^\.?\s(?:id|{_NO})"),
         _L("passport", rf"passport(?:\s{_NO})?|(?:reference|ref\.?)\s{_NO}", "ID.IDNUM",
            ("passport", "reference", r"\bref\b")),
+        # numbers of reports, cases and events after their label word, without a colon ("Accession # CT24-03",
+        # "WORKERS COMP CLAIM WC-2023-1188", "Msg ID 5581", "badge 1187", "serial BSX-4482", "(ID 4471)")
+        _L("report_no", rf"accession(?:\s{_NO})?|claim|msg\.?\sid|message\sid|badge|interpreter\s(?:id|{_NO})"
+                        rf"|(?:study\s|series\s|sop\s(?:instance\s)?)?uid|(?<=\()id", "ID.IDNUM",
+           ("accession", "claim", r"\bmsg", "message id", "badge", "interpreter", r"\buid\b", r"\bid\b")),
+        _L("device_serial", rf"serial(?:\s{_NO})?|s/n", "ID.DEVICE", ("serial", r"\bs/n\b")),
+        _L("plate", rf"(?:licen[cs]e\s|tag\s)?plate(?:\s{_NO})?", "ID.VEHICLE", (r"\bplate\b",)),
+        _L("license_word", rf"(?:driver'?s\s)?licen[cs]e|cdl(?:\s{_NO})?|dea", "ID.LICENSE",
+           ("licence", "license", r"\bcdl\b", r"\bdea\b")),
+        _L("account_word", r"account|acct\.?", "ID.ACCOUNT", ("account", "acct")),
+        _L("plan_word", r"sub\.?\s?id", "ID.HEALTHPLAN", (r"\bsub",)),
+        _L("crew_weak", r"paramedic|emt(?:-[bp])?", "ID.LICENSE", ("paramedic", r"\bemt"), False),
+        # weak (a colon or number sign before the value): "Case: S24-11793", "ACC: MR-88214", "ref #2311",
+        # "INCIDENT # 24-0088"; "PARAMEDIC #P-40117" (crew_weak); "Policy: 8841-22" (health_plan_weak)
+        _L("report_weak", r"case|acc|ref|incident", "ID.IDNUM",
+           (r"\bcase\b", r"\bacc\b", r"\bref\b", "incident"), False),
         _L("id", r"id(?:\s(?:no\.?|number|#))?|licen[cs]e|encounter|account|acct\.?|dea", "ID.IDNUM",
            (r"\bid\b", "licence", "license", "encounter", "account", "acct", r"\bdea\b"), False),
     ),
@@ -192,11 +208,40 @@ FIELD_LABELS: dict[str, tuple[FieldLabel, ...]] = {
 _TOKEN = r"[A-Z]{0,4}\d[0-9A-Z]{0,63}"
 _VALUE = rf"(?:[A-Z]{{1,4}}[-/])?{_TOKEN}(?:(?:[ ]{{1,2}}|[\-/.]){_TOKEN}){{0,6}}(?:[\-/ ](?-i:[A-Z])(?![\w.]))?"
 _VALUE_PREFIX = r"(?:(?:nhc|hc|mrn|nr|no|n[º°])[\-/.:#]?[ \t]?(?=\d)|#[ \t]?)?"
+# English values may also be a dotted object identifier (a DICOM UID, "1.2.840.113619.2.55"), start with two to
+# four capitals and a space before a digit ("MRN HRM 0455187", "plate HZT 4471", "plate MA 4TRK81") or with two
+# letter prefixes ("Claim # NH-WC-7710")
+_VALUE_EN = (rf"(?:\d{{1,10}}\.){{5,40}}\d{{1,39}}(?!\w|\.\d)"
+             rf"|(?P<caps>(?-i:[A-Z]{{2,4}})[ ](?=\d))?(?:[A-Z]{{1,4}}-(?=[A-Z]{{1,4}}[-/]))?{_VALUE}")
+#: the English labels whose value may start with capitals and a space (elsewhere "serial CXR 10/12" is no serial)
+_EN_CAPS_PREFIX_LABELS = frozenset(("mrn", "plate"))
+#: the English labels that are ordinary words (a value after them is no dose, lab value or day of the month)
+_EN_WORD_LABELS = frozenset(("report_no", "device_serial", "plate", "license_word", "account_word", "plan_word",
+                             "crew_weak", "report_weak"))
+_EN_YEAR = re.compile(r"(?:19|20)\d\d")
+_EN_NOT_ID_VALUE = re.compile(r"\d{1,2}/\d{1,2}|\d{1,4}(?:\.\d+)?")
+_EN_UNIT_AFTER = re.compile(r"[ \t]?(?:mg|mcg|ml|g|kg|l|units?|u|%|mmhg|meq|mmol|cc|x|times|days?|weeks?|wks?"
+                            r"|months?|mos?|years?|yrs?|hours?|hrs?|min)(?![^\W\d_])", re.IGNORECASE)
+#: US state and territory codes: a plate's state before its number ("PLATE MA 4TRK81") is not part of it
+_EN_STATE_CODES = frozenset(re.findall(
+    r"\w\w", "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC "
+               "ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY PR GU VI"))
 # between label and value: a colon / number sign / equals sign, a dot, a dash, a copula ("license number is
 # 6940579", "es", "är", "ist") or a space
 _SEP = (r"(?P<sep>[ \t]{0,3}(?:[:#=][ \t]{0,3}\n?[ \t]{0,3}|\.[ \t]{1,3}|-[ \t]{1,3}"
         r"|[ \t]{1,3}(?:is|was|es|era|är|var|ist|war)[ \t]{1,3}(?:[:#][ \t]{0,3})?|[ \t]))")
 _DATE_VALUE = re.compile(r"\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}[./-]\d{1,2}[./-]\d{1,2}")
+
+
+def _en_word_value_refused(name: str, value: str, m: re.Match[str]) -> bool:
+    """Whether the value after an English label that is an ordinary word ("claim", "serial", "account") is a
+    quantity, not a number of record: a dose or duration ("account 500 mg"), a bare year without ``:``/``#``
+    ("claim 2019"), or, except after report words, a small number or a day of the month ("license 1234")."""
+    if _EN_UNIT_AFTER.match(m.string, m.end("value")):
+        return True
+    if _EN_YEAR.fullmatch(value) and not any(c in m.group("sep") for c in ":#"):
+        return True
+    return not name.startswith("report") and _EN_NOT_ID_VALUE.fullmatch(value) is not None
 
 
 def _en_calendar_date(value: str) -> bool:
@@ -250,7 +295,8 @@ class FieldValueRecognizer:
         alternation = _alternation(lang)
         guard = prefix_guard(alternation, re.IGNORECASE, 3) or ""
         self._regex = re.compile(
-            rf"(?:(?<!\w)|(?=n[º°])){guard}(?:{alternation})(?!\w){_SEP}{_VALUE_PREFIX}(?P<value>{_VALUE})(?![\w])",
+            rf"(?:(?<!\w)|(?=n[º°])){guard}(?:{alternation})(?!\w){_SEP}{_VALUE_PREFIX}"
+            rf"(?P<value>{_VALUE_EN if lang == 'en' else _VALUE})(?![\w])",
             re.IGNORECASE,
         )
         # keyword -> [(word start required, word end required, prefix regex, suffix regex)]
@@ -335,7 +381,15 @@ class FieldValueRecognizer:
         if sum(c.isdigit() for c in value) < self.min_digits or (
                 _DATE_VALUE.fullmatch(value) and (self.lang != "en" or _en_calendar_date(value))):
             return None
-        return name, m.start("value"), m.end("value")
+        start = m.start("value")
+        if self.lang == "en":
+            if m.group("caps") and name not in _EN_CAPS_PREFIX_LABELS:
+                return None
+            if name in _EN_WORD_LABELS and _en_word_value_refused(name, value, m):
+                return None
+        if name == "plate" and value[:2] in _EN_STATE_CODES and value[2:3] == " ":
+            start += 3
+        return name, start, m.end("value")
 
     def detect(self, doc: Document) -> list[Span]:
         return self.analyze(doc.text)

@@ -822,7 +822,8 @@ _CASELESS_CUES: dict[str, dict[str, str]] = {
                          "attending", "physician", "surgeon", "cardiologist", "nephrologist", "neurologist",
                          "pharmacist", "therapist", "rt", "rrt", "sw", "cm", "chaplain", "nutritionist",
                          "dietitian", "md", "specialist", "coordinator", "manager", "worker", "liaison",
-                         "educator", "consultant", "hospitalist", "intensivist", "anesthesiologist", "pcp"),
+                         "educator", "consultant", "hospitalist", "intensivist", "anesthesiologist", "pcp",
+                         "crna", "mgr", "interpreter", "paramedic", "midwife"),
                       "NAME.DOCTOR"),
         **dict.fromkeys(("wife", "husband", "son", "daughter", "dtr", "dau", "sister", "brother", "sis", "bro",
                          "mother", "father", "mom", "dad", "mum", "friend", "neighbor", "neighbour", "niece",
@@ -830,16 +831,22 @@ _CASELESS_CUES: dict[str, dict[str, str]] = {
                          "cousin", "partner", "fiance", "fiancé", "fiancee", "girlfriend", "boyfriend", "spouse",
                          "stepson", "stepdaughter", "sil", "dil", "hcp", "proxy", "poa", "guardian", "caregiver",
                          "lawyer", "attorney", "daughters", "sons", "sisters", "brothers", "nieces", "nephews",
-                         "grandsons", "granddaughters", "friends", "cousins"), "NAME.RELATIVE"),
+                         "grandsons", "granddaughters", "friends", "cousins", "sibling", "siblings", "stepmother",
+                         "stepfather", "stepmom", "stepdad", "grandma", "grandpa", "caller", "counselor",
+                         "counsellor", "teacher", "pastor", "officer", "trooper", "sgt", "supervisor", "adjuster",
+                         "roommate", "landlord"), "NAME.RELATIVE"),
+        "thx": "NAME", "thanks": "NAME",
         "mr": "NAME", "mrs": "NAME", "ms": "NAME", "miss": "NAME", "pt": "NAME.PATIENT", "patient": "NAME.PATIENT",
     },
 }
 #: cues written with an abbreviation's dot before a name ("Dr. murray", "dtr. jane"); after the other cues a dot
 #: ends a sentence ("... power of attorney. Legal work")
-_DOT_CUES = frozenset(("dr", "drs", "mr", "mrs", "ms", "dtr", "dau", "sis", "bro"))
+_DOT_CUES = frozenset(("dr", "drs", "mr", "mrs", "ms", "dtr", "dau", "sis", "bro", "sgt", "mgr"))
 #: cues after which a listed first name or surname must be among the words ("md aware" is no name)
 _WEAK_CUES = frozenset(("pt", "patient", "md", "rn", "pa", "ho", "rt", "sw", "cm", "fellow", "resident", "intern",
-                        "attending", "friend", "partner", "proxy", "hcp", "poa", "guardian", "caregiver", "pcp"))
+                        "attending", "friend", "partner", "proxy", "hcp", "poa", "guardian", "caregiver", "pcp",
+                        "mgr", "caller", "thx", "thanks", "officer", "supervisor", "teacher", "counselor",
+                        "counsellor", "interpreter", "paramedic", "sibling", "siblings"))
 #: words of a note's routine that follow "dr" and are no surname ("dr aware", "DR. HERE", "dr team")
 _NOT_AFTER_TITLE = frozenset((
     "aware", "here", "there", "present", "team", "teams", "office", "note", "notes", "order", "orders", "rounds",
@@ -857,12 +864,14 @@ _TWO_WORD_CUES = {"other": ("significant",), "law": ("in",), "person": ("contact
                   "contact": ("emergency", "primary", "family")}
 #: clinical credentials at the end of a signature line ("irene snell, rn", "J. Doe RN", "jane roe bsn/rn")
 _CREDENTIALS = (r"(?:rn|bsn|msn|lpn|lvn|np|cnp|fnp|aprn|crna|rrt|crt|rt|pt|ot|slp|msw|lcsw|licsw|md|do|pa|pa-c|"
-                r"phd|pharmd|rd|ccrn|cns|sn)")
+                r"phd|pharmd|rd|ccrn|cns|sn|lmhc|lpc|lcpc|lmft|lsw|cnm|psyd|dpm|dnp|cma|emt|emt-p)")
+_CREDENTIAL_RX = re.compile(rf"(?i:{_CREDENTIALS})\Z")
 _SIGNATURE = re.compile(  # at a line's start, or after the last sentence of the line ("... tomorrow. s. roe rrt")
     rf"(?im)(?:^|(?<=[.!?][ \t]))[ \t]{{0,20}}((?:[^\W\d_]{{2,30}}|[^\W\d_]\.?)"
     rf"(?:[ \t]{{1,2}}(?:[^\W\d_][\w'’\-]{{0,30}}|[^\W\d_]\.)){{1,3}})"
     rf"[ \t]{{0,2}},?(?:[ \t]{{1,3}}|[ \t]{{0,3}}\n[ \t]{{0,20}})"  # the credential may be on the next line
-    rf"{_CREDENTIALS}(?:[ \t]?/[ \t]?{_CREDENTIALS}){{0,3}}\.?[ \t]{{0,20}}$")
+    rf"{_CREDENTIALS}(?:[ \t]?/[ \t]?{_CREDENTIALS}){{0,3}}\.?"
+    r"(?:[ \t]{1,20}(?:x|ext\.?|pager|pgr|p)[ \t]?#?[ \t]?\d[\d\-]{2,7})?[ \t]{0,20}$")  # "..., LICSW   x6620"
 #: one to three words, then a clinician's role in brackets ("DICK ROE (RESIDENT)", "jane (sw)"), a service word
 #: before the role too ("... (cardiology fellow)", "... (renal attending)")
 _ROLE_AFTER = re.compile(
@@ -979,10 +988,16 @@ class CaselessCueRecognizer:
         return len(w.rstrip(".")) == 1 or self._name_like(w) or (
             fold(w) in self.first and w.casefold() not in self.stop and not _service_word(w.casefold()))
 
-    def _after_title(self, w: str) -> bool:
+    def _after_title(self, w: str, cased: Callable[[], bool] | None = None) -> bool:
         """After "dr" / "doctor", a word of the big lexicon may still be a surname ("dr. chung", "DR. MAHN"): one
-        that is no frequent word, no word of a note's clinical routine and not shaped like a verb or an adverb."""
+        that is no frequent word, no word of a note's clinical routine and not shaped like a verb or an adverb.
+        English: a listed surname that is also a frequent word, written with a capital on a mixed-case line, is one
+        too ("Dr. Young", "Dr. Hall")."""
         f = w.casefold()
+        if (self.lang == "en" and cased is not None and len(f) >= 3 and w[:1].isupper() and w[1:].islower()
+                and fold(w) in self.names and f not in self.stop and f not in _NOT_AFTER_TITLE
+                and not _service_word(f) and cased()):
+            return True
         return (len(f) >= 3 and f.isalpha() and f not in self.stop and f not in self.common and f not in self.cues
                 and f not in _NOT_AFTER_TITLE and not f.endswith(("ed", "ing", "ly")) and not _service_word(f)
                 and not self.allow.is_allowed(w))
@@ -1012,7 +1027,7 @@ class CaselessCueRecognizer:
                 if not out and not initial_first and text[m.end():m.end() + 1] not in ". ":
                     break
                 out.append((m.start(), m.end()))
-            elif self._name_like(w, cased) or (title and not out and self._after_title(w)):
+            elif self._name_like(w, cased) or (title and not out and self._after_title(w, cased)):
                 out.append((m.start(), m.end()))
             else:
                 break
@@ -1119,6 +1134,13 @@ class CaselessCueRecognizer:
             # an initial, then Title-case surnames, then the credential ("J. Wood RN", "M. Hope, RN"): a signature
             # even when the surname is a common word
             initialled = titled and len(said) > len(full) and len(said[0].rstrip(".")) == 1 and said[0][:1].isupper()
+            # a line of its own, a listed first name first ("ROSEMARY STREET, RN", re-cased "Rosemary street"): a
+            # surname that is also a word stays a surname
+            if (not ok and self.lang == "en" and 2 <= len(full) == len(said) <= 3 and full[0][:1].isupper()
+                    and not text[text.rfind("\n", 0, m.start(1)) + 1:m.start(1)].strip()
+                    and fold(full[0]) in _en_first_names() and full[0].casefold() not in self.stop
+                    and not any(w.casefold() in self.stop for w in full)):
+                ok = True
             if full and ok and (initialled or any(self._known(w) or fold(w) in self.names for w in full)
                                 or self._unlisted(said)):
                 out.append(Span(words[0][0], words[-1][1], "NAME.DOCTOR", f"{self.name}:signature", 0.75))
@@ -1191,6 +1213,8 @@ class CaselessCueRecognizer:
             if m is None:
                 break
             words = self._take(text, m.end())
+            if words and _CREDENTIAL_RX.match(text, words[0][0], words[0][1]):
+                break  # "therapist Ruby Kwan, LMHC": a credential, not a further name
             if not words or not (any(self._known(text[a:b]) or (
                     text[a:a + 1].isupper() and text[a + 1:b].islower() and fold(text[a:b]) not in self.lexicon)
                     for a, b in words) or self._unlisted([text[a:b] for a, b in words], single=True)):

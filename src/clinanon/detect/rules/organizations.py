@@ -29,7 +29,7 @@ from clinanon.detect.rules.names import CAPW
 from clinanon.document import Document, Span
 from clinanon.lang import LANGUAGES, check_language
 from clinanon.lang.fold import fold
-from clinanon.lang.lexicon import common_words, name_sets, trigger_words
+from clinanon.lang.lexicon import common_lexicon, common_words, name_sets, trigger_words
 
 __all__ = ["LABEL", "AmpersandRecognizer", "organization_patterns", "recognizers"]
 
@@ -145,6 +145,9 @@ def _trim(text: str, spans: list[Span], lang: str) -> list[Span]:
                 len(kept) < 2 or _LEGAL_RX.fullmatch(kept[0])
                 or (kept[-1] in _WORD_LIKE_LEGAL and " ".join(kept).isupper())):
             continue  # "DIURESE AS NEEDED", "GTTS AS ABOVE": in text typed in capitals "AS" is the word
+        elif lang == "en" and s.source.endswith(":legal_suffix") and kept[-1] in _WORD_LIKE_LEGAL | {"ASA"} \
+                and all(fold(w) in common_lexicon(lang) for w in kept[:-1]):
+            continue  # "Took ASA 324 mg": aspirin after a verb, not a Norwegian company
         if lang == "de" and kept[-1] == "KG" and _DE_GRADE_AFTER.match(text, words[-1][1]):
             continue  # "Fußheberschwäche KG 4/5": a muscle strength grade (Kraftgrad), not a limited partnership
         start, end = words[0][0], words[-1][1]
@@ -198,10 +201,92 @@ class AmpersandRecognizer:
         return self.analyze(doc.text)
 
 
+#: the last words of an English organisation's name that say what it is ("Northfield Family Medicine", "Greenbriar
+#: Pharmacy", "Crestview Manor", "Riverbend OB/GYN", "Hollis & Baird Funeral Home"): Title case or capitals
+_ORG_HEADS = (
+    "Home Care", "Homecare", "Home Health", "Home Health Care", "Home Dialysis", "Institute", "Orthopaedics",
+    "Orthopedics", "Imaging", "Radiology", "Pediatrics", "Paediatrics", "Family Medicine", "Internal Medicine",
+    "Adult Medicine", "Family Practice", "Primary Care", "Urgent Care", "Dental", "Dentistry", "Transport",
+    "Transportation", "Transit", "Pharmacy", "Drugs", "Apothecary", "School", "Academy", "Manor", "Assisted Living",
+    "Senior Living", "Nursing Center", "Nursing Home", "Funeral Home", "Funeral Services", "Heart & Vascular",
+    "Savings Bank", "Bank", "Credit Union", "YMCA", "YWCA", "OB/GYN", "OBGYN", "Women's Health", "Dialysis Center",
+    "Dialysis", "Infusion Services", "Cancer Center", "Cancer Institute", "Breast Center", "Lung Center",
+    "Heart Center", "Kidney Center", "Wellness Center", "Surgery Center", "Surgical Center", "Health Center",
+    "Medical Group", "Medical Associates", "Lumber", "Freight Lines", "Maternal-Fetal Medicine", "Church",
+    "Nursing & Rehabilitation", "Rehabilitation & Nursing Center", "Care Center", "Physical Therapy")
+_ORG_HEAD_RX = re.compile(
+    r"(?<=[ \t])(?:" + "|".join(sorted({re.escape(h).replace("\\ ", "[ \t]") for h in _ORG_HEADS}
+                                         | {re.escape(h.upper()).replace("\\ ", "[ \t]") for h in _ORG_HEADS},
+                                         key=len, reverse=True)) + r")(?![\w\-/'’])")
+#: heads written in capitals in any note ("Amherst YMCA")
+_ORG_ACRONYMS = frozenset(("YMCA", "YWCA", "OB/GYN", "OBGYN"))
+#: the word before a head or before another name word (Title case or capitals; "Tri-County", "O'Neil", "St.")
+_ORG_LAST_WORD = re.compile(r"(?<![\w'’\-./])([A-Z](?:['’]?[A-Za-z]){0,30}(?:-[A-Z][A-Za-z]{1,30})?\.?)"
+                            r"(?:[ \t]{1,2}&)?[ \t]{1,2}\Z")
+#: words that name a kind of care or a specialty, not a place or a person ("Adult", "Pediatric", "Outpatient")
+_ORG_GENERIC = re.compile(
+    r"[a-z]*(?:ology|ologic|iatric|iatrics|pedic|paedic|pedics|paedics)|adult|general|outpatient|inpatient|"
+    r"community|local|regional|the|our|your|his|her|their|a|an|and|or|of|at|to|from|for|by|with|in|on|per|via|"
+    r"family|primary|urgent|internal|medical|surgical|public|private|state|county|city|national|elementary|"
+    r"middle|high|charter|catholic|christian|new|old|this|that|same|any|home|nursing|senior|women's|pcp|dr|"
+    r"dr.|mr|mrs|ms|seen|sent|called|call|per|labs|lab|refer|referred|referral|pharmacy|school|clinic|"
+    r"transport|transfer|discharge|discharged|admit|admitted|followed|follow|f/u|fu|appt|appointment|visit|"
+    r"agency|facility|site|from|to|note|report|attends|attending|works|worked|employer|ordering|location|"
+    r"sending|receiving|pt|patient|retired|daily")
+
+
+class OrgHeadRecognizer:
+    """English organisations named by one to four words before a head that says what they are: "Northfield
+    Family Medicine", "Greenbriar Pharmacy", "Crestview Manor", "Amherst YMCA", "GULF COAST IMAGING"
+    (``LOCATION.ORGANIZATION``, score 0.7). The words are Title case before a Title-case head, capitals before a
+    head in capitals (a title in capitals before a Title-case name is not part of it); words that name a kind of
+    care or a specialty ("Adult Urgent Care", "Pediatric Dental") or a cue ("seen at", "PCP") start no name, and
+    a name needs at least one word outside the common lexicon or two Title-case words ("Maple Grove"). Matching
+    finds the heads and looks back a bounded window from each (linear in the text length)."""
+
+    def __init__(self) -> None:
+        self.name = "org"
+
+    def analyze(self, text: str) -> list[Span]:
+        out: list[Span] = []
+        lexicon = common_lexicon("en")
+        for h in _ORG_HEAD_RX.finditer(text):
+            caps = None if h.group() in _ORG_ACRONYMS else h.group().isupper()  # "Amherst YMCA", "ALBANY YMCA"
+            back: list[tuple[int, int]] = []
+            i = h.start()
+            while len(back) < 4:
+                m = _ORG_LAST_WORD.search(text, max(0, i - 40), i)
+                if m is None:
+                    break
+                w = m.group(1).rstrip(".")
+                if caps is None:
+                    caps = w.isupper()
+                if (not w.isupper()) if caps else (w.isupper() and len(w) > 2):
+                    break  # "ED NOTE  Maple Grove Urgent Care": a title in capitals is no part of the name
+                back.insert(0, (m.start(1), m.end(1)))
+                i = m.start(1)
+            while back and _ORG_GENERIC.fullmatch(text[back[0][0]:back[0][1]].casefold().rstrip(".")):
+                back.pop(0)
+            if not back:
+                continue
+            said = [text[a:b].rstrip(".") for a, b in back]
+            if not any(fold(w) not in lexicon or _known_name(w, "en") for w in said) and len(said) < 2:
+                continue  # "Bright Dental": one word of the lexicon is no name
+            if all(_ORG_GENERIC.fullmatch(w.casefold()) for w in said):
+                continue
+            out.append(Span(back[0][0], h.end(), LABEL, f"{self.name}:head", 0.7))
+        return out
+
+    def detect(self, doc: Document) -> list[Span]:
+        return self.analyze(doc.text)
+
+
 @memo
 def _build(lang: str) -> tuple[Detector, ...]:
+    heads = (OrgHeadRecognizer(),) if lang == "en" else ()
     return (RuleRecognizer("org", LABEL, organization_patterns(lang),
-                           postprocess=lambda text, spans: _trim(text, spans, lang)), AmpersandRecognizer(lang))
+                           postprocess=lambda text, spans: _trim(text, spans, lang)), AmpersandRecognizer(lang),
+            *heads)
 
 
 def recognizers(lang: str) -> list[Detector]:
