@@ -218,6 +218,39 @@ def test_min_batches_cycles_a_small_training_set(torch: Any) -> None:
         BiLSTMCRFDetector("es", label_scheme="meddocan", min_batches=-1)
 
 
+def test_embeddings_lr_fine_tunes_pretrained_vectors_slowly(torch: Any, tmp_path: Path) -> None:
+    """``embeddings_lr`` gives the pretrained table its own learning rate: with train_embeddings it moves, by far
+    less than at the tagger's lr; frozen (the default with vectors) it does not move at all."""
+    from clinanon.detect.neural.bilstm_crf import BiLSTMCRFDetector
+    from clinanon.detect.neural.embeddings import load_vectors
+    from clinanon.detect.neural.vocab import normalize_word
+
+    docs = notes(6)
+    words = sorted({normalize_word(w) for d in docs for w in d.text.split()})
+    rng = random.Random(0)
+    vec = tmp_path / "v.vec"
+    vec.write_text(f"{len(words)} 16\n" + "".join(w + " " + " ".join(f"{rng.gauss(0, 0.3):.4f}" for _ in range(16))
+                                                   + "\n" for w in words), encoding="utf-8")
+    params = {**TINY, "max_epochs": 2, "vectors": vec}
+
+    def moved(**kw: Any) -> float:
+        det = BiLSTMCRFDetector("es", label_scheme="meddocan", seed=1, **params, **kw)
+        det.fit(docs)
+        index = det.vocab.word_index()
+        vw, matrix = load_vectors(vec)
+        rows = torch.tensor([index[w] for w in vw])
+        return float((det.net.word_embed.weight.detach()[rows] - torch.as_tensor(matrix)).abs().max())
+
+    assert moved() == 0.0  # frozen
+    full = moved(train_embeddings=True)
+    slow = moved(train_embeddings=True, embeddings_lr=1e-5)
+    assert full > 0.01 and 0.0 < slow < full / 20, (full, slow)
+    det = BiLSTMCRFDetector("es", label_scheme="meddocan", embeddings_lr=1e-4)
+    assert det.get_params()["embeddings_lr"] == 1e-4
+    with pytest.raises(ConfigError):
+        BiLSTMCRFDetector("es", label_scheme="meddocan", embeddings_lr=0.0)
+
+
 def test_offsets_on_accents_crlf_and_runs_of_spaces(fitted: Any) -> None:
     for doc in notes(6, seed=41, crlf=True) + notes(6, seed=42):
         spans = fitted.detect(doc)
