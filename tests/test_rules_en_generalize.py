@@ -175,8 +175,9 @@ def test_en_notes_are_valid_brat_and_keep_a_floor(nlp: Pipeline) -> None:
     pred = [d for d in nlp.pipe(docs, deidentify=False) if isinstance(d, Document)]
     tb = own.score_profile(docs, pred, "en", scheme, "hipaa")["token_binary"]
     # blind estimate 0.963 / 0.880 before the fixes below, 0.979 / 0.883 after, 0.979 / 0.892 after en_fix2 (ages
-    # over 89, years after events, modal names, suffixes); floors just under the latter
-    assert tb["precision"] >= 0.97 and tb["recall"] >= 0.89, tb
+    # over 89, years after events, modal names, suffixes), 0.983 / 0.929 after the ninth and tenth English rounds;
+    # floors just under the latter
+    assert tb["precision"] >= 0.975 and tb["recall"] >= 0.92, tb
 
 
 def test_date_does_not_run_over_a_blank_line(nlp: Pipeline) -> None:
