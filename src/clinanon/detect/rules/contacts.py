@@ -303,9 +303,10 @@ class PhoneRecognizer:
                     _EN_LINE_MARK_BEFORE.search(text, max(0, start - 8), start)
                     or _EN_LINE_MARK_AFTER.match(text, end, end + 12)):
                 kind = "phone"  # "(h) 555-0139", "555-0177 (c)": a home, cell or work line
-            if kind == "id" and after is None:
+            verdict = self._context(kind, has_phone, after)
+            if verdict is None:
                 continue
-            context = kind in ("phone", "fax") or after is not None
+            context, is_fax = verdict
             if self.lang == "en" and not context and self._en_measure_range(text, start, num.strip(), groups):
                 continue  # "VT 800-1000 15 minutes later": a range of settings, not a number to call
             if self.is_valid(num.strip()):
@@ -318,7 +319,6 @@ class PhoneRecognizer:
                 score, pname = 0.5, "context"
             else:
                 continue
-            is_fax = (kind == "fax" and not has_phone) or after == "fax"
             if self.strip_prefix:
                 while start < end and not text[start].isdigit():
                     start += 1
@@ -345,6 +345,14 @@ class PhoneRecognizer:
         return (head is not None and int(head.group(1)) < int(head.group(2))
                 and tuple(len(g) for g in groups) not in _EN_PHONE_GROUPS)
 
+    @staticmethod
+    def _context(kind: str | None, has_phone: bool, after: str | None) -> tuple[bool, bool] | None:
+        """What the words around a number say: ``(a phone or fax word is there, it is a fax)``, or ``None`` where
+        an identifier's label stands before it and no phone word after it (an ID, not a number to call)."""
+        if kind == "id" and after is None:
+            return None
+        return kind in ("phone", "fax") or after is not None, (kind == "fax" and not has_phone) or after == "fax"
+
     def _de_slashed(self, text: str, out: list[Span]) -> list[Span]:
         """German numbers with the area code set off by a slash ("0681 / 3 98 27 41"): six to thirteen digits
         after a phone or fax word, or nine or more valid in the German numbering plan; they replace the shorter
@@ -355,14 +363,12 @@ class PhoneRecognizer:
             if not 6 <= len(digits) <= 13:
                 continue
             start, end = m.span()
-            kind, has_phone = self._label_before(text, start, 0)
-            after, _ = self._label_after(text, end)
-            if kind == "id" and after is None:
+            verdict = self._context(*self._label_before(text, start, 0), self._label_after(text, end)[0])
+            if verdict is None:
                 continue
-            context = kind in ("phone", "fax") or after is not None
+            context, is_fax = verdict
             if not (context or (len(digits) >= 9 and self.is_valid(digits))):
                 continue
-            is_fax = (kind == "fax" and not has_phone) or after == "fax"
             found.append((start, end, is_fax, 0.9 if context else 0.6))
         if not found:
             return out
@@ -389,12 +395,10 @@ class PhoneRecognizer:
             if len(digits) != 10 or not self.is_valid(digits):
                 continue
             start, end = m.span()
-            kind, has_phone = self._label_before(text, start, 0)
-            after, _ = self._label_after(text, end)
-            if kind == "id" and after is None:
+            verdict = self._context(*self._label_before(text, start, 0), self._label_after(text, end)[0])
+            if verdict is None:
                 continue
-            context = kind in ("phone", "fax") or after is not None
-            is_fax = (kind == "fax" and not has_phone) or after == "fax"
+            context, is_fax = verdict
             inside = [s for s in out if s.start < end and start < s.end]
             out = [s for s in out if not (s.start < end and start < s.end)]
             label = inside[0].label if inside else ("CONTACT.FAX" if is_fax else "CONTACT.PHONE")
