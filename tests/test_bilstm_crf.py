@@ -335,3 +335,74 @@ def test_clinanon_train_with_a_bilstm_crf_config(torch: Any, tmp_path: Path) -> 
     assert sum(line.startswith("epoch ") for line in lines) == 6
     [info] = [m for m in list_models(tmp_path / "models") if m.origin == "user"]
     assert info.detector == "bilstm_crf" and info.language == "es" and "subtask1" in info.summary_scores()
+
+
+# --- the rule detector's spans as an input feature ------------------------------------------------------------
+
+#: capitalised words the rules do not tag (checked below), in the same slots as the first names they do tag
+INVENTED = ["Zorblat", "Quintex", "Drumvel", "Plixor", "Vantrel", "Krozen", "Fendral", "Glimbo", "Traxil", "Wulbar",
+            "Snorvek", "Blentor"]
+
+
+def rule_notes(names: list[str], others: list[str], n: int, seed: int) -> list[Document]:
+    """Notes with one first name (gold NOMBRE_SUJETO_ASISTENCIA) and one invented word (no label) in the same two
+    slots, in random order: only the rules' gazetteer tells them apart when both words are new to the model."""
+    rng = random.Random(seed)
+    docs = []
+    for k in range(n):
+        pair = [(rng.choice(names), True), (rng.choice(others), False)]
+        rng.shuffle(pair)
+        text, spans = "", []
+        for prefix, (w, is_name) in zip(("Dato: ", " fin.\nVisto con "), pair, strict=True):
+            text += prefix
+            if is_name:
+                spans.append(Span(len(text), len(text) + len(w), "NOMBRE_SUJETO_ASISTENCIA"))
+            text += w
+        docs.append(Document(f"rn-{seed}-{k:03d}", text + " ayer.\n", tuple(spans)))
+    return docs
+
+
+def test_rule_features_tell_apart_what_the_words_cannot(torch: Any, tmp_path: Path) -> None:
+    """Test notes use names and invented words never seen in training (unknown words, same casing, same slots,
+    no character CNN): with ``rule_features`` the model tags the names from the rules' label; without it, it can
+    not. The option is saved; a model saved without it (before the option existed) loads unchanged."""
+    from clinanon.analysis import Analysis
+    from clinanon.detect.neural.bilstm_crf import META_FILE, BiLSTMCRFDetector
+    from clinanon.detect.rules.detector import RulesDetector
+
+    rules = RulesDetector("es")
+    for w in FIRST + INVENTED:  # the premise: the rules tag every first name and none of the invented words
+        tagged = bool(rules.analyze(f"Dato: {w} fin.", "es"))
+        assert tagged == (w in FIRST), w
+    train = rule_notes(FIRST[:6], INVENTED[:6], 24, seed=1)
+    test = rule_notes(FIRST[6:], INVENTED[6:], 24, seed=2)
+    params = {**TINY, "char_cnn": False, "max_epochs": 15}
+
+    def f1(det: Any) -> float:
+        gold = [_keys(d.spans) for d in test]
+        pred = [_keys(spans) for spans in det.pipe([Analysis.of(d, "es") for d in test])]
+        tp = sum(len(g & p) for g, p in zip(gold, pred, strict=True))
+        n_pred, n_gold = sum(map(len, pred)), sum(map(len, gold))
+        return 2 * tp / (n_pred + n_gold) if n_pred + n_gold else 0.0
+
+    with_rules = BiLSTMCRFDetector("es", label_scheme="meddocan", seed=0, rule_features=True, **params).fit(train)
+    without = BiLSTMCRFDetector("es", label_scheme="meddocan", seed=0, **params).fit(train)
+    assert with_rules.rule_tags_[0] == "" and "B-NAME" in with_rules.rule_tags_ and without.rule_tags_ == []
+    assert f1(with_rules) > 0.95 > 0.8 > f1(without), (f1(with_rules), f1(without))
+    # the rules' spans are read from Analysis.candidates["rules"] when the rules ran before: none -> no name
+    a = Analysis.of(test[0], "es")
+    a.candidates["rules"] = []
+    assert with_rules.pipe([a]) == [[]] and with_rules.detect(test[0])
+
+    out = with_rules.save(tmp_path / "rules")
+    meta = json.loads((out / META_FILE).read_text(encoding="utf-8"))
+    assert meta["params"]["rule_features"] is True and meta["rule_tags"] == with_rules.rule_tags_
+    loaded = BiLSTMCRFDetector.load(out)
+    assert loaded.rule_features and [loaded.detect(d) for d in test] == [with_rules.detect(d) for d in test]
+    old = without.save(tmp_path / "old")  # as written before the option existed: no key for it
+    meta = json.loads((old / META_FILE).read_text(encoding="utf-8"))
+    meta["params"].pop("rule_features")
+    meta.pop("rule_tags")
+    (old / META_FILE).write_text(json.dumps(meta), encoding="utf-8")
+    loaded = BiLSTMCRFDetector.load(old)
+    assert not loaded.rule_features and [loaded.detect(d) for d in test] == [without.detect(d) for d in test]

@@ -220,6 +220,8 @@ class BiLSTMCRFSection(_Strict):
     max_len: int = Field(100, ge=1)
     #: an epoch is at least this many batches (a small training set is cycled; 0 = one pass over the data)
     min_batches: int = Field(0, ge=0)
+    #: add the rule detector's B/I label of each token to the input (the CRF's rule feature)
+    rule_features: bool = False
     device: Literal["auto", "cpu", "cuda"] = "auto"
     #: torch CPU threads (0: torch's default)
     threads: int = Field(0, ge=0)
@@ -630,7 +632,8 @@ def _fit_bilstm_crf(config: TrainConfig, train_docs: list[Document], dev_docs: l
             char_filters=b.char_filters, hidden=b.hidden, layers=b.layers, dropout_input=b.dropout_input,
             dropout_lstm=b.dropout_lstm, dropout_output=b.dropout_output, word_dropout=b.word_dropout, lr=b.lr,
             batch_size=b.batch_size, max_epochs=b.max_epochs, patience=b.patience, max_seconds=b.max_seconds,
-            clip=b.clip, max_len=b.max_len, min_batches=b.min_batches, device=b.device)
+            clip=b.clip, max_len=b.max_len, min_batches=b.min_batches, rule_features=b.rule_features,
+            device=b.device)
         with _progress(progress, b.max_epochs) as bar:
             task = bar.add_task("epochs", total=b.max_epochs, loss="-", dev="-")
 

@@ -319,7 +319,7 @@ class FeatureExtractor:
         self._sentence_features(text, tokens, ctx)
         line_starts = self._line_features(text, tokens, words, ctx)
         if self.rules:
-            self._rule_features(text, tokens, words, rule_spans, ctx)
+            self.rule_features(text, tokens, words, rule_spans, ctx)
         self._cap_runs(words, line_starts, ctx)
         if self.triggers:
             self._trigger_features(words, line_starts, ctx)
@@ -518,8 +518,10 @@ class FeatureExtractor:
             if words[i][0].isdigit():
                 next_num = i
 
-    def _rule_features(self, text: str, tokens: Sequence[Token], words: Sequence[str], rule_spans: Iterable[Span],
-                       ctx: list[list[str]]) -> None:
+    def rule_features(self, text: str, tokens: Sequence[Token], words: Sequence[str], rule_spans: Iterable[Span],
+                      ctx: list[list[str]]) -> None:
+        """Append to each token's feature list ``ctx[k]`` what the rule spans over it say (``R=B-<label>`` /
+        ``R=I-<label>``, the type, the rule family, ...): the CRF's rule features, which the BiLSTM-CRF reads too."""
         n = len(tokens)
         starts = [t.start for t in tokens]
         ends = [t.end for t in tokens]

@@ -1,5 +1,6 @@
 """The BiLSTM-CRF network (PyTorch; imported by :mod:`clinanon.detect.neural.bilstm_crf` once torch is known to
-be installed): word embedding + 7-way casing one-hot + optional character CNN -> BiLSTM -> linear -> CRF."""
+be installed): word embedding + 7-way casing one-hot + optional character CNN + optional one-hot of the rule
+detector's B/I label of the token -> BiLSTM -> linear -> CRF."""
 
 from __future__ import annotations
 
@@ -69,13 +70,16 @@ class BiLSTM(nn.Module):
 
 
 class Batch:
-    """Padded tensors of a batch of sequences (words, casings, characters, tags, mask, lengths)."""
+    """Padded tensors of a batch of sequences (words, casings, characters, tags, mask, lengths, and the rule
+    feature ids ``rules`` when the model has the rule feature)."""
 
-    __slots__ = ("casings", "char_index", "chars", "lengths", "mask", "tags", "words")
+    __slots__ = ("casings", "char_index", "chars", "lengths", "mask", "rules", "tags", "words")
 
     def __init__(self, words: torch.Tensor, casings: torch.Tensor, chars: torch.Tensor | None,
-                 char_index: torch.Tensor | None, tags: torch.Tensor | None, lengths: torch.Tensor) -> None:
+                 char_index: torch.Tensor | None, tags: torch.Tensor | None, lengths: torch.Tensor,
+                 rules: torch.Tensor | None = None) -> None:
         self.words = words
+        self.rules = rules
         self.casings = casings
         self.chars = chars
         self.char_index = char_index
@@ -91,14 +95,14 @@ class Batch:
             return t.to(device) if t is not None else None
 
         return Batch(self.words.to(device), self.casings.to(device), move(self.chars), move(self.char_index),
-                     move(self.tags), self.lengths)
+                     move(self.tags), self.lengths, move(self.rules))
 
 
 class BiLSTMCRFNet(nn.Module):
     def __init__(self, *, num_words: int, word_dim: int, num_chars: int, tags: list[str], hidden: int,
                  layers: int, char_cnn: bool, char_dim: int, char_filters: int, char_width: int,
                  dropout_input: float, dropout_lstm: float, dropout_output: float,
-                 train_embeddings: bool, pretrained: Any = None) -> None:
+                 train_embeddings: bool, pretrained: Any = None, num_rule_tags: int = 0) -> None:
         super().__init__()
         self.word_embed = nn.Embedding(num_words, word_dim, padding_idx=0)
         if pretrained is not None:
@@ -109,7 +113,12 @@ class BiLSTMCRFNet(nn.Module):
         self.register_buffer("casing_onehot", torch.eye(self.num_casings)[:, :], persistent=False)
         self.casing_onehot[0].zero_()
         self.char_cnn = CharCNN(num_chars, char_dim, char_filters, char_width) if char_cnn else None
-        in_dim = word_dim + self.num_casings + (char_filters if char_cnn else 0)
+        # the rule detector's label of each token (B-/I- + label; id 0: no rule span or a value unseen in training)
+        self.num_rule_tags = int(num_rule_tags)
+        if self.num_rule_tags:
+            self.register_buffer("rule_onehot", torch.eye(self.num_rule_tags), persistent=False)
+            self.rule_onehot[0].zero_()
+        in_dim = word_dim + self.num_casings + (char_filters if char_cnn else 0) + self.num_rule_tags
         self.dropout_input = nn.Dropout(dropout_input)
         self.lstm = BiLSTM(in_dim, hidden, layers, dropout_lstm)
         self.dropout_output = nn.Dropout(dropout_output)
@@ -122,6 +131,9 @@ class BiLSTMCRFNet(nn.Module):
         if self.char_cnn is not None:
             assert batch.chars is not None and batch.char_index is not None
             parts.append(self.char_cnn(batch.chars, batch.char_index))
+        if self.num_rule_tags:
+            assert batch.rules is not None
+            parts.append(self.rule_onehot[batch.rules])
         x = self.dropout_input(torch.cat(parts, dim=2))
         return self.out(self.dropout_output(self.lstm(x, batch.lengths)))
 

@@ -12,7 +12,10 @@
   ``max_len`` tokens (a form's lines keep their neighbours as context; a longer sentence is cut).
 * Input per token: a word embedding (looked up case-folded with digits as ``0``; from a vectors file --
   ``clinanon embeddings train`` trains one with gensim on the user's unlabelled notes -- frozen by default, or
-  learned from scratch without one), the 7-way casing one-hot, and (``char_cnn``) a character CNN. Then a
+  learned from scratch without one), the 7-way casing one-hot, (``char_cnn``) a character CNN, and
+  (``rule_features``) a one-hot of the rule detector's label of the token with its B/I position -- the same
+  ``R=B-<label>`` / ``R=I-<label>`` value the CRF's features give it (:mod:`clinanon.detect.features`; the rules
+  run once per note per ``fit``/``pipe`` call, or come from ``Analysis.candidates["rules"]``). Then a
   ``layers``-deep BiLSTM, a linear layer and a CRF (:mod:`clinanon.detect.neural.crf_layer`) whose BIO
   constraints forbid ``O -> I-X``.
 * Training: NAdam, gradient clipping, dropout on input / between LSTM layers / output, word dropout; seeded; each
@@ -147,6 +150,7 @@ class _Seq:
     casings: list[int]
     chars: list[tuple[int, ...]]
     tags: list[int] | None
+    rules: list[int] | None = None
 
 
 def _span_prf(gold: Iterable[set[tuple[int, int, str]]], pred: Iterable[set[tuple[int, int, str]]]
@@ -176,7 +180,8 @@ class BiLSTMCRFDetector(BaseDetector):
     pass, so that with 25 notes an epoch still means enough updates for early stopping to judge; 0 = one pass),
     ``word_dropout`` (a training word replaced by the unknown word, so the model also learns to tag words it has
     no vector for), ``max_len`` tokens per sequence, ``seed``. ``device``: ``"auto"``, ``"cpu"`` or ``"cuda"``.
-    ``canonical``: predict canonical categories (needs ``label_scheme``).
+    ``canonical``: predict canonical categories (needs ``label_scheme``). ``rule_features``: add the rule
+    detector's B/I label of each token to the input (values seen in training; saved with the model).
     """
 
     name = "bilstm_crf"
@@ -217,6 +222,7 @@ class BiLSTMCRFDetector(BaseDetector):
         score: ScoreMode = "mean",
         device: str = "auto",
         infer_batch_size: int = 64,
+        rule_features: bool = False,
     ) -> None:
         require_torch("the BiLSTM-CRF detector")
         self.lang = check_language(lang)
@@ -261,6 +267,12 @@ class BiLSTMCRFDetector(BaseDetector):
         self.score = score
         self.device = device
         self.infer_batch_size = int(infer_batch_size)
+        self.rule_features = bool(rule_features)
+        #: the rule-feature values seen in training (index 0: none / unseen); empty without ``rule_features``
+        self.rule_tags_: list[str] = []
+        self._rule_index: dict[str, int] = {}
+        self._rules: Any = None
+        self._rule_extractor: Any = None
         self._category: Callable[[str], str] | None = None
         if self.canonical:
             if label_scheme is None:
@@ -279,7 +291,7 @@ class BiLSTMCRFDetector(BaseDetector):
     def __repr__(self) -> str:
         state = f"labels={len(self.labels_)}" if self.net is not None else "unfitted"
         return (f"BiLSTMCRFDetector(lang={self.lang!r}, hidden={self.hidden}, layers={self.layers}, "
-                f"char_cnn={self.char_cnn}, {state})")
+                f"char_cnn={self.char_cnn}, rule_features={self.rule_features}, {state})")
 
     def get_params(self) -> dict[str, Any]:
         """The constructor arguments (JSON-safe)."""
@@ -294,7 +306,8 @@ class BiLSTMCRFDetector(BaseDetector):
                 "batch_size": self.batch_size, "max_epochs": self.max_epochs, "patience": self.patience,
                 "max_seconds": self.max_seconds, "clip": self.clip, "max_len": self.max_len,
                 "min_batches": self.min_batches, "score": self.score,
-                "device": self.device, "infer_batch_size": self.infer_batch_size}
+                "device": self.device, "infer_batch_size": self.infer_batch_size,
+                "rule_features": self.rule_features}
 
     @property
     def fitted(self) -> bool:
@@ -310,8 +323,37 @@ class BiLSTMCRFDetector(BaseDetector):
                 self._feat_cache[word] = f
         return f
 
+    def _rule_spans(self, text: str, lang: str) -> list[Span]:
+        """The rules detector's raw candidates on ``text`` (what the CRF's rule features are read from)."""
+        if self._rules is None:
+            from clinanon.detect.rules.detector import RulesDetector
+
+            self._rules = RulesDetector(self.lang)
+        return self._rules.analyze(text, lang)
+
+    def _rule_values(self, text: str, table: Any, rule_spans: Sequence[Span]) -> list[str]:
+        """Per token, the rule feature the CRF gets (``B-<label>`` / ``I-<label>``, its first ``R=`` feature), or
+        ``""``. Computed by the CRF's own feature function, on these tokens."""
+        if self._rule_extractor is None:
+            from clinanon.detect.features import FeatureExtractor
+
+            self._rule_extractor = FeatureExtractor(self.lang, rules=True)
+        ctx: list[list[str]] = [[] for _ in table.words]
+        if rule_spans:
+            self._rule_extractor.rule_features(text, table.tokens, table.words, rule_spans, ctx)
+        return [next((f[2:] for f in c if f.startswith("R=")), "") for c in ctx]
+
+    def _rule_ids(self, text: str, table: Any, rule_spans: Sequence[Span]) -> list[int]:
+        index = self._rule_index
+        return [index.get(v, 0) if v else 0 for v in self._rule_values(text, table, rule_spans)]
+
+    def _set_rule_tags(self, tags: Sequence[str]) -> None:
+        self.rule_tags_ = list(tags)
+        self._rule_index = {t: k for k, t in enumerate(self.rule_tags_) if k}
+
     def _sequences(self, text: str, table: Any, lang: str, sentences: Sequence[Any] | None = None,
-                   tags: Sequence[str] | None = None) -> tuple[list[tuple[int, int]], list[_Seq]]:
+                   tags: Sequence[str] | None = None, rule_ids: Sequence[int] | None = None
+                   ) -> tuple[list[tuple[int, int]], list[_Seq]]:
         starts, words = table.starts, table.words
         if not words:
             return [], []
@@ -324,7 +366,8 @@ class BiLSTMCRFDetector(BaseDetector):
         for i, j in ranges:
             part = feats[i:j]
             seqs.append(_Seq([f[0] for f in part], [f[1] for f in part], [f[2] for f in part],
-                             tag_ids[i:j] if tag_ids is not None else None))
+                             tag_ids[i:j] if tag_ids is not None else None,
+                             list(rule_ids[i:j]) if rule_ids is not None else None))
         return ranges, seqs
 
     def _batch(self, seqs: Sequence[_Seq], *, train: bool = False, rng: random.Random | None = None) -> Any:
@@ -361,7 +404,13 @@ class BiLSTMCRFDetector(BaseDetector):
             tags = torch.zeros(n, length, dtype=torch.long)
             for k, s in enumerate(seqs):
                 tags[k, :len(s.tags)] = torch.tensor(s.tags, dtype=torch.long)  # type: ignore[arg-type]
-        return Batch(words, cas, chars, char_index, tags, lengths)
+        rules = None
+        if self.rule_features:
+            rules = torch.zeros(n, length, dtype=torch.long)
+            for k, s in enumerate(seqs):
+                if s.rules:
+                    rules[k, :len(s.rules)] = torch.tensor(s.rules, dtype=torch.long)
+        return Batch(words, cas, chars, char_index, tags, lengths, rules)
 
     # --- training -------------------------------------------------------------------------------------------
     def _check_labels(self, docs: Sequence[Document]) -> None:
@@ -408,9 +457,13 @@ class BiLSTMCRFDetector(BaseDetector):
                                           "reason": "misaligned" if j > i else "no_token"})
             for s in enc.overlapping:
                 report.overlapping.append({"doc_id": doc.id, "start": s.start, "end": s.end, "label": s.label})
-            encoded.append((doc, table, enc.tags))
+            rule_vals = (self._rule_values(doc.text, table, self._rule_spans(doc.text, self.lang))
+                         if self.rule_features else None)
+            encoded.append((doc, table, enc.tags, rule_vals))
         if report.tokens == 0:
             raise ConfigError("no training document has a token")
+        self._set_rule_tags(["", *sorted({v for *_, rv in encoded for v in (rv or ()) if v})]
+                            if self.rule_features else [])
         report.labels = dict(sorted(labels.items()))
 
         # vocabulary and embeddings
@@ -424,7 +477,7 @@ class BiLSTMCRFDetector(BaseDetector):
         else:
             word_dim = self.word_dim
         self.word_dim = word_dim
-        vocab = Vocab.build((t.words for _, t, _ in encoded), (tags for _, _, tags in encoded),
+        vocab = Vocab.build((t.words for _, t, _, _ in encoded), (tags for _, _, tags, _ in encoded),
                             extra_words=vec_words)
         self.vocab = vocab
         self._feat_cache = {}
@@ -449,16 +502,21 @@ class BiLSTMCRFDetector(BaseDetector):
             hidden=self.hidden, layers=self.layers, char_cnn=self.char_cnn, char_dim=self.char_dim,
             char_filters=self.char_filters, char_width=self.char_width, dropout_input=self.dropout_input,
             dropout_lstm=self.dropout_lstm, dropout_output=self.dropout_output, train_embeddings=train_emb,
-            pretrained=pretrained).to(device)
+            pretrained=pretrained, num_rule_tags=len(self.rule_tags_)).to(device)
         self._device = device
         self.labels_ = sorted({t[2:] for t in vocab.tags if t != "O"})
         report.parameters = sum(p.numel() for p in self.net.parameters() if p.requires_grad)
 
         seqs: list[_Seq] = []
-        for doc, table, tags in encoded:
-            seqs.extend(self._sequences(doc.text, table, self.lang, tags=tags)[1])
+        for doc, table, tags, rule_vals in encoded:
+            rule_ids = [self._rule_index.get(v, 0) for v in rule_vals] if rule_vals is not None else None
+            seqs.extend(self._sequences(doc.text, table, self.lang, tags=tags, rule_ids=rule_ids)[1])
         report.sequences = len(seqs)
         dev_gold = [{(s.start, s.end, s.label) for s in d.spans} for d in dev_docs]
+        # the dev notes are tagged every epoch: their analyses (tokens, sentences) and rule spans once per fit
+        dev_analyses = [self.analysis(d) for d in dev_docs]
+        dev_rules = ([self._rule_spans(a.text, a.lang) for a in dev_analyses] if self.rule_features and dev_docs
+                     else None)
         params = [p for p in self.net.parameters() if p.requires_grad]
         emb = self.net.word_embed.weight
         if self.embeddings_lr is not None and emb.requires_grad:  # the embedding table at its own learning rate
@@ -495,7 +553,7 @@ class BiLSTMCRFDetector(BaseDetector):
                 total += float(loss.detach()) * len(idx)
             info = EpochInfo(epoch, self.max_epochs, total / max(1, len(seqs)), time.perf_counter() - t0)
             if dev_docs:
-                pred = self.pipe([self.analysis(d) for d in dev_docs])
+                pred = self._pipe(dev_analyses, dev_rules)
                 p, r, f = _span_prf(dev_gold, ({(s.start, s.end, s.label) for s in spans} for spans in pred))
                 if f > best_f1:
                     best_f1, bad = f, 0
@@ -533,7 +591,15 @@ class BiLSTMCRFDetector(BaseDetector):
         return self.pipe([self.analysis(analysis)])[0]
 
     def pipe(self, analyses: Sequence[Analysis]) -> list[list[Span]]:
-        """The spans of each note; the notes' sequences are batched together, sorted by length."""
+        """The spans of each note; the notes' sequences are batched together, sorted by length.
+
+        With ``rule_features``, the rules' spans come from ``analysis.candidates["rules"]`` when the rules ran
+        before this detector on the note (they must be ``RulesDetector(lang)``'s raw candidates, as for the CRF),
+        else the rules run here, once per note."""
+        return self._pipe(analyses)
+
+    def _pipe(self, analyses: Sequence[Analysis], rule_spans: Sequence[Sequence[Span]] | None = None
+              ) -> list[list[Span]]:
         torch = require_torch()
         net = self._net_or_raise()
         device = self._device if self._device is not None else choose_device(self.device)
@@ -545,7 +611,13 @@ class BiLSTMCRFDetector(BaseDetector):
             if not table.words:
                 continue
             cached = a.__dict__.get("sentences")  # Analysis.sentences, when a detector before this one asked
-            ranges, seqs = self._sequences(a.text, table, a.lang, sentences=cached)
+            rule_ids = None
+            if self.rule_features:
+                spans = rule_spans[n] if rule_spans is not None else a.candidates.get("rules")
+                if spans is None:
+                    spans = self._rule_spans(a.text, a.lang)
+                rule_ids = self._rule_ids(a.text, table, spans)
+            ranges, seqs = self._sequences(a.text, table, a.lang, sentences=cached, rule_ids=rule_ids)
             items.extend((n, i, j, s) for (i, j), s in zip(ranges, seqs, strict=True))
         tags_of: list[list[str]] = [["O"] * len(t.words) for t in tables]
         probs_of: list[list[float]] = [[0.0] * len(t.words) for t in tables]
@@ -609,7 +681,7 @@ class BiLSTMCRFDetector(BaseDetector):
         return {"detector": self.name, "format": FORMAT, "clinanon_version": __version__,
                 "params": self.get_params(), "labels": list(self.labels_),
                 "tags": list(self.vocab.tags), "model_file": MODEL_FILE,  # type: ignore[union-attr]
-                "vocab_file": VOCAB_FILE, "word_dim": self.word_dim,
+                "vocab_file": VOCAB_FILE, "word_dim": self.word_dim, "rule_tags": list(self.rule_tags_),
                 "torch_version": require_torch().__version__}
 
     def save(self, path: str | Path, meta: Mapping[str, Any] | None = None) -> Path:
@@ -630,9 +702,13 @@ class BiLSTMCRFDetector(BaseDetector):
         model_dir.share(out, (MODEL_FILE, VOCAB_FILE, META_FILE))
         return out
 
-    def _restore(self, vocab: Vocab, state: Mapping[str, Any], word_dim: int) -> None:
+    def _restore(self, vocab: Vocab, state: Mapping[str, Any], word_dim: int,
+                 rule_tags: Sequence[str] = ()) -> None:
         from clinanon.detect.neural._bilstm_net import BiLSTMCRFNet
 
+        if self.rule_features and not rule_tags:
+            raise ValueError("rule_features without rule_tags")
+        self._set_rule_tags(rule_tags if self.rule_features else [])
         self.vocab = vocab
         self.word_dim = word_dim
         self._feat_cache = {}
@@ -641,7 +717,8 @@ class BiLSTMCRFDetector(BaseDetector):
             num_words=len(vocab.words), word_dim=word_dim, num_chars=len(vocab.chars), tags=vocab.tags,
             hidden=self.hidden, layers=self.layers, char_cnn=self.char_cnn, char_dim=self.char_dim,
             char_filters=self.char_filters, char_width=self.char_width, dropout_input=self.dropout_input,
-            dropout_lstm=self.dropout_lstm, dropout_output=self.dropout_output, train_embeddings=False)
+            dropout_lstm=self.dropout_lstm, dropout_output=self.dropout_output, train_embeddings=False,
+            num_rule_tags=len(self.rule_tags_))
         net.load_state_dict(state)
         net.eval()
         self.net = net.to(device)
@@ -665,7 +742,7 @@ class BiLSTMCRFDetector(BaseDetector):
         model_path = p / str(meta.get("model_file", MODEL_FILE))
         try:
             state = torch.load(model_path, map_location="cpu", weights_only=True)
-            det._restore(vocab, state, int(meta.get("word_dim") or det.word_dim))
+            det._restore(vocab, state, int(meta.get("word_dim") or det.word_dim), meta.get("rule_tags") or ())
         except (OSError, RuntimeError, KeyError, ValueError, TypeError) as e:
             raise InputError(f"cannot read the model weights ({type(e).__name__})", path=model_path) from None
         det.meta_ = meta
@@ -676,11 +753,12 @@ class BiLSTMCRFDetector(BaseDetector):
         if self.net is not None:
             state = {k: v.detach().cpu() for k, v in self.net.state_dict().items()}
         return {"params": self.get_params(), "vocab": self.vocab.to_dict() if self.vocab is not None else None,
-                "state": state, "word_dim": self.word_dim, "report": self.training_report_, "meta": self.meta_}
+                "state": state, "word_dim": self.word_dim, "rule_tags": list(self.rule_tags_),
+                "report": self.training_report_, "meta": self.meta_}
 
     def __setstate__(self, st: dict[str, Any]) -> None:
         self.__init__(**st["params"])  # type: ignore[misc]
         if st.get("state") is not None and st.get("vocab") is not None:
-            self._restore(Vocab.from_dict(st["vocab"]), st["state"], int(st["word_dim"]))
+            self._restore(Vocab.from_dict(st["vocab"]), st["state"], int(st["word_dim"]), st.get("rule_tags") or ())
         self.training_report_ = st.get("report")
         self.meta_ = st.get("meta")
