@@ -18,7 +18,8 @@ out): fastText vectors (gensim, ``clinanon.detect.neural.embeddings``) on the tr
 
 Schedule options (issue 22, second pass): ``--deid-loss token``, ``--adv-steps``, ``--rep-steps``, ``--noise-lr``;
 third pass: ``--noise-floor`` (a minimum scale of the output noise), ``--adv-reset K`` (fresh adversaries every K
-phase-3 epochs) (see ``PrivRepConfig``); fourth pass: ``--head-epochs K`` (the head trained on the frozen
+phase-3 epochs) (see ``PrivRepConfig``); fifth pass: ``--pretrain-loss sentence`` (phase 1 and the head epochs on
+the per-sentence loss, as the plain tagger); fourth pass: ``--head-epochs K`` (the head trained on the frozen
 representation after phase 3; ``deid`` is then its score, ``deid_phase3`` the score before) and
 ``--baselines plain --baselines-only`` (e.g. the plain tagger for another ``--seed``; ``--merge`` compares every run
 with the plain tagger of its seed with the most epochs); ``--variant LABEL`` keeps runs that differ only in those
@@ -103,6 +104,9 @@ def main() -> None:
                          "(the same balance as a de-identification loss taken per token instead of per sentence)")
     ap.add_argument("--deid-loss", choices=["sentence", "token"], default="sentence",
                     help="de-identification loss averaged per sentence (summed over tokens) or per token")
+    ap.add_argument("--pretrain-loss", choices=["sentence", "token"], default=None,
+                    help="de-identification loss of phase 1 and the head epochs (default: --deid-loss); 'sentence' "
+                         "trains them as the plain tagger is trained (fifth pass)")
     ap.add_argument("--adv-steps", type=int, default=1, help="phase 3: adversary steps per round")
     ap.add_argument("--rep-steps", type=int, default=1, help="phase 3: representation steps per round")
     ap.add_argument("--noise-lr", type=float, default=None, help="learning rate of the noise scales in phase 3")
@@ -173,8 +177,10 @@ def main() -> None:
                                                    "adv_warm_epochs", "epochs", "baseline_epochs", "attack_epochs",
                                                    "dim", "seed", "deid_loss", "adv_steps", "rep_steps",
                                                    "noise_lr", "noise_floor", "adv_reset", "head_epochs",
-                                                   "variant")},
+                                                   "pretrain_loss", "variant")},
         "lam": lam,
+        # fifth pass: chunks that open inside an entity get B- tags (clinanon.privrep.data.repair_chunk_tags)
+        "tags_repaired": True,
     }
     res["reduced"] = bool(len(train_docs) < n_train_all or len(dev_docs) < n_dev_all
                           or any(getattr(args, k) < v for k, v in FULL.items()))
@@ -209,9 +215,12 @@ def main() -> None:
     # phase 1, shared
     cfg = PrivRepConfig(strategy="none", dim=args.dim, pretrain_epochs=args.pretrain_epochs,
                         adv_warm_epochs=args.adv_warm_epochs, epochs=args.epochs, seed=args.seed,
-                        device=args.device, n_neighbors=max(args.n), deid_loss=args.deid_loss)
+                        device=args.device, n_neighbors=max(args.n), deid_loss=args.deid_loss,
+                        pretrain_loss=args.pretrain_loss)
+    # keyed by everything phase 1 depends on: its loss (pretrain_loss, else deid_loss) and "tags2", the training
+    # tags with chunks that open inside an entity repaired (fifth pass): caches made before either are not reused
     cache = args.work / (f"phase1_{args.corpus}_{len(train_docs)}_{len(dev_docs)}_{args.vector_dim}_"
-                         f"{args.pretrain_epochs}_{args.dim}_{args.seed}_{args.deid_loss}")
+                         f"{args.pretrain_epochs}_{args.dim}_{args.seed}_{args.pretrain_loss or args.deid_loss}_tags2")
     if args.phase1_cache and (cache / "meta.json").exists():
         base = PrivRepModel.load(cache, device=args.device)
         base.config = cfg
@@ -224,7 +233,8 @@ def main() -> None:
     runs: list[dict[str, Any]] = []
     res["runs"] = runs
     attack_n = 100 if 100 in args.n else args.n[0]
-    none = {"strategy": "none", "n_neighbors": attack_n, "deid": score_tags(dev, base.predict(dev), lang=lang),
+    res["phase1_deid"] = score_tags(dev, base.predict(dev), lang=lang)  # phase 1 alone, for every run
+    none = {"strategy": "none", "n_neighbors": attack_n, "deid": res["phase1_deid"],
             "history": list(base.history)}
     if not args.skip_baselines:
         none["attack"] = clock.run("attack_none", lambda: base.attack(train, dev, epochs=args.attack_epochs,
@@ -242,7 +252,8 @@ def main() -> None:
             run = {"strategy": strategy, "n_neighbors": n, "lam": lam, "variant": args.variant, "seed": args.seed,
                    "deid_loss": args.deid_loss, "adv_steps": args.adv_steps, "rep_steps": args.rep_steps,
                    "noise_lr": args.noise_lr, "noise_floor": args.noise_floor, "adv_reset": args.adv_reset,
-                   "head_epochs": args.head_epochs, "deid": score_tags(dev, m.predict(dev), lang=lang),
+                   "head_epochs": args.head_epochs, "pretrain_loss": args.pretrain_loss,
+                   "pretrain_epochs": args.pretrain_epochs, "deid": score_tags(dev, m.predict(dev), lang=lang),
                    "history": m.history}
             if args.head_epochs:  # the head on the frozen representation; `deid` is then the head's score
                 rep_id = m.model_id()
@@ -272,7 +283,7 @@ def _baseline_runs(part: dict[str, Any], file: str) -> list[dict[str, Any]]:
     """The baselines of one result file, with their seed and epochs."""
     settings = part.get("settings", {})
     return [{"name": name, "file": file, "seed": settings.get("seed", 0), "epochs": len(b.get("per_epoch", [])),
-             **b} for name, b in part.get("baselines", {}).items()]
+             "tags_repaired": bool(part.get("tags_repaired")), **b} for name, b in part.get("baselines", {}).items()]
 
 
 def _key(run: dict[str, Any]) -> tuple[Any, ...]:
@@ -300,14 +311,17 @@ def merge() -> None:
     table = []
     for corpus, r in parts.items():
         # the reference of every run: the plain tagger of the same seed with the most epochs measured (its curve
-        # flattest), not the 6-epoch one of the first pass (still climbing)
+        # flattest), not the 6-epoch one of the first pass (still climbing); at equal epochs, one trained on the
+        # repaired chunk tags of the fifth pass
         plain: dict[int, dict[str, Any]] = {}
         for b in r["baseline_runs"]:
             table.append({"corpus": corpus, "model": f"baseline:{b['name']}", "n": b["n_neighbors"],
                           "seed": b["seed"], "epochs": b["epochs"], "file": b["file"],
                           "token_binary": b["deid"]["token_binary"], "adversary_final": None,
                           "adversary_max": None})
-            if b["name"] == "plain" and b["epochs"] >= plain.get(b["seed"], {}).get("epochs", -1):
+            best = plain.get(b["seed"], {})
+            if b["name"] == "plain" and (b["epochs"], b["tags_repaired"]) >= (best.get("epochs", -1),
+                                                                             best.get("tags_repaired", False)):
                 plain[b["seed"]] = b
         for run in r.get("runs", []):
             acc = [a["dev_accuracy"] for a in run["attack"]]

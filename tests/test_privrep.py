@@ -18,6 +18,7 @@ from clinanon.privrep.data import (  # noqa: E402
     phi_sentences,
     pseudonymize_all,
     pseudonymize_one,
+    repair_chunk_tags,
     tags_to_documents,
 )
 from clinanon.privrep.model import PrivRepConfig, PrivRepModel, token_prf  # noqa: E402
@@ -184,6 +185,59 @@ def test_config_validates_schedule_options() -> None:
         PrivRepConfig(noise_floor=-0.1)
     with pytest.raises(ConfigError):
         PrivRepConfig(adv_reset=-1)
+    with pytest.raises(ConfigError):
+        PrivRepConfig(pretrain_loss="mean")  # type: ignore[arg-type]
+
+
+def test_repair_chunk_tags_opens_entities_cut_by_a_chunk() -> None:
+    names = ["O", "B-NAME", "I-NAME", "B-CITY", "I-CITY", "I-AGE"]
+    assert repair_chunk_tags([2, 2, 0], names) == [1, 2, 0]  # the chunk opens inside a name
+    assert repair_chunk_tags([0, 2, 3, 4, 4], names) == [0, 1, 3, 4, 4]  # O -> I-NAME
+    assert repair_chunk_tags([1, 4, 4], names) == [1, 3, 4]  # B-NAME -> I-CITY: a new city
+    assert repair_chunk_tags([5, 0], names) == [0, 0]  # no B-AGE among the tags: O
+    assert repair_chunk_tags([0, 1, 2, 2, 3, 4], names) == [0, 1, 2, 2, 3, 4]  # valid BIO: unchanged
+
+
+def test_encode_corpus_chunks_never_open_inside_an_entity() -> None:
+    from clinanon.detect.neural.crf_layer import bio_constraints
+
+    text = "seen by Dr Ana Maria Lopez Garcia today with fever"
+    start = text.index("Ana")
+    doc = Document("cut", text, (Span(start, text.index(" today"), "NAME"),), {"lang": "en"})
+    space = _space()
+    corpus = encode_corpus([doc], space, lang="en", max_len=4)  # 10 tokens in 3 chunks: the name is cut
+    allowed, allowed_start = bio_constraints(corpus.tags)
+    assert len(corpus.sentences) > 2
+    tagged = [[corpus.tags[t] for t in s.tags] for s in corpus.sentences]
+    assert sum(t.count("B-NAME") for t in tagged) == 2 and sum(t.count("I-NAME") for t in tagged) == 2
+    for s in corpus.sentences:  # every gold path is one the CRF allows (before: I-NAME opened a chunk)
+        assert bool(allowed_start[s.tags[0]])
+        assert all(bool(allowed[a, b]) for a, b in zip(s.tags, s.tags[1:], strict=False))
+    m = PrivRepModel(space, corpus.tags, _cfg(strategy="none"))
+    w, cas, t, ln, mask = m._tensors(corpus.sentences)
+    assert float(m._deid(w, cas, ln, t, mask).detach()) < 1000  # no forbidden gold transition (-1e4)
+
+
+def test_pretrain_loss_sets_the_loss_of_phase_1_and_of_the_head_epochs(data) -> None:
+    space, train, _ = data
+    kw = {"strategy": "none", "pretrain_epochs": 2, "head_epochs": 2, "head_patience": 5}
+
+    def fit(**extra: object) -> PrivRepModel:
+        return PrivRepModel(space, train.tags, _cfg(**kw, **extra)).fit(train)
+
+    mixed = fit(deid_loss="token", pretrain_loss="sentence")
+    sent = fit(deid_loss="sentence")
+    tok = fit(deid_loss="token")
+    assert mixed.solo_loss == "sentence" and tok.solo_loss == "token" and mixed.config.deid_loss == "token"
+    # phase 1 and the head epochs of `mixed` are those of the per-sentence model, weight for weight
+    assert mixed.model_id() == sent.model_id() != tok.model_id()
+    for k, v in sent.head.state_dict().items():
+        assert torch.equal(mixed.head.state_dict()[k], v), k
+    assert [h["loss"] for h in mixed.history if h["phase"] == "pretrain"] == ["sentence", "sentence"]
+    # the per-token loss is logged per token of the epoch: below the per-sentence one by about the sentence length
+    l_tok = [h["l_deid"] for h in tok.history if h["phase"] == "pretrain"]
+    l_sent = [h["l_deid"] for h in sent.history if h["phase"] == "pretrain"]
+    assert l_tok[0] < l_sent[0] / 3
 
 
 def test_deid_loss_per_token_is_the_sentence_loss_over_tokens(data) -> None:
@@ -413,10 +467,11 @@ def test_cli_train_export_pooled(tmp_path: Path) -> None:
                             str(tmp_path / "model"), "--pretrain-epochs", "1", "--adv-warm-epochs", "1", "--epochs",
                             "1", "--dim", "8", "-n", "2", "--lang", "en", "--deid-loss", "token", "--adv-steps", "2",
                             "--noise-lr", "0.01", "--noise-floor", "0.2", "--adv-reset", "1",
-                            "--head-epochs", "2"])
+                            "--head-epochs", "2", "--pretrain-loss", "sentence"])
     assert r.exit_code == 0, r.output
     cfg = json.loads((tmp_path / "model" / "meta.json").read_text())["config"]
     assert (cfg["deid_loss"], cfg["adv_steps"], cfg["rep_steps"], cfg["noise_lr"]) == ("token", 2, 1, 0.01)
+    assert cfg["pretrain_loss"] == "sentence"
     assert (cfg["noise_floor"], cfg["adv_reset"], cfg["head_epochs"]) == (0.2, 1, 2)
     history = json.loads((tmp_path / "model" / "meta.json").read_text())["history"]
     assert "head" in [h["phase"] for h in history]

@@ -57,6 +57,10 @@ def train_cmd(
     deid_loss: Annotated[str, typer.Option("--deid-loss", help="De-identification loss per 'sentence' or per "
                                            "'token' (then --lambda 1 weighs the terms as the study does).")
                          ] = "sentence",
+    pretrain_loss: Annotated[str | None, typer.Option("--pretrain-loss", help="De-identification loss of phase 1 "
+                                                      "and the head epochs, 'sentence' or 'token' (default: "
+                                                      "--deid-loss); 'sentence' trains them as the plain tagger.")
+                             ] = None,
     adv_steps: Annotated[int, typer.Option("--adv-steps", help="Phase 3: adversary steps per round.")] = 1,
     rep_steps: Annotated[int, typer.Option("--rep-steps", help="Phase 3: representation steps per round.")] = 1,
     noise_lr: Annotated[float | None, typer.Option("--noise-lr", help="Learning rate of the noise scales in "
@@ -85,7 +89,7 @@ def train_cmd(
                             adv_warm_epochs=adv_warm_epochs, epochs=epochs, dim=dim, seed=seed, device=device,
                             deid_loss=deid_loss, adv_steps=adv_steps, rep_steps=rep_steps,  # type: ignore[arg-type]
                             noise_lr=noise_lr, noise_floor=noise_floor, adv_reset=adv_reset,
-                            head_epochs=head_epochs)
+                            head_epochs=head_epochs, pretrain_loss=pretrain_loss)  # type: ignore[arg-type]
         model = PrivRepModel(space, corpus.tags, cfg).fit(corpus, callback=_echo)
         model.save(out)
         console.print(f"wrote {out}", highlight=False)

@@ -81,6 +81,12 @@ class PrivRepConfig:
     up to ``head_epochs`` more epochs on it, with the noise drawn once per sentence as at export (floor included),
     as a head trained on exported files is (0: none); early stopping on the notes ``head_holdout`` (a fraction of
     the *training* notes, seeded) after ``head_patience`` epochs without gain, the best epoch's head kept.
+    ``pretrain_loss``: the de-identification loss of the steps with no adversarial term to balance (phase 1 and the
+    ``head_epochs``); ``None``: ``deid_loss``. ``"sentence"`` trains them as the plain tagger is trained: the
+    gradient clipping (``clip``, a norm) is sized for that loss; with the per-token loss (gradients ≈ 45 times
+    smaller on MEDDOCAN) it never acts, Adam's second-moment estimate (``beta2 = 0.999``: a memory of ≈ 1000 steps)
+    keeps the large gradients of the first steps, and every later step is smaller: phase 1 learns about half as
+    fast (issue 22, fifth pass).
     """
 
     strategy: Strategy = "three_phase"
@@ -108,12 +114,15 @@ class PrivRepConfig:
     head_epochs: int = 0
     head_holdout: float = 0.1
     head_patience: int = 3
+    pretrain_loss: DeidLoss | None = None
 
     def __post_init__(self) -> None:
         if self.strategy not in ("three_phase", "dann", "none"):
             raise ConfigError(f"unknown strategy {self.strategy!r}; expected 'three_phase', 'dann' or 'none'")
         if self.deid_loss not in ("sentence", "token"):
             raise ConfigError(f"unknown deid_loss {self.deid_loss!r}; expected 'sentence' or 'token'")
+        if self.pretrain_loss not in (None, "sentence", "token"):
+            raise ConfigError(f"unknown pretrain_loss {self.pretrain_loss!r}; expected 'sentence', 'token' or None")
         if not 0 <= self.noise_floor < 10:
             raise ConfigError("noise_floor must be in [0, 10) (0: no minimum noise scale)")
         if int(self.head_epochs) < 0:
@@ -250,10 +259,16 @@ class PrivRepModel:
         p = self.adv(anchor, e, rc, lengths2, mask2)
         return p, self.adv.loss(p, same), same
 
-    def _deid(self, w: Any, cas: Any, ln: Any, t: Any, mask: Any) -> Any:
-        """The de-identification loss of a batch, per sentence or per token (``config.deid_loss``)."""
+    @property
+    def solo_loss(self) -> DeidLoss:
+        """The de-identification loss of phase 1 and of the head epochs (``pretrain_loss``, else ``deid_loss``)."""
+        return self.config.pretrain_loss or self.config.deid_loss
+
+    def _deid(self, w: Any, cas: Any, ln: Any, t: Any, mask: Any, per: DeidLoss | None = None) -> Any:
+        """The de-identification loss of a batch, per sentence or per token (``per``, default
+        ``config.deid_loss``)."""
         loss = self.head.loss(self.rep(w, cas, ln), ln, t, mask)  # mean per sentence
-        if self.config.deid_loss == "token":
+        if (per or self.config.deid_loss) == "token":
             loss = loss * t.shape[0] / mask.sum().clamp(min=1)
         return loss
 
@@ -297,13 +312,16 @@ class PrivRepModel:
             for idx in length_batches(list(range(len(train.sentences))), c.batch_size, lengths, rng):
                 sents = [train.sentences[k] for k in idx]
                 w, cas, t, ln, mask = self._tensors(sents)
-                loss = self._deid(w, cas, ln, t, mask)
+                loss = self._deid(w, cas, ln, t, mask, self.solo_loss)
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(params, c.clip)
                 opt.step()
-                total += float(loss.detach()) * len(idx)
-            self._log({"phase": "pretrain", "epoch": epoch, "l_deid": round(total / len(lengths), 4),
+                # the epoch's mean per sentence or per token (a batch's per-token mean weighted by its tokens)
+                total += float(loss.detach()) * (int(mask.sum()) if self.solo_loss == "token" else len(idx))
+            n = train.tokens if self.solo_loss == "token" else len(lengths)
+            self._log({"phase": "pretrain", "epoch": epoch, "l_deid": round(total / n, 4),
+                       "loss": self.solo_loss,
                        "seconds": round(time.perf_counter() - t0, 2), **self.noise_levels()}, callback)
 
     def _adv_params(self) -> list[Any]:
@@ -496,7 +514,7 @@ class PrivRepModel:
             for idx in length_batches(list(fit_idx), c.batch_size, lengths, rng):
                 x, t, ln, mask = self._rep_tensors([reps[k] for k in idx], [train.sentences[k] for k in idx])
                 loss = self.head.loss(x, ln, t, mask)  # mean per sentence
-                if c.deid_loss == "token":
+                if self.solo_loss == "token":
                     loss = loss * t.shape[0] / mask.sum().clamp(min=1)
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
