@@ -138,7 +138,7 @@ _EN_SUFFIX = (
     "|Forest|Forks|Fork|Fort|Gateway|Groves|Haven|Hollow|Inlet|Junctions|Lights|Light|Locks|Lock|Lodge|Mall"
     "|Manors|Mission|Motorway|Mount|Mountains|Mountain|Neck|Orchard|Oval|Overpass|Parks|Parkways|Pass|Passage"
     "|Pines|Pine|Plains|Plain|Prairie|Ranch|Rapids|Rapid|Rest|Ridges|River|Shores|Shore|Skyway|Spur|Stravenue"
-    "|Throughway|Trace|Track|Trafficway|Tunnel|Valleys|Views|Ville|Wall|Ways|Wells|Well"
+    "|Throughway|Trace|Track|Trafficway|Tunnel|Valleys|Views|Ville|Wall|Ways|Wells|Well|Commons"
 )
 _EN_SUFFIX_ALT = _alt(tuple(_EN_SUFFIX.split("|")))
 _EN_HIT = re.compile(rf"(?:{_EN_SUFFIX_ALT})(?![\w])")
@@ -146,7 +146,7 @@ _EN_STREET = re.compile(
     rf"(?<![\w\-.,/])(?P<num>\d{{1,6}}[A-Za-z]?(?:-\d{{1,4}})?)[ \t]+"
     rf"(?P<name>(?:(?:{_CAP}|\d{{1,3}}(?:st|nd|rd|th))[ \t]+){{1,4}}(?:{_EN_SUFFIX_ALT}))(?![\w])"
     r"(?:,?[ \t]*(?i:apt\.?|apartment|suite|ste\.?|unit|#|fl(?:oor)?\.?|rm\.?|room|bldg\.?|building)[ \t]?#?"
-    r"[\w\-]{1,6})?"
+    r"[\w\-]{1,6}|,?[ \t]{1,2}\d{1,2}(?:st|nd|rd|th)[ \t](?i:floor|fl\.?)(?![\w]))?"
 )
 #: a street named without its house number after a preposition of place ("lives on Pine Street", "found down on
 #: Maple Ave", "apartment off Route 9" is not one: a type word in this set must end it); ends at the type word
@@ -155,6 +155,38 @@ _EN_PREP_TYPES = frozenset(("Street", "St", "Avenue", "Ave", "Road", "Rd", "Boul
 _EN_PREP_STREET = re.compile(
     r"(?<![\w])(?i:on|off|onto|along|near|down|at|lives[ \t]on)[ \t]{1,2}"
     r"(?P<name>(?:[A-Z][a-z'’]{1,30}[ \t]{1,2}){1,3})[A-Z][a-z]{1,10}\.?\Z")
+#: an English street in capitals (a run sheet, a form): house number, one to four words in capitals, a type word in
+#: capitals, then a comma, a line's end or a unit ("1440 OLD TURNPIKE RD, BRIDGEWATER", "22 ELM ST APT 4")
+_EN_UPPER_TYPES = ("STREET", "ST", "ROAD", "RD", "AVENUE", "AVE", "LANE", "LN", "DRIVE", "DR", "BOULEVARD", "BLVD",
+                   "COURT", "WAY", "PLACE", "PL", "TERRACE", "TER", "CIRCLE", "CIR", "HIGHWAY", "HWY", "PARKWAY",
+                   "PKWY", "TURNPIKE", "TPKE", "PIKE", "TRAIL", "SQUARE", "PLAZA", "COMMONS", "CROSSING", "ROW")
+_EN_UPPER_STREET = re.compile(
+    rf"(?<![\w\-.,/:])\d{{1,6}}[A-Z]?[ \t]{{1,2}}(?:[A-Z][A-Z'’\-]{{1,20}}\.?[ \t]{{1,2}}){{1,4}}"
+    rf"(?:{_alt(_EN_UPPER_TYPES)})\.?(?=[ \t]{{0,2}}(?:,|\r?\n|\Z|(?:APT|UNIT|SUITE|STE|#)(?![A-Z])))")
+_EN_UPPER_CUE = re.compile(r"(?:^|\n|:|(?<![\w])(?i:at|to|from|lives|resides|address|on|@))[ \t]{0,3}\Z")
+#: a county by its name ("Harlan County", "Marion Co.", "HARLAN COUNTY", "St. Lucie County"): one or two
+#: capitalised words before "County" / "Co." / "Parish" (LOCATION.OTHER); not "the County", "county jail"
+_EN_COUNTY = re.compile(
+    r"(?<![\w\-'’.])(?P<name>(?:(?:St|Ste|Mt|Ft)\.?[ \t])?[A-Z][a-z'’]{2,20}(?:[ \t][A-Z][a-z'’]{2,20})?"
+    r"[ \t](?:County|Co\.|Parish)"
+    r"|(?:(?:ST|MT|FT)\.?[ \t])?[A-Z][A-Z'’]{2,20}(?:[ \t][A-Z][A-Z'’]{2,20})?[ \t](?:COUNTY|PARISH))(?![\w\-])")
+#: words before "County" that do not name one ("The County", "This County", "Home County")
+_EN_NOT_COUNTY = frozenset(("the", "this", "that", "each", "every", "our", "your", "his", "her", "their", "home",
+                            "same", "other", "any", "local", "neighboring", "neighbouring", "adjacent", "whole",
+                            "entire", "nearby", "rural", "urban", "native", "a", "an", "in", "of", "per", "and",
+                            "to", "from", "at", "by", "for", "with"))
+#: a street in lower case after a preposition of place ("lives on dorchester ave", "found near kelso sq"): one to
+#: three lower-case words, one of them no word of the lexicon, then a type word
+_EN_LOWER_PREP_STREET = re.compile(
+    r"(?<![\w])(?:on|off|onto|along|near|at)[ \t]{1,2}(?P<name>[a-z][a-z'’]{2,20}(?:[ \t][a-z][a-z'’]{2,20}){0,2})"
+    r"[ \t](?:st|street|ave|avenue|rd|road|blvd|boulevard|dr|drive|ln|lane|sq|square|pkwy|parkway|hwy|highway)"
+    r"(?![\w\-'’])")
+#: a numbered road after a preposition of place ("on Route 421", "off Rte 9", "along Hwy 1", "on 5th Ave")
+_EN_NUMBERED_ROAD = re.compile(
+    r"(?<![\w])(?i:on|off|onto|along|near|down|at|via|from|up)[ \t]{1,2}"
+    r"(?P<road>(?:Route|Rte\.?|RT\.?|Rt\.?|ROUTE|RTE|Highway|HIGHWAY|Hwy\.?|HWY|Interstate|State[ \t]Route|I-)[ \t]?"
+    r"\d{1,4}[A-Z]?(?![\w\-/.]\w)"
+    r"|\d{1,3}(?:st|nd|rd|th|ST|ND|RD|TH)[ \t](?:Street|St|Avenue|Ave|STREET|ST|AVENUE|AVE)(?![\w]))")
 #: "St" before a name is a saint ("at Mount St. Mary's")
 _EN_SAINT_NEXT = re.compile(r"\.?[ \t]{1,2}[A-Z]")
 #: abbreviations that may stand with their dot before a street type ("12 N. Elm St", "4 Mt. Vernon Pl")
@@ -506,10 +538,39 @@ class StreetRecognizer:
                     out.append(Span(m.start("name"), _rstrip(text, m.start("name"), h.end()), "LOCATION.STREET",
                                     f"{self.name}:prep_street", 0.7))
                     last = h.end()
+            out += self._en_more_streets(text)
         box_hits = _PO_BOX.finditer(text) if any(h in text for h in _PO_BOX_HINTS) else ()
         for m in box_hits:
             if not _glued(text, m.start()):
                 out.append(Span(m.start(), m.end(), "LOCATION.STREET", f"{self.name}:box", 0.7))
+        return out
+
+    def _en_more_streets(self, text: str) -> list[Span]:
+        """English streets in capitals, in lower case after a preposition, and numbered roads."""
+        out: list[Span] = []
+        for m in _EN_UPPER_STREET.finditer(text):
+            if not _EN_UPPER_CUE.search(text, max(0, m.start() - 30), m.start()):
+                continue  # "GAVE 2 PUFFS VENTOLIN ST": only after a line's start, a field's colon or "at", "to"...
+            out.append(Span(m.start(), _rstrip(text, m.start(), m.end()), "LOCATION.STREET",
+                            f"{self.name}:upper_street", 0.7))
+        for m in _EN_LOWER_PREP_STREET.finditer(text):
+            words = m.group("name").split()
+            stop = stop_words("en")
+            if words[0] in stop or not any(w not in _en_common() and w not in stop for w in words):
+                continue
+            out.append(Span(m.start("name"), m.end(), "LOCATION.STREET", f"{self.name}:lower_prep_street", 0.65))
+        if "ounty" in text or "OUNTY" in text or "Co." in text or "arish" in text or "ARISH" in text:
+            for m in _EN_COUNTY.finditer(text):  # "Harlan County EMS", "Marion Co."
+                words = m.group("name").split()[:-1]
+                while words and words[0].casefold() in _EN_NOT_COUNTY:
+                    words = words[1:]
+                if not words or all(w.casefold() in stop_words("en") for w in words):
+                    continue
+                start = m.end("name") - len(" ".join(words)) - len(m.group("name").split()[-1]) - 1
+                out.append(Span(start, m.end("name"), "LOCATION.OTHER", f"{self.name}:county", 0.7))
+        for m in _EN_NUMBERED_ROAD.finditer(text):
+            out.append(Span(m.start("road"), m.end("road"), "LOCATION.STREET",
+                            f"{self.name}:numbered_road", 0.7))
         return out
 
     # address fields -------------------------------------------------------------------------------------

@@ -121,6 +121,24 @@ _WARD_NO = re.compile(r"[ \t]{0,2}((?:1\d|20|[1-9])[A-Z]?)(?=[ \t]{0,2}(?:[.,;:)
                       r"(?!(?i:mcg|mg|gm?|grams?|units?|u|ml|cc|l|liters?|lpm|meq|mmol|puffs?|tabs?|caps?|drops?|"
                       r"min|mins|minutes?|hrs?|hours?|days?|wks?|weeks?|times|x)(?![^\W\d_]))[^\W\d_])")
 _ON_TO = re.compile(r"(?<![\w])(?i:on|to|from)[ \t]{1,2}")
+#: a unit's word before a ward's name and number ("Inpatient Unit Whitcomb 4", "Ward: Ellery 3", "admit to
+#: surgery, Harrington 5", "transferred to the floor - Ames 6")
+_UNIT_CUE = re.compile(r"(?<![\w])(?:(?i:unit|ward)[ \t]?:?|(?i:to|on|from)[ \t]{1,2}(?i:the[ \t]{1,2})?"
+                       r"(?i:unit|ward|floor|surgery|medicine|psychiatry|psych|service|telemetry|tele)[ \t]?[,:\-])"
+                       r"[ \t]{1,2}")
+#: a named wing, pavilion or tower of a hospital ("Dogwood Wing", "Valley Women's Pavilion", "ELLIS TOWER"):
+#: one to three capitalised words before the head
+_WING = re.compile(r"(?<![\w\-'’])(?P<name>(?:[A-Z][a-z'’]{1,20}[ \t]){1,3})(?:Wing|Pavilion|Tower)(?![\w\-])"
+                   r"|(?<![\w\-'’])(?P<upper>(?:[A-Z][A-Z'’]{1,20}[ \t]){1,3})(?:WING|PAVILION|TOWER)(?![\w\-])")
+#: words that leave a wing generic ("West Wing", "North Tower", "New Pavilion", "the Surgical Tower"): the
+#: same name in countless hospitals identifies no one; so a wing of these words only is no span
+_WING_GENERIC = frozenset((
+    "north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest", "main", "new", "old",
+    "central", "upper", "lower", "front", "rear", "back", "first", "second", "third", "fourth", "fifth", "medical",
+    "surgical", "clinical", "patient", "inpatient", "outpatient", "ambulatory", "research", "hospital", "care",
+    "critical", "women's", "womens", "children's", "childrens", "maternity", "pediatric", "cancer", "heart",
+    "psychiatric", "behavioral", "rehab", "rehabilitation", "professional", "office", "administration",
+    "admin", "education", "support", "services", "service", "a", "b", "c", "d"))
 #: a hospital's acronym after a preposition: two to five capitals ending in H or MC ("at GH", "to JHH", "from
 #: BMC"), with no word character glued to it
 _SITE_ACRONYM = re.compile(r"(?<![\w])(?i:at|in|to|from|leave|left|@)[ \t]{1,2}(?i:the[ \t]{1,2})?"
@@ -263,6 +281,24 @@ class CareSiteRecognizer:
                 no = _WARD_NO.match(text, words[-1][1])
                 if no is not None:  # "ON QUARTERMAIN 6"
                     out.append(Span(words[0][0], words[-1][1], "LOCATION.DEPARTMENT", f"{self.name}:ward", 0.65))
+        for m in _UNIT_CUE.finditer(text):  # "Inpatient Unit Whitcomb 4", "admit to surgery, Harrington 5"
+            words = self._words(text, m.end(), 1)
+            if words and words[0][1] - words[0][0] >= 4:
+                no = _WARD_NO.match(text, words[-1][1])
+                if no is not None:
+                    out.append(Span(words[0][0], no.end(1), "LOCATION.DEPARTMENT", f"{self.name}:unit_ward", 0.65))
+        if "ing" in lower or "avilion" in lower or "ower" in lower:
+            for m in _WING.finditer(text):  # "Dogwood Wing", "Valley Women's Pavilion"; not "West Wing"
+                g = "name" if m.group("name") is not None else "upper"
+                words = [(w.start(), w.group()) for w in re.finditer(r"\S+", m.group(g))]
+                stops = [k for k, (_, w) in enumerate(words) if w.casefold() in self.stop]
+                if stops and (g == "upper" or stops[0] == 0):
+                    words = words[stops[-1] + 1:]  # "the Dogwood Wing", "TRANSFERRED TO ELLIS TOWER"
+                while words and words[0][1].casefold() in self.stop:
+                    words = words[1:]
+                if not words or all(w.casefold() in _WING_GENERIC for _, w in words):
+                    continue
+                out.append(Span(m.start(g) + words[0][0], m.end(), "LOCATION.DEPARTMENT", f"{self.name}:wing", 0.65))
         if any(h in lower for h in ("hosp", "memorial", "campus", "general", "medical", "health", "clinic",
                                     "infirmary", "rehab", "nursing ", "med ", "assisted living", "care center",
                                     "rest home", "retirement home", "living center", "senior living")):
