@@ -19,7 +19,8 @@ out): fastText vectors (gensim, ``clinanon.detect.neural.embeddings``) on the tr
 Schedule options (issue 22, second pass): ``--deid-loss token``, ``--adv-steps``, ``--rep-steps``, ``--noise-lr``;
 third pass: ``--noise-floor`` (a minimum scale of the output noise), ``--adv-reset K`` (fresh adversaries every K
 phase-3 epochs) (see ``PrivRepConfig``); fifth pass: ``--pretrain-loss sentence`` (phase 1 and the head epochs on
-the per-sentence loss, as the plain tagger); fourth pass: ``--head-epochs K`` (the head trained on the frozen
+the per-sentence loss, as the plain tagger); sixth pass: ``--phase3-clip C`` (the gradient-norm clip of phase 3's
+representation step; default the model's clip, 5); fourth pass: ``--head-epochs K`` (the head trained on the frozen
 representation after phase 3; ``deid`` is then its score, ``deid_phase3`` the score before) and
 ``--baselines plain --baselines-only`` (e.g. the plain tagger for another ``--seed``; ``--merge`` compares every run
 with the plain tagger of its seed with the most epochs); ``--variant LABEL`` keeps runs that differ only in those
@@ -107,6 +108,9 @@ def main() -> None:
     ap.add_argument("--pretrain-loss", choices=["sentence", "token"], default=None,
                     help="de-identification loss of phase 1 and the head epochs (default: --deid-loss); 'sentence' "
                          "trains them as the plain tagger is trained (fifth pass)")
+    ap.add_argument("--phase3-clip", type=float, default=None,
+                    help="phase 3: gradient-norm clip of the representation's step (default: the model's clip, 5); "
+                         "0.11 ≈ 5/45 sizes it for the per-token loss (sixth pass)")
     ap.add_argument("--adv-steps", type=int, default=1, help="phase 3: adversary steps per round")
     ap.add_argument("--rep-steps", type=int, default=1, help="phase 3: representation steps per round")
     ap.add_argument("--noise-lr", type=float, default=None, help="learning rate of the noise scales in phase 3")
@@ -177,7 +181,7 @@ def main() -> None:
                                                    "adv_warm_epochs", "epochs", "baseline_epochs", "attack_epochs",
                                                    "dim", "seed", "deid_loss", "adv_steps", "rep_steps",
                                                    "noise_lr", "noise_floor", "adv_reset", "head_epochs",
-                                                   "pretrain_loss", "variant")},
+                                                   "pretrain_loss", "phase3_clip", "variant")},
         "lam": lam,
         # fifth pass: chunks that open inside an entity get B- tags (clinanon.privrep.data.repair_chunk_tags)
         "tags_repaired": True,
@@ -246,14 +250,15 @@ def main() -> None:
         for n in ns:
             m = base.copy(strategy=strategy, n_neighbors=n, lam=lam, adv_steps=args.adv_steps,
                           rep_steps=args.rep_steps, noise_lr=args.noise_lr, noise_floor=args.noise_floor,
-                          adv_reset=args.adv_reset, head_epochs=args.head_epochs)
+                          adv_reset=args.adv_reset, head_epochs=args.head_epochs, phase3_clip=args.phase3_clip)
             m.history = []
             clock.run(f"{strategy}_N{n}", lambda m=m: m.train_private(train, callback=progress))
             run = {"strategy": strategy, "n_neighbors": n, "lam": lam, "variant": args.variant, "seed": args.seed,
                    "deid_loss": args.deid_loss, "adv_steps": args.adv_steps, "rep_steps": args.rep_steps,
                    "noise_lr": args.noise_lr, "noise_floor": args.noise_floor, "adv_reset": args.adv_reset,
                    "head_epochs": args.head_epochs, "pretrain_loss": args.pretrain_loss,
-                   "pretrain_epochs": args.pretrain_epochs, "deid": score_tags(dev, m.predict(dev), lang=lang),
+                   "phase3_clip": args.phase3_clip, "pretrain_epochs": args.pretrain_epochs,
+                   "deid": score_tags(dev, m.predict(dev), lang=lang),
                    "history": m.history}
             if args.head_epochs:  # the head on the frozen representation; `deid` is then the head's score
                 rep_id = m.model_id()

@@ -187,6 +187,11 @@ def test_config_validates_schedule_options() -> None:
         PrivRepConfig(adv_reset=-1)
     with pytest.raises(ConfigError):
         PrivRepConfig(pretrain_loss="mean")  # type: ignore[arg-type]
+    for bad in (0.0, -0.11):
+        with pytest.raises(ConfigError):
+            PrivRepConfig(phase3_clip=bad)
+    assert PrivRepConfig().phase3_clip is None  # default: phase 3 clips at `clip`, the earlier behaviour
+    assert PrivRepConfig(phase3_clip=0.11).phase3_clip == 0.11
 
 
 def test_repair_chunk_tags_opens_entities_cut_by_a_chunk() -> None:
@@ -281,6 +286,33 @@ def test_adversary_and_representation_steps_per_round(data, monkeypatch) -> None
     m = PrivRepModel(space, train.tags, _cfg(adv_warm_epochs=0, adv_steps=3, rep_steps=2))
     assert count(m, m.config) == 3 * -(-n_batches // 2)  # 3 adversary steps before every 2 representation steps
     assert calls.count(False) == n_batches
+
+
+def test_phase3_clip_clips_only_the_representation_step_of_phase_3(data, monkeypatch) -> None:
+    space, train, _ = data
+    orig = torch.nn.utils.clip_grad_norm_
+
+    def clips(**kw: object) -> list[tuple[float, float]]:
+        seen: list[tuple[float, float]] = []
+
+        def spy(params, max_norm, *a, **k):  # type: ignore[no-untyped-def]
+            params = list(params)
+            out = orig(params, max_norm, *a, **k)
+            after = float(torch.norm(torch.stack([p.grad.norm() for p in params if p.grad is not None])))
+            seen.append((float(max_norm), after))
+            return out
+
+        monkeypatch.setattr(torch.nn.utils, "clip_grad_norm_", spy)
+        PrivRepModel(space, train.tags, _cfg(adv_warm_epochs=0, adv_steps=2, **kw)).train_private(train)
+        monkeypatch.setattr(torch.nn.utils, "clip_grad_norm_", orig)
+        return seen
+
+    n_batches = -(-len(train.sentences) // 8)
+    assert {c for c, _ in clips()} == {5.0}  # default: every step clipped at `clip`
+    seen = clips(phase3_clip=0.01, deid_loss="token")
+    assert [c for c, _ in seen].count(0.01) == n_batches  # one representation step per batch
+    assert [c for c, _ in seen].count(5.0) == 2 * n_batches  # the adversaries keep `clip`
+    assert all(after <= 0.01 * 1.01 for c, after in seen if c == 0.01)  # and the clip acts
 
 
 def test_noise_lr_lets_the_noise_scales_move(data) -> None:
@@ -467,11 +499,11 @@ def test_cli_train_export_pooled(tmp_path: Path) -> None:
                             str(tmp_path / "model"), "--pretrain-epochs", "1", "--adv-warm-epochs", "1", "--epochs",
                             "1", "--dim", "8", "-n", "2", "--lang", "en", "--deid-loss", "token", "--adv-steps", "2",
                             "--noise-lr", "0.01", "--noise-floor", "0.2", "--adv-reset", "1",
-                            "--head-epochs", "2", "--pretrain-loss", "sentence"])
+                            "--head-epochs", "2", "--pretrain-loss", "sentence", "--phase3-clip", "0.2"])
     assert r.exit_code == 0, r.output
     cfg = json.loads((tmp_path / "model" / "meta.json").read_text())["config"]
     assert (cfg["deid_loss"], cfg["adv_steps"], cfg["rep_steps"], cfg["noise_lr"]) == ("token", 2, 1, 0.01)
-    assert cfg["pretrain_loss"] == "sentence"
+    assert cfg["pretrain_loss"] == "sentence" and cfg["phase3_clip"] == 0.2
     assert (cfg["noise_floor"], cfg["adv_reset"], cfg["head_epochs"]) == (0.2, 1, 2)
     history = json.loads((tmp_path / "model" / "meta.json").read_text())["history"]
     assert "head" in [h["phase"] for h in history]

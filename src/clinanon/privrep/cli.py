@@ -61,6 +61,9 @@ def train_cmd(
                                                       "and the head epochs, 'sentence' or 'token' (default: "
                                                       "--deid-loss); 'sentence' trains them as the plain tagger.")
                              ] = None,
+    phase3_clip: Annotated[float | None, typer.Option("--phase3-clip", help="Phase 3: gradient-norm clip of the "
+                                                      "representation's step (default: 5, the clip of the other "
+                                                      "phases); ≈ 0.11 suits --deid-loss token.")] = None,
     adv_steps: Annotated[int, typer.Option("--adv-steps", help="Phase 3: adversary steps per round.")] = 1,
     rep_steps: Annotated[int, typer.Option("--rep-steps", help="Phase 3: representation steps per round.")] = 1,
     noise_lr: Annotated[float | None, typer.Option("--noise-lr", help="Learning rate of the noise scales in "
@@ -89,7 +92,8 @@ def train_cmd(
                             adv_warm_epochs=adv_warm_epochs, epochs=epochs, dim=dim, seed=seed, device=device,
                             deid_loss=deid_loss, adv_steps=adv_steps, rep_steps=rep_steps,  # type: ignore[arg-type]
                             noise_lr=noise_lr, noise_floor=noise_floor, adv_reset=adv_reset,
-                            head_epochs=head_epochs, pretrain_loss=pretrain_loss)  # type: ignore[arg-type]
+                            head_epochs=head_epochs, pretrain_loss=pretrain_loss,  # type: ignore[arg-type]
+                            phase3_clip=phase3_clip)
         model = PrivRepModel(space, corpus.tags, cfg).fit(corpus, callback=_echo)
         model.save(out)
         console.print(f"wrote {out}", highlight=False)

@@ -87,6 +87,9 @@ class PrivRepConfig:
     smaller on MEDDOCAN) it never acts, Adam's second-moment estimate (``beta2 = 0.999``: a memory of ≈ 1000 steps)
     keeps the large gradients of the first steps, and every later step is smaller: phase 1 learns about half as
     fast (issue 22, fifth pass).
+    ``phase3_clip``: the gradient-norm clip of the representation's step in phase 3 (``three_phase``); ``None``:
+    ``clip``, the earlier behaviour. With ``deid_loss="token"`` the clip of 5 never acts (the loss is ≈ 45 times
+    smaller than per sentence); ≈ 5/45 = 0.11 sizes it for that loss (issue 22, sixth pass).
     """
 
     strategy: Strategy = "three_phase"
@@ -115,6 +118,7 @@ class PrivRepConfig:
     head_holdout: float = 0.1
     head_patience: int = 3
     pretrain_loss: DeidLoss | None = None
+    phase3_clip: float | None = None
 
     def __post_init__(self) -> None:
         if self.strategy not in ("three_phase", "dann", "none"):
@@ -123,6 +127,8 @@ class PrivRepConfig:
             raise ConfigError(f"unknown deid_loss {self.deid_loss!r}; expected 'sentence' or 'token'")
         if self.pretrain_loss not in (None, "sentence", "token"):
             raise ConfigError(f"unknown pretrain_loss {self.pretrain_loss!r}; expected 'sentence', 'token' or None")
+        if self.phase3_clip is not None and not self.phase3_clip > 0:
+            raise ConfigError("phase3_clip must be > 0 (a gradient norm) or None (use clip)")
         if not 0 <= self.noise_floor < 10:
             raise ConfigError("noise_floor must be in [0, 10) (0: no minimum noise scale)")
         if int(self.head_epochs) < 0:
@@ -424,7 +430,7 @@ class PrivRepModel:
                     loss = l_deid + c.lam * (l_adv - L_RAND).abs()
                     opt_rep.zero_grad(set_to_none=True)
                     loss.backward()
-                    torch.nn.utils.clip_grad_norm_(rep_params, c.clip)
+                    torch.nn.utils.clip_grad_norm_(rep_params, c.clip if c.phase3_clip is None else c.phase3_clip)
                     opt_rep.step()
                 else:  # dann: one joint step through the gradient reversal layer
                     l_deid = self._deid(w, cas, ln, t, mask)
