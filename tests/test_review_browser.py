@@ -92,6 +92,7 @@ def test_review_a_note_by_keyboard_add_a_missed_name_and_save_brat(server: tuple
 
     # j selects the first span (Ana Pérez., from the rules): its end is one past the name -> '{' moves it back
     page.keyboard.press("j")
+    page.wait_for_selector('#spans tr[data-id="1"].current')  # the key is handled asynchronously: wait, then check
     assert "current" in (span_row(1).get_attribute("class") or "")
     page.keyboard.press("{")
     page.wait_for_selector(f'mark#span-1[data-end="{_find(TEXT, "Ana Pérez")[1]}"]')

@@ -72,6 +72,7 @@ def test_review_tokens_by_keyboard_and_save_the_csv(server: tuple[str, VocabRevi
         page.wait_for_selector(f'#tokens tr[data-id="{ids[token]}"].dec-{decision}')
 
     page.keyboard.press("j")  # García
+    page.wait_for_selector(f'#tokens tr[data-id="{ids["García"]}"].current')  # keys are handled asynchronously
     assert "current" in (page.locator(f'#tokens tr[data-id="{ids["García"]}"]').get_attribute("class") or "")
     page.keyboard.press("a")  # a name; the selection moves on to Lotte
     decided("García", "name")
