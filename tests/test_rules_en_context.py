@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from clinanon.config import Config
+from _rules import found as _found
+from _rules import rules_pipeline
 from clinanon.detect.rules.addresses import recognizers as address_recognizers
 from clinanon.detect.rules.care_sites import CareSiteRecognizer
 from clinanon.detect.rules.names import CaselessCueRecognizer
@@ -21,13 +22,7 @@ from clinanon.pipeline import Pipeline
 
 @pytest.fixture(scope="module")
 def rules() -> Pipeline:
-    return Pipeline(Config.from_dict({"language": "en", "label_scheme": "canonical", "profile": "hipaa",
-                                      "detectors": {"use": ["rules"]}}))
-
-
-def _found(nlp: Pipeline, text: str) -> list[tuple[str, str]]:
-    out = next(iter(nlp.pipe([Document("t", text)], deidentify=False)))
-    return [(text[s.start:s.end], s.label) for s in out.spans]
+    return rules_pipeline("en", "hipaa")
 
 
 def _covered(nlp: Pipeline, text: str, want: str) -> bool:

@@ -11,7 +11,7 @@ from importlib import resources
 
 import pytest
 
-from clinanon.config import Config
+from _rules import rules_pipeline
 from clinanon.detect.allowlist import drug_guard
 from clinanon.document import Document, Span
 from clinanon.lang.fold import fold
@@ -22,8 +22,7 @@ from clinanon.pipeline import Pipeline
 
 @pytest.fixture(scope="module")
 def rules() -> Pipeline:
-    return Pipeline(Config.from_dict({"language": "en", "label_scheme": "canonical", "profile": "hipaa",
-                                      "detectors": {"use": ["rules"]}}))
+    return rules_pipeline("en", "hipaa")
 
 
 def _covered(nlp: Pipeline, text: str, want: str, nth: int = 0) -> bool:

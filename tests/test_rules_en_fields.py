@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from clinanon.config import Config
+from _rules import rules_pipeline
 from clinanon.document import Document, Span
 from clinanon.pipeline import Pipeline
 from clinanon.profiles import filter_documents
@@ -19,7 +19,7 @@ from clinanon.profiles import filter_documents
 
 @pytest.fixture(scope="module")
 def rules() -> Pipeline:
-    return Pipeline(Config.from_dict({"language": "en", "label_scheme": "canonical", "detectors": {"use": ["rules"]}}))
+    return rules_pipeline("en")
 
 
 def _spans(nlp: Pipeline, text: str) -> list[Span]:

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from clinanon.config import Config
+from _rules import rules_pipeline
 from clinanon.detect.rules import contacts, dates
 from clinanon.document import Document
 from clinanon.pipeline import Pipeline
@@ -21,7 +21,7 @@ from clinanon.profiles import filter_documents
 
 @pytest.fixture(scope="module")
 def nlp() -> Pipeline:
-    return Pipeline(Config.from_dict({"language": "en", "label_scheme": "canonical", "detectors": {"use": ["rules"]}}))
+    return rules_pipeline("en")
 
 
 def _texts(nlp: Pipeline, text: str, profile: str = "hipaa") -> list[str]:

@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from _rules import found as _found
+from _rules import rules_pipeline
 from clinanon.config import Config
 from clinanon.detect.allowlist import device_guard, not_name_words
 from clinanon.document import Document, Span
@@ -20,11 +22,7 @@ from clinanon.profiles import get_profile, is_weekday
 
 @pytest.fixture(scope="module")
 def nlp() -> Pipeline:
-    return Pipeline(Config.from_dict({"language": "en", "label_scheme": "canonical", "detectors": {"use": ["rules"]}}))
-
-
-def _found(nlp: Pipeline, text: str) -> list[tuple[str, str]]:
-    return [(text[s.start:s.end], s.label) for s in nlp.detect_spans(Document(id="t", text=text))]
+    return rules_pipeline("en")
 
 
 def _names(nlp: Pipeline, text: str) -> list[str]:
@@ -228,8 +226,7 @@ def test_signature_line_without_initial_needs_a_name(nlp: Pipeline, text: str) -
 # to", "daughter may come"), ages under 90, lab values, ostomy volumes, classes and stages with Roman numerals.
 @pytest.fixture(scope="module")
 def rules() -> Pipeline:
-    return Pipeline(Config.from_dict({"language": "en", "label_scheme": "canonical", "profile": "hipaa",
-                                      "detectors": {"use": ["rules"]}}))
+    return rules_pipeline("en", "hipaa")
 
 
 def _predicted(nlp: Pipeline, text: str) -> list[Span]:

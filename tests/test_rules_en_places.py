@@ -11,22 +11,16 @@ import time
 
 import pytest
 
-from clinanon.config import Config
+from _rules import found as _found
+from _rules import rules_pipeline
 from clinanon.detect.rules.care_sites import CareSiteRecognizer
 from clinanon.detect.rules.organizations import OrgHeadRecognizer
-from clinanon.document import Document
 from clinanon.pipeline import Pipeline
 
 
 @pytest.fixture(scope="module")
 def rules() -> Pipeline:
-    return Pipeline(Config.from_dict({"language": "en", "label_scheme": "canonical", "profile": "hipaa",
-                                      "detectors": {"use": ["rules"]}}))
-
-
-def _found(nlp: Pipeline, text: str) -> list[tuple[str, str]]:
-    out = next(iter(nlp.pipe([Document("t", text)], deidentify=False)))
-    return [(text[s.start:s.end], s.label) for s in out.spans]
+    return rules_pipeline("en", "hipaa")
 
 
 @pytest.mark.parametrize(("text", "want", "label"), [
@@ -49,9 +43,23 @@ def test_shift_note_hospital_keeps_the_name_only(rules: Pipeline) -> None:
 @pytest.mark.parametrize("text", [
     "Nephrology Clinic Follow-up - Jan 3", "HEMATOLOGY/ONCOLOGY CLINIC NOTE", "ORTHOPAEDIC CLINIC NOTE - visit",
     "seen in Memory Clinic last week", "Took ASA 324 mg at home.",
+    # the same test on both paths (gazetteer pattern, care-site heads and units), words with an apostrophe or a
+    # hyphen and a sign between specialties included
+    "seen in Nephrology Clinic today.", "f/u at Women's Health Clinic next wk", "Pain & Wound Clinic f/u",
+    "walk in: Walk-In Clinic visit", "f/u Ob/Gyn Clinic 2 wks",
 ])
 def test_department_clinics_and_aspirin_are_no_places(rules: Pipeline, text: str) -> None:
     assert not [f for f in _found(rules, text) if f[1].startswith("LOCATION")]
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("seen at Quillmere Clinic", "Quillmere Clinic"),
+    ("f/u at Brantwood Health Clinic next wk", "Brantwood Health Clinic"),
+    ("referred to Dravenport Family Clinic", "Dravenport Family Clinic"),
+])
+def test_named_clinics_are_places(rules: Pipeline, text: str, want: str) -> None:
+    """A clinic with a name word that is no specialty is a place of its own."""
+    assert (want, "LOCATION.HOSPITAL") in _found(rules, text)
 
 
 @pytest.mark.parametrize(("text", "want"), [

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from clinanon.config import Config
+from _rules import found as _found
+from _rules import rules_pipeline
 from clinanon.document import Document
 from clinanon.pipeline import Pipeline
 from clinanon.transform.surrogate.dates import surrogate_date
@@ -18,11 +19,7 @@ from clinanon.transform.surrogate.scope import GenContext
 
 @pytest.fixture(scope="module")
 def nlp() -> Pipeline:
-    return Pipeline(Config.from_dict({"language": "en", "label_scheme": "canonical", "detectors": {"use": ["rules"]}}))
-
-
-def _found(nlp: Pipeline, text: str) -> list[tuple[str, str]]:
-    return [(text[s.start:s.end], s.label) for s in nlp.detect_spans(Document(id="t", text=text))]
+    return rules_pipeline("en")
 
 
 def _texts(nlp: Pipeline, text: str) -> list[str]:

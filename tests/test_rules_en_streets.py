@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from clinanon.config import Config
+from _rules import rules_pipeline
 from clinanon.detect.rules.addresses import StreetRecognizer
 from clinanon.detect.rules.care_sites import CareSiteRecognizer
 from clinanon.detect.rules.us_address import USTownLineRecognizer
@@ -23,7 +23,7 @@ from clinanon.profiles import filter_documents
 
 @pytest.fixture(scope="module")
 def rules() -> Pipeline:
-    return Pipeline(Config.from_dict({"language": "en", "label_scheme": "canonical", "detectors": {"use": ["rules"]}}))
+    return rules_pipeline("en")
 
 
 def _spans(nlp: Pipeline, text: str) -> list[Span]:

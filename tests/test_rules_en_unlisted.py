@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from clinanon.config import Config
+from _rules import rules_pipeline
 from clinanon.detect.rules.care_sites import CareSiteRecognizer
 from clinanon.detect.rules.names import CaselessCueRecognizer
 from clinanon.document import Document
@@ -15,7 +15,7 @@ from clinanon.pipeline import Pipeline
 
 @pytest.fixture(scope="module")
 def rules() -> Pipeline:
-    return Pipeline(Config.from_dict({"language": "en", "label_scheme": "canonical", "detectors": {"use": ["rules"]}}))
+    return rules_pipeline("en")
 
 
 def _found(nlp: Pipeline, text: str) -> list[tuple[str, str]]:

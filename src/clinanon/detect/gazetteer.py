@@ -39,7 +39,7 @@ Swedish heads after a name ("Sundsvalls sjukhus") and German ``-klinik`` compoun
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from clinanon.caches import memo
@@ -254,10 +254,20 @@ def _census_entries(lang: str) -> dict[str, list[str]]:
     return out
 
 
-def _en_clinic_department(norm: Sequence[str], start: int, m: PhraseMatch) -> bool:
-    """The English head "Clinic" after words that all name a specialty or a kind of care ("Nephrology Clinic")."""
-    return norm[m.j - 1] == "clinic" and all(EN_CLINIC_SPECIALTY.fullmatch(norm[k]) or not norm[k].isalpha()
-                                              for k in range(start, m.i))
+def en_specialty_clinic(words: Iterable[str]) -> bool:
+    """Whether the words before an English head "Clinic" all name a specialty or a kind of care, so that the
+    clinic is a department, not a place of its own ("Nephrology Clinic", "Women's Health Clinic", "Walk-In
+    Clinic", "Pain & Wound Clinic"; not "Lahey Clinic"). Words are surface words split on blanks; a word without a
+    letter ("&", "/") says nothing either way. Shared by the gazetteer and the care-site rules."""
+    seen = False
+    for w in words:
+        w = w.strip(".,;:()[]\"").casefold()
+        if not any(c.isalpha() for c in w):
+            continue
+        if EN_CLINIC_SPECIALTY.fullmatch(w) is None:
+            return False
+        seen = True
+    return seen
 
 
 def _is_title(w: str) -> bool:
@@ -503,7 +513,8 @@ class GazetteerDetector:
                 score = base
             elif not head_cap and not any(_is_title(words[k]) for k in range(m.j, end_tok)):
                 continue  # "clínica de la AR": a lower-case head needs a Title-case name word
-            if self.lang == "en" and end_tok == m.j and start_tok < m.i and _en_clinic_department(norm, start_tok, m):
+            if (self.lang == "en" and end_tok == m.j and start_tok < m.i and norm[m.j - 1] == "clinic"
+                    and en_specialty_clinic(text[starts[start_tok]:starts[m.i]].split())):
                 continue  # "Nephrology Clinic", "ORTHOPAEDIC CLINIC NOTE": a specialty's clinic is a department
             if self.lang == "en" and end_tok == m.j and m.j - start_tok > 1 and norm[m.j - 1] in _EN_GENERIC_HEADS:
                 end_tok -= 1  # "St Mary hospital": the name; the generic word says nothing of the place

@@ -41,7 +41,7 @@ import re
 
 from clinanon.caches import memo
 from clinanon.detect.base import Detector
-from clinanon.detect.gazetteer import EN_CLINIC_SPECIALTY
+from clinanon.detect.gazetteer import en_specialty_clinic
 from clinanon.detect.rules.lexicon import trie_regex
 from clinanon.detect.rules.us_address import US_STATE_NAMES
 from clinanon.document import Document, Span
@@ -316,7 +316,8 @@ class CareSiteRecognizer:
                     out.append(Span(words[0][0], words[-1][1], where, f"{self.name}:{kind}", 0.65))
         for m in _PREP.finditer(text):  # "to ... cath lab", "at ... ER": name words before a care unit
             words = self._words(text, _skip_the(text, m.end()), 2)
-            if words and _UNIT_HEAD.match(text, words[-1][1]):
+            if words and (head := _UNIT_HEAD.match(text, words[-1][1])) is not None and not _specialty_clinic(
+                    text, [text[a:b] for a, b in words], head.group().strip(), head.end()):
                 out.append(Span(words[0][0], words[-1][1], "LOCATION.HOSPITAL", f"{self.name}:unit", 0.65))
         for m in _SITE_ACRONYM.finditer(text):  # "at GH", "to JHH", "from BMC"
             if m.group(1).casefold() not in _NOT_SITE_ACRONYMS and m.group(1).casefold() not in self.common:
@@ -583,8 +584,7 @@ class CareSiteRecognizer:
                 i = m.start(1)
             if not back:
                 continue
-            if h.group().casefold() == "clinic" and all(EN_CLINIC_SPECIALTY.fullmatch(text[a:b].casefold())
-                                                         for a, b in back):
+            if _specialty_clinic(text, [text[a:b] for a, b in back], h.group(), h.end()):
                 continue  # "Nephrology Clinic": a specialty's clinic is a department, not a place of its own
             # a generic head stays out however it is written ("Bristol Valley Hospital", "harbor hosp"), as in the
             # PhysioNet gold; heads that are part of a name (_HEADS_KEPT: "Medical Center") stay in
@@ -700,6 +700,17 @@ _LEAD_LETTER = re.compile(r"[B-HJ-Z][ \t]{1,2}(?=[^\W\d_]{2})")
 #: a preposition before a care site's name
 _PREP = re.compile(r"(?<![\w\-'’])(?i:to|at|from|in|@)[ \t]{1,2}")
 #: a care unit after a hospital's name: "... cath lab", "... ER", "... TCU"
+_CLINIC_AFTER = re.compile(r"[ \t]{1,2}(?i:clinic)(?![\w\-'’])")
+
+
+def _specialty_clinic(text: str, words: list[str], head: str, head_end: int) -> bool:
+    """A head "Clinic" (or a head such as "Health" right before "Clinic") after words that all name a specialty
+    or a kind of care: a department ("Nephrology Clinic", "Women's Health Clinic"), not a place of its own."""
+    if head.casefold() == "clinic":
+        return en_specialty_clinic(words)
+    return _CLINIC_AFTER.match(text, head_end) is not None and en_specialty_clinic([*words, head])
+
+
 _UNIT_HEAD = re.compile(r"[ \t]{1,2}(?i:cath[ \t]?lab|er|e\.r\.|ed|ew|icu|ccu|micu|sicu|tcu|rehab|clinic|ltac|"
                         r"nursing[ \t]home|emergency[ \t](?:room|department|dept)|dialysis)(?![\w\-])")
 
