@@ -15,9 +15,11 @@ Writes ``benchmarks/results/real_notes.json`` (or ``--out``) and prints a summar
 
 For each corpus and pipeline (``rules``: ``detectors.use = ["rules"]``; ``default``: the configuration's default
 detector for the language): token-binary P/R/F (a token is PHI when a span covers any of its characters; the
-i2b2 "binary HIPAA token" measure), token recall per gold label, entity overlap P/R/F (unlabelled and per
-canonical type) and exact-span P/R/F, and the throughput of ``Pipeline.pipe`` (process CPU time, median of
-``--repeat`` runs after a warm-up). No note text is written or printed.
+i2b2 "binary HIPAA token" measure) on clinanon's tokens (a punctuation mark is a token) and, as
+``token_binary_alnum``, on the tokens of the official i2b2 2014 script (runs of letters and digits), token
+recall per gold label, entity overlap P/R/F (unlabelled and per canonical type) and exact-span P/R/F, and the
+throughput of ``Pipeline.pipe`` (process CPU time, median of ``--repeat`` runs after a warm-up).
+No note text is written or printed.
 
 Usage: ``python benchmarks/real_notes.py [--data ../shared/data] [--repeat 3] [--out PATH]``
 """
@@ -157,6 +159,7 @@ def score(gold: Sequence[Document], pred: Sequence[Document], lang: str, scheme:
                 for lab, v in sorted(m["entity_overlap"]["per_label"].items())}
     return {"documents": len(g), "gold_spans": rep["gold_spans"], "pred_spans": rep["pred_spans"],
             "token_binary": _prf(m["token_binary"]),
+            "token_binary_alnum": _prf(m["token_binary_alnum"]),
             "token_recall_by_gold_label": token_recall_by_label(g, p, lang),
             "entity_overlap_unlabeled": _prf(m["entity_overlap_unlabeled"]),
             "entity_overlap_by_type": _prf(m["entity_overlap"]), "entity_overlap_per_type": per_type,
@@ -313,6 +316,12 @@ def main(argv: list[str] | None = None) -> int:
                   f"{row['throughput_pipe']['mb_per_s']:.3f} MB/s", file=sys.stderr)
         u = result[corpus]["unseen_surface"]["token_binary_mean"]
         print(f"{corpus:22s} rules    unseen surfaces P/R {u['precision']:.3f}/{u['recall']:.3f}", file=sys.stderr)
+    if "english_nursing_notes" in result:  # the i2b2 script's tokens (no punctuation), the check part included
+        row = result["english_nursing_notes"]["rules"]
+        cells = "  ".join(f"{k} P/R {row[k]['token_binary_alnum']['precision']:.3f}/"
+                          f"{row[k]['token_binary_alnum']['recall']:.3f}"
+                          for k in ("all", "half_a", "quarter_b_dev", "quarter_b_check") if k in row)
+        print(f"{'english_nursing_notes':22s} rules    i2b2 tokens (alnum) {cells}", file=sys.stderr)
     return 0
 
 

@@ -391,11 +391,12 @@ def test_to_dict_is_json_safe_and_stable(r1: EvaluationReport) -> None:
 
 def test_summary_rows(r1: EvaluationReport) -> None:
     rows = r1.summary_rows()
-    assert [(r.measure, r.average) for r in rows][:4] == [
-        ("char_binary", "micro"), ("token_binary", "micro"), ("token_relaxed", "micro"), ("token_relaxed", "macro")]
+    assert [(r.measure, r.average) for r in rows][:5] == [
+        ("char_binary", "micro"), ("token_binary", "micro"), ("token_binary_alnum", "micro"),
+        ("token_relaxed", "micro"), ("token_relaxed", "macro")]
     tb = rows[1]
     assert (tb.tp, tb.fp, tb.fn, tb.precision, tb.recall) == (3, 1, 2, 0.75, 0.6)
-    macro = rows[3]
+    macro = rows[4]
     assert macro.tp is None and macro.f1 == pytest.approx(4 / 9)
 
 
@@ -530,3 +531,16 @@ def test_coverage_dense_equals_sparse(text: str, data: st.DataObject) -> None:
     for dense in (False, True):
         cov = Coverage(union, CharCounter(text, dense=dense))
         assert cov.covered(start, end) == expected, dense
+
+
+def test_token_binary_alnum_counts_no_punctuation() -> None:
+    """The i2b2 2014 script's tokens (runs of letters and digits): a prediction over "K. Abrams" where the gold
+    has "K" and "Abrams" apart costs a false-positive token in token_binary (the full stop), none here; a missed
+    "3/14" is two tokens here ("3", "14"), three in token_binary; accented letters stay inside their word."""
+    text = "Seen by K. Abrams on 3/14 with García."
+    gold = Document("d", text, (Span(8, 9, "NAME"), Span(11, 17, "NAME"), Span(21, 25, "DATE"),
+                                Span(31, 37, "NAME")))
+    pred = Document("d", text, (Span(8, 17, "NAME"), Span(31, 37, "NAME")))
+    r = evaluate([gold], [pred], lang="en")
+    assert prf(r.token_binary_alnum.micro) == (3, 0, 2)
+    assert prf(r.token_binary.micro) == (3, 1, 3)

@@ -4,7 +4,12 @@
 
 * ``char_binary`` — non-whitespace characters, PHI or not (tokenizer-independent);
 * ``token_binary`` — tokens, PHI or not: a token is PHI when any of its characters is inside a span (the
-  "binary HIPAA token" measure of the i2b2 evaluations; "detection" in the Spanish clinical BERT study);
+  "binary HIPAA token" measure of the i2b2 evaluations; "detection" in the Spanish clinical BERT study), on the
+  tokens of :func:`clinanon.text.tokenize`, where a punctuation mark is a token of its own;
+* ``token_binary_alnum`` — the same on the tokens the official i2b2 2014 evaluation script counts: runs of
+  letters and digits (Unicode letters here; the script's ``[a-zA-Z0-9]+`` for ASCII text), so punctuation is never
+  a token. A gold standard that annotates "K" and "ABRAMS" apart while a prediction covers "K. ABRAMS" loses
+  no precision on the full stop here; it does in ``token_binary``;
 * ``token_relaxed`` — token label = label of the span covering it, B/I ignored ("relaxed classification");
 * ``token_strict`` — BIO tag (B-/I- + label) per token ("strict classification");
 * ``entity_exact`` — exact ``(start, end, label)`` (MEDDOCAN subtask 1);
@@ -38,6 +43,7 @@ confusion is one FN and one FP.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Literal
@@ -61,6 +67,8 @@ __all__ = ["EvaluationConfigError", "EvaluationInputError", "LabelMap", "evaluat
 
 LabelMap = Literal["native", "canonical", "type"]
 _UNLABELED = ""
+#: a token of ``token_binary_alnum``: a run of letters and digits
+_ALNUM = re.compile(r"[^\W_]+")
 
 
 class EvaluationInputError(InputError, ValueError):
@@ -161,7 +169,8 @@ class _Scorer:
     def __init__(self, lang: str) -> None:
         self.lang = lang
         self.acc = {name: _Acc(name, labeled) for name, labeled in (
-            ("char_binary", False), ("token_binary", False), ("token_relaxed", True), ("token_strict", True),
+            ("char_binary", False), ("token_binary", False), ("token_binary_alnum", False),
+            ("token_relaxed", True), ("token_strict", True),
             ("entity_exact", True), ("entity_span", False), ("entity_overlap", True),
             ("entity_overlap_unlabeled", False))}
         self.confusion: Counter[tuple[str, str]] = Counter()
@@ -227,6 +236,15 @@ class _Scorer:
         ab.tp[_UNLABELED] += both
         ab.fn[_UNLABELED] += len(gb) - both
         ab.fp[_UNLABELED] += len(pb) - both
+        # binary on runs of letters and digits (the i2b2 2014 script's tokens)
+        alnum = [m.span() for m in _ALNUM.finditer(text)]
+        ga = _phi_tokens(gspans, [a for a, _ in alnum], [b for _, b in alnum])
+        pa = _phi_tokens(pspans, [a for a, _ in alnum], [b for _, b in alnum])
+        aa = self.acc["token_binary_alnum"]
+        both = len(ga & pa)
+        aa.tp[_UNLABELED] += both
+        aa.fn[_UNLABELED] += len(ga) - both
+        aa.fp[_UNLABELED] += len(pa) - both
         # relaxed / strict: the BIO view (clinanon.bio.encode_bio)
         ar, ast = self.acc["token_relaxed"], self.acc["token_strict"]
         gtags = encode_bio(toks, gspans, "BIO").tags

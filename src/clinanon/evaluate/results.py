@@ -36,6 +36,7 @@ __all__ = [
 MEASURES: Mapping[str, str] = MappingProxyType({
     "char_binary": "characters (non-whitespace): PHI or not",
     "token_binary": "tokens: PHI or not (i2b2 binary HIPAA token F1; 'detection')",
+    "token_binary_alnum": "tokens as the i2b2 2014 script splits them (letters and digits, no punctuation): PHI or not",
     "token_relaxed": "tokens: category, ignoring B/I ('relaxed classification')",
     "token_strict": "tokens: BIO tag = B/I + category ('strict classification')",
     "entity_exact": "entities: exact (start, end, label) (MEDDOCAN subtask 1)",
@@ -255,6 +256,7 @@ class EvaluationReport:
     missing_predictions: tuple[str, ...]
     char_binary: Measure
     token_binary: Measure
+    token_binary_alnum: Measure
     token_relaxed: Measure
     token_strict: Measure
     entity_exact: Measure
