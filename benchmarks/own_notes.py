@@ -2,11 +2,16 @@
 
 No real Dutch or Swedish clinical notes are shipped, so ``tests/data/nl-notes`` (27 notes) and
 ``tests/data/sv-notes`` (15 notes) were written by hand for this purpose (see their READMEs: invented text, BRAT,
-canonical labels, annotated before any rule output was looked at). ``tests/data/en-notes`` (40 invented US
-clinical notes, written and annotated blind under the HIPAA Safe Harbor convention) is a second unseen estimate
+canonical labels, annotated before any rule output was looked at); ``tests/data/nl-notes-2`` (120 short snippets in
+the shape of a regression suite and 8 longer notes, written and annotated blind: by someone who had read neither
+the first set nor the Dutch rules) is a second Dutch estimate, row ``dutch_notes_2``, the same code path.
+``tests/data/en-notes`` (40 invented US clinical notes, written and annotated blind under the HIPAA Safe Harbor
+convention) is a second unseen estimate
 next to the PhysioNet nursing notes of ``benchmarks/real_notes.py``; ``tests/data/en-notes-2`` (40 more, of other
 note types: ED, H&P, operative, radiology and pathology reports, letters, portal messages, psychiatry, pediatrics,
-obstetrics, EMS, home health, forms) is a third, scored as its own row ``english_notes_2`` by the same code path.
+obstetrics, EMS, home health, forms) is a third, scored as its own row ``english_notes_2`` by the same code path;
+``tests/data/en-notes-3`` (50 ICU and step-down nursing progress notes, PhysioNet span boundaries) is a fourth,
+row ``english_notes_3``, the same code path.
 This script scores on them:
 
 * ``rules`` (``detectors.use = ["rules"]``) and ``default`` (the configuration's default detector for the
@@ -21,7 +26,10 @@ them. The English notes are scored under the ``hipaa`` profile: gold and predict
 and countries dropped), as ``benchmarks/real_notes.py`` scores the PhysioNet notes.
 ``tests/data/de-notes`` (20 invented German, Austrian and Swiss letters, written and annotated blind under
 GraSCCo's convention) is the unseen estimate next to the GraSCCo dev letters, row ``german_notes``, scored as
-``benchmarks/real_notes.py`` scores those: ``gdpr-strict``, clock-time predictions left out.
+``benchmarks/real_notes.py`` scores those: ``gdpr-strict``, clock-time predictions left out; ``tests/data/de-notes-2``
+(25 more, of other document types: rehabilitation, referral, emergency, nursing, anaesthesia, pathology, laboratory,
+ambulance, assessment, paediatric, obstetric and psychotherapy reports, more Austrian and Swiss) is a second, row
+``german_notes_2``, scored by the same code path.
 No note text is written or printed.
 
 Usage: ``python benchmarks/own_notes.py [--out benchmarks/results/own_notes.json]``
@@ -49,19 +57,23 @@ from real_notes import score as score_profile
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = {"nl": ROOT / "tests" / "data" / "nl-notes", "sv": ROOT / "tests" / "data" / "sv-notes",
+           "nl2": ROOT / "tests" / "data" / "nl-notes-2",
            "en": ROOT / "tests" / "data" / "en-notes", "en2": ROOT / "tests" / "data" / "en-notes-2",
-           "de": ROOT / "tests" / "data" / "de-notes"}
+           "en3": ROOT / "tests" / "data" / "en-notes-3",
+           "de": ROOT / "tests" / "data" / "de-notes", "de2": ROOT / "tests" / "data" / "de-notes-2"}
 #: the language of each corpus key (a key is its language unless listed here)
-LANGUAGE = {"en2": "en"}
+LANGUAGE = {"nl2": "nl", "en2": "en", "en3": "en", "de2": "de"}
 #: corpora scored under a legal profile (both sides filtered) instead of the NOT_ANNOTATED convention; the
 #: invented German letters are scored as real_notes.py scores the GraSCCo letters: ``gdpr-strict`` (professions,
 #: ages and weekdays with dates are PHI) with GraSCCo's own convention for clock times (PRED_CONVENTIONS)
-PROFILES = {"en": "hipaa", "en2": "hipaa", "de": "gdpr-strict"}
+PROFILES = {"en": "hipaa", "en2": "hipaa", "en3": "hipaa", "de": "gdpr-strict", "de2": "gdpr-strict"}
 #: result row of each corpus key, in output order
-ROWS = {"nl": "dutch_notes", "sv": "swedish_notes", "en": "english_notes", "en2": "english_notes_2",
-        "de": "german_notes"}
+ROWS = {"nl": "dutch_notes", "nl2": "dutch_notes_2", "sv": "swedish_notes", "en": "english_notes",
+        "en2": "english_notes_2",
+        "en3": "english_notes_3",
+        "de": "german_notes", "de2": "german_notes_2"}
 #: a corpus's own convention applied to the predictions before its profile scores them
-PRED_CONVENTIONS = {"de": without_clock_times}
+PRED_CONVENTIONS = {"de": without_clock_times, "de2": without_clock_times}
 #: categories the notes do not annotate (dropped from the predictions before scoring)
 NOT_ANNOTATED = ("SEX", "PROFESSION")
 

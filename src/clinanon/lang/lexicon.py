@@ -67,7 +67,7 @@ def _split(words: str) -> tuple[str, ...]:
 HONORIFICS: dict[str, tuple[str, ...]] = {
     "en": ("Mr", "Mrs", "Ms", "Miss", "Mx", "Mister", "Madam", "Sir", "Lady", "Prof", "Professor"),
     "es": ("Sr", "Sra", "Srta", "Don", "Doña", "Dña", "Dª", "Prof", "Profa", "Profesor", "Profesora"),
-    "nl": ("Dhr", "Mevr", "Mw", "Mevrouw", "Meneer", "Mej", "Prof", "Professor"),
+    "nl": ("Dhr", "Mevr", "Mw", "Mevrouw", "Meneer", "Mej", "Heer", "Prof", "Professor"),
     "sv": ("Herr", "Fru", "Fröken", "Frk", "Prof", "Professor"),
     "de": ("Herr", "Herrn", "Frau", "Hr", "Fr", "Prof", "Professor"),
 }

@@ -66,8 +66,9 @@ def load_rows(lang: str, kind: str) -> tuple[tuple[str, ...], ...]:
 
 @memo(maxsize=8)
 def context_cities(lang: str) -> tuple[str, ...]:
-    """City names that are also people's names (``cities_context.txt``, built by ``scripts/build_city_context.py``;
-    English only): gazetteer cities reported only with place context. Empty when none ships."""
+    """City names that the gazetteer reports only with place context (``cities_context.txt``, built by
+    ``scripts/build_city_context.py``): English cities that are also people's names, German towns that are also
+    people's names or common words. Empty when none ships."""
     path = data_dir(lang) / "cities_context.txt"
     if not path.is_file():
         return ()

@@ -438,6 +438,36 @@ class _Postcodes:
         return out
 
 
+#: words of a Dutch sentence or field before a street that the street's leading words may take in
+#: ("Woonachtig Hoofdweg 231", "Thuisadres Kerkpad 3"), folded
+_NL_NOT_STREET_LEAD = frozenset(("woonachtig", "wonend", "woont", "woonde", "adres", "thuisadres", "woonadres",
+                                 "postadres", "bezoekadres", "correspondentieadres", "verhuisd", "naar", "op", "in",
+                                 "aan", "te", "via"))
+#: Dutch additions after a house number: "88 bis", "4-II", "12-III", "7 hs", "3-hs", "14 bg", "21-zw", "9 rd" (not
+#: "ter", which starts "ter hoogte van")
+_NL_ADDITION = re.compile(r"(?:[ \t]{1,2}|-)(?:bis|I{1,3}|IV|hs|huis|bg|zw|rd|bv|boven)(?![\w-])")
+
+
+def _nl_street_edges(text: str, s: Span) -> Span:
+    """A Dutch street span without a leading address word ("Woonachtig Hoofdweg 231" -> "Hoofdweg 231") and with
+    the addition after its house number ("Van Limburg Stirumstraat 88 bis", "Burg. de Withstraat 4-II")."""
+    start, end = s.start, s.end
+    m = re.match(r"[^\W\d_]+", text[start:end])
+    if m is not None and m.group().casefold() in _NL_NOT_STREET_LEAD and end - start > m.end() + 1:
+        start += m.end()
+        while start < end and text[start] in " \t":
+            start += 1
+    if end > start and text[end - 1].isalnum():
+        a = _NL_ADDITION.match(text, end)
+        if a is not None and (text[end - 1].isdigit() or text[end - 2:end - 1].isdigit()):
+            end = a.end()  # after "88" or "12a", not after a word
+    return s if (start, end) == (s.start, s.end) else Span(start, end, s.label, s.source, s.score)
+
+
+#: a comma, an Austrian or Swiss four-digit postcode and a capitalised town after a German street field's street
+_DE_COMMA_POSTCODE4 = re.compile(r"[ \t]{0,2},[ \t]{0,3}(?:A-|CH-)?[1-9]\d{3}[ \t]{1,2}[A-ZÄÖÜ]")
+
+
 class StreetRecognizer:
     """Street addresses of one language (see the module docstring). Scores: field value 0.85, typed street
     0.8 (0.7 for ambiguous type words), suffix / type-word / English streets 0.75, P.O. boxes 0.7,
@@ -456,8 +486,14 @@ class StreetRecognizer:
             # Dutch (and foreign) names may have leading words ("Prins Hendrikkade"); German and Swedish
             # compounds are one word ("Hauptstraße", "Storgatan")
             lead = rf"(?:{_CAP_NODOT}[ \t]+){{0,2}}" if lang in ("nl", "en") else ""
+            if lang == "nl":  # also an abbreviated title and particles: "Burg. de Withstraat", "Dokter van Thienenweg"
+                lead = (rf"(?:(?:{_CAP_NODOT}|[{_UP}][a-z]{{1,6}}\.)[ \t]+(?:(?:van|de|der|den|het|'t|ter|ten)[ \t]+)"
+                        rf"{{0,2}}){{0,2}}")
+            # Dutch: a floor or an addition after a dash ("Burg. de Withstraat 4-II", "Kerkstraat 3-hs")
+            tail = (rf"(?:{_TAIL}|[ \t]*,?[ \t]*[1-9]\d{{0,3}}[a-z]?-(?:I{{1,3}}|IV|hs|bg|zw|rd|bis)(?![\w\-'’]))"
+                    if lang == "nl" else _TAIL)
             self._suffix_street = re.compile(
-                rf"(?<![\w\-])(?P<name>{lead}[{_UP}][\w\-]{{2,30}}(?:{suffix}))(?![\w]){_TAIL}"
+                rf"(?<![\w\-])(?P<name>{lead}[{_UP}][\w\-]{{2,30}}(?:{suffix}))(?![\w]){tail}"
             )
         self._type_word_street = None
         if lang in ("de", "nl", "en"):  # en: streets of German-speaking places ("Villacher Strasse 89")
@@ -607,6 +643,10 @@ class StreetRecognizer:
             k = bisect.bisect_left(pcs_all, (vs, -1))
             if k < len(pcs_all) and vs < pcs_all[k][0] < ve:
                 ve = pcs_all[k][0]
+            if self.lang == "de":  # an Austrian or Swiss postcode after the street ("Koppstraße 58/3/12, 1160 Wien")
+                cut = _DE_COMMA_POSTCODE4.search(text, vs, ve)
+                if cut is not None:
+                    ve = cut.start()
             ve = _rstrip(text, vs, ve)
             value = text[vs:ve]
             inner = [s for s in typed if vs <= s.start < ve]
@@ -626,6 +666,8 @@ class StreetRecognizer:
         out = [s for s in typed if not _overlaps(fields, s.start, s.end)] + fields
         if self._anchored is not None:
             out += self._before_postcode(text, out, pcs_all)
+        if self.lang == "nl":
+            out = [_nl_street_edges(text, s) for s in out]
         return sorted(out)
 
     def _before_postcode(self, text: str, found: list[Span], pcs: list[tuple[int, int]]) -> list[Span]:
@@ -1236,11 +1278,20 @@ class PlaceContextRecognizer:
             first = text[words[0][0]:words[0][1]]
             if len(words) == 1 and first.isupper() and len(first) <= 4:
                 continue
-            out.append(Span(words[0][0], words[-1][1], "LOCATION.CITY", f"{self.name}:cue", 0.7))
+            label = "LOCATION.CITY"
+            if self.lang == "en" and fold(text[words[0][0]:words[-1][1]]) in _countries("en"):
+                label = "LOCATION.COUNTRY"  # "came from Ireland": a country (kept under hipaa), not a town
+            out.append(Span(words[0][0], words[-1][1], label, f"{self.name}:cue", 0.7))
         return out + self._lower(text)
 
     def detect(self, doc: Document) -> list[Span]:
         return self.analyze(doc.text)
+
+
+@memo
+def _countries(lang: str) -> frozenset[str]:
+    """Folded country names of ``lang``'s gazetteer."""
+    return frozenset(fold(r[0]) for r in load_rows(lang, "country"))
 
 
 @memo

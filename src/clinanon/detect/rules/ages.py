@@ -142,10 +142,13 @@ _LANG: dict[str, _AgeLang] = {
         include_unit=False,
     ),
     "nl": _AgeLang(
-        number_words=trie_regex(_nl_numbers()), years=r"jaar|jr", other_units=r"maanden|maand|weken|week|dagen|dag",
+        number_words=trie_regex(_nl_numbers()), years=r"jaar|jr",
+        other_units=r"maanden|maand|mnd|weken|week|wkn|dagen|dag",  # "3 mnd oud"
         and_word=r"en", half=r"en\s{1,2}een\s{1,2}half", field_labels=r"leeftijd",
-        person_before=(r"\b(?:leeftijd|pati[ëe]nte?|man|vrouw|jongen|meisje|kind|baby|zuigeling|peuter|heer|mevrouw|"
-                       r"dame|mevr|dhr|pt)\.?,?\s{1,2}(?:van\s{1,2})?$|\b(?:is|was|werd|wordt)\s{1,2}$"),
+        person_before=(r"\b(?:leeftijd|pati[ëe]nte?|cli[ëe]nte?|man|vrouw|jongen|meisje|kind|baby|zuigeling|peuter|"
+                       r"kleuter|tiener|puber|heer|mevrouw|dame|mevr|dhr|pt|zoon|dochter|broer|broertje|zus|zusje|"
+                       r"kleinzoon|kleindochter|kleinkind|zoontje|dochtertje|neefje|nichtje|vader|moeder|opa|oma|"
+                       r"oom|tante)\.?,?\s{1,2}(?:van\s{1,2})?$|\b(?:is|was|werd|wordt)\s{1,2}$"),
         age_after=r"\s{1,2}oude?\b",
         duration_before=("sinds", "sedert", "gedurende", "al", "na", "binnen", "afgelopen", "laatste", "ruim",
                          "ongeveer", "circa", "voor", "elke", "iedere", "per", "over"),
@@ -314,10 +317,13 @@ def age_patterns(lang: str) -> tuple[RulePattern, ...]:
                                flags=IC, group=1, validator=_validator))
     if lang == "de":
         out += _german_patterns(digits)
+    if lang == "nl":
+        out += _dutch_patterns(digits)
     out += _apposition_patterns(lang)
     ctx = Context.of(neg_before=spec.duration_before, before_rx=spec.person_before, after_rx=spec.age_after,
                      neg_after_rx=spec.duration_after, n_before=2, boost=0.45, penalty=0.45)
-    rel = _relative_adjust(lang)
+    # (Dutch notes mark every person's age, a relative's too: "dochter van 14 jaar")
+    rel = _relative_adjust(lang) if lang != "nl" else None
     if lang in ("nl", "sv"):  # "een 6,5 jaar oud meisje", "2,5 år gammal": a decimal age (not a decimal duration)
         out.append(RulePattern("age_unit_decimal", first="digit",
                                regex=expr(r"(?<![\w.,])\d{1,2}[.,]\d(?![.,]?\d)", spec.years), score=0.3, flags=IC,
@@ -338,12 +344,19 @@ _PERSON_LINE: dict[str, re.Pattern[str]] = {
     for lang, words in {
         "de": r"Herrn?|Frau|Hr\.|Fr\.|Pat\.|Patientin|Patient|Patienten|Name|Patient:",
         "nl": r"[Dd]hr\.?|[Mm]evr\.?|[Mm]w\.?|[Mm]evrouw|[Mm]eneer|[Dd]e[ \t]heer|[Pp]ati[ëe]nte?|[Pp]t\.?|[Pp]at\.?"
-              r"|Naam|[Ee]chtgeno(?:o|t)te?|[Zz]oon|[Dd]ochter|[Kk]ind|[Bb]aby|[Vv]ader|[Mm]oeder|[Pp]artner",
+              r"|Naam|[Ee]chtgeno(?:o|t)te?|[Zz]oon|[Dd]ochter|[Kk]ind|[Bb]aby|[Vv]ader|[Mm]oeder|[Pp]artner"
+              r"|[Cc]li[ëe]nte?|Betreft|[Bb]roer(?:tje)?|[Zz]us(?:je)?|[Kk]lein(?:zoon|dochter)|[Oo]pa|[Oo]ma",
         "sv": r"[Pp]at\.?|[Pp]atient(?:en)?|[Hh]err|[Ff]ru|Namn|[Bb]arnet|[Hh]ustrun|[Mm]aken|[Mm]akan|[Ss]onen"
               r"|[Dd]ottern|[Mm]annen|[Kk]vinnan|[Ss]ambon",
     }.items()
 }
 _AGE_UNIT: dict[str, str] = {"de": r"Jahre|Jahren|J\.|J(?![\w.])|Lj\.", "nl": r"jaar|jr\.?", "sv": r"år|år\.|å\."}
+
+
+#: the word right before an age in parentheses, and the German kinship nouns that may stand there
+_DE_WORD_BEFORE_PAREN = re.compile(r"([A-ZÄÖÜ][\w'’-]{1,30})[ \t]?\([ \t]?\Z")
+_DE_KIN_PAREN = re.compile(r"Tochter|Sohn|Bruder|Schwester|Enkel|Enkelin|Kind|Kinder|Mutter|Vater|Ehefrau|Ehemann"
+                           r"|Partner|Partnerin|Neffe|Nichte|Cousin|Cousine")
 
 
 def _apposition_patterns(lang: str) -> list[RulePattern]:
@@ -361,11 +374,19 @@ def _apposition_patterns(lang: str) -> list[RulePattern]:
     def person_before(text: str, start: int, end: int) -> float:
         lo = max(0, start - 100)
         line = text.rfind("\n", lo, start) + 1 or lo
-        return 0.5 if person.search(text, line, start) is not None else 0.0
+        if person.search(text, line, start) is not None:
+            return 0.5
+        if lang == "de":  # German: a first name of the lists or a kinship noun right before the parenthesis
+            w = _DE_WORD_BEFORE_PAREN.search(text, max(0, start - 34), start)  # ("Noah (11 Jahre)", "Tochter (9)")
+            if w is not None and (fold(w.group(1)) in name_sets("de")[0] or _DE_KIN_PAREN.fullmatch(w.group(1))):
+                return 0.5
+        return 0.0
 
     bare_before = re.compile(r"[A-ZÄÖÜÅ][\w'’-]{1,30}[ \t]?\([ \t]?\Z")
 
     def bare_adjust(text: str, start: int, end: int) -> float:
+        if lang == "nl" and _NL_HONORIFIC_NAME_PAREN.search(text, max(0, start - 80), start) is not None:
+            return 0.5  # "mw. bets van der meer (88)": a name in lower case after an honorific
         if bare_before.search(text[max(0, start - 34):start]) is None:
             return 0.0
         return person_before(text, start, end)
@@ -472,6 +493,48 @@ def _german_patterns(digits: str) -> list[RulePattern]:
     ]
 
 
+#: the second number of a German compound age ("3 Jahre und 8 Monate")
+_DE_AND_NUMBER = re.compile(r"[ \t]und[ \t]{1,2}(\d{1,2})(?![\d.,])")
+
+
+#: an honorific, then one to five words in any case (a name typed in lower case) and an opening parenthesis
+_NL_HONORIFIC_NAME_PAREN = re.compile(
+    r"(?<![\w.])(?i:dhr|mevr|mw|mevrouw|meneer)\.?[ \t]{1,2}(?:[^\W\d_][\w.'’-]{0,30}[ \t]{1,2}){0,4}"
+    r"[^\W\d_][\w'’-]{1,30}[ \t]?\([ \t]?\Z")
+#: count nouns after a Dutch ordinal that make it no age ("zijn 3e poging", "haar 2e zwangerschap")
+_NL_ORDINAL_NOUNS = (r"keer|maal|poging|pogingen|kuur|kuren|cyclus|zwangerschap|graviditeit|partus|bevalling|kind|"
+                     r"operatie|opname|behandeling|lijn|dosis|gift|week|dag|maand|jaar|plaats|rij|ronde|sessie|"
+                     r"consult|afspraak|episode|recidief|infarct|cva|lijns|graads|graad")
+
+
+def _dutch_patterns(digits: str) -> list[RulePattern]:
+    """Dutch ages the generic patterns miss; the span is the number: an ordinal after a possessive ("sinds zijn
+    40e", "vanaf haar 16de", "op z'n 65ste"; not "zijn 3e poging"), and both numbers of "(5 jaar en 5 maanden)"
+    right after a person's line (an honorific, a patient or client word, "Betreft")."""
+    person = _PERSON_LINE["nl"]
+
+    def person_line(text: str, start: int, end: int) -> float:
+        lo = max(0, start - 100)
+        line = text.rfind("\n", lo, start) + 1 or lo
+        return 0.5 if person.search(text, line, start) is not None else 0.0
+
+    years_months = r"(?:jaar|jr\.?)[ \t]{1,2}en[ \t]{1,2}"
+    return [
+        RulePattern("age_ordinal_nl", first="letter",
+                    regex=rf"\b(?i:sinds|vanaf|op|rond|na|voor|vóór|tot|tussen|van)[ \t]{{1,2}}"
+                          rf"(?i:zijn|haar|z'n|d'r|mijn|hun)[ \t]{{1,2}}({digits})(?:e|ste|de)(?![\w])"
+                          rf"(?![ \t]{{1,2}}(?i:{_NL_ORDINAL_NOUNS})(?![\w]))",
+                    score=0.75, group=1, validator=_validator),
+        RulePattern("age_parenthesis_years_nl", first="digit",
+                    regex=rf"(?<=\()({digits})(?=[ \t]{{0,2}}{years_months}\d{{1,2}}[ \t]{{0,2}}(?:maanden|mnd)\))",
+                    score=0.3, group=1, validator=_validator, adjust=person_line),
+        RulePattern("age_parenthesis_months_nl", first="letter",  # (starts at "jaar": the years' match ends there)
+                    regex=rf"(?<=\(\d[ \t]|\d\d[ \t])(?<!\d\d\d[ \t]){years_months}(\d{{1,2}})"
+                          rf"(?=[ \t]{{0,2}}(?:maanden|mnd)\))",
+                    score=0.3, group=1, validator=_validator, adjust=person_line),
+    ]
+
+
 def _number_only(lang: str):  # type: ignore[no-untyped-def]
     spec = _LANG[lang]
     rx = re.compile(rf"\d{{1,3}}(?:[.,]\d(?!\d))?|(?:{spec.number_words})(?!\w)", re.IGNORECASE)
@@ -481,6 +544,10 @@ def _number_only(lang: str):  # type: ignore[no-untyped-def]
         for s in spans:
             m = rx.match(text, s.start, s.end)
             out.append(Span(s.start, m.end(), s.label, s.source, s.score) if m else s)
+            if m and lang == "de":  # "[2] Jahre und [4] Monate": each number, as GraSCCo marks them
+                more = _DE_AND_NUMBER.search(text, m.end(), s.end)
+                if more is not None:
+                    out.append(Span(*more.span(1), s.label, s.source, s.score))
         return out
 
     return trim

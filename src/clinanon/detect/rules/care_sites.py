@@ -333,8 +333,9 @@ class CareSiteRecognizer:
                 if first is not None:
                     g = _GAP.match(text, first.end())
                     rest = self._words(text, g.end(), 1) if g else []
-                    if rest and first.group().casefold() not in self.stop:
-                        words = [(first.start(), first.end()), *rest]
+                    if (rest and first.group().casefold() not in self.stop
+                            and text[rest[-1][0]:rest[-1][1]].casefold() not in _EN_DWELLINGS):
+                        words = [(first.start(), first.end()), *rest]  # not "lives alone in senior housing"
             if words:
                 at = m.group().rstrip().casefold().endswith("at")  # "resides at ...": a home or a facility
                 out.append(Span(words[0][0], words[-1][1], "LOCATION.OTHER" if at else "LOCATION.CITY",
@@ -655,6 +656,9 @@ _COMMUNITY_HEAD = re.compile(
     r"(?<=[ \t])(?:(?P<kept>VNA|Visiting[ \t]Nurses?(?:[ \t](?:Association|Service))?|Home[ \t]Care|Homecare"
     r"|Home[ \t]Health(?:care|[ \t]Care)?|Hospice|Shelter|Group[ \t]Home|Adult[ \t]Day[ \t](?:Health|Care|Center))"
     r"|shelter|group[ \t]home|halfway[ \t]house|sober[ \t]house)(?![\w\-])")
+#: kinds of dwelling after "lives in <word>": no town ("senior housing", "public housing", "section 8 apartment")
+_EN_DWELLINGS = frozenset(("housing", "apartment", "apartments", "apt", "building", "complex", "facility", "house",
+                           "condo", "project", "projects", "trailer", "community", "residence", "home", "unit"))
 #: one to three capitalised words right before it, a saint, "Greater" or "Mount" first ("St. Anne's")
 _COMMUNITY_NAME = re.compile(r"(?<![\w\-'’.])(?:(?:St\.|St|Saint|Greater|Mount|Mt\.)[ \t]{1,2})?[A-Z][a-z'’]{1,30}"
                              r"(?:[ \t]{1,2}[A-Z][a-z'’]{1,30}){0,2}[ \t]{1,2}\Z")

@@ -309,6 +309,8 @@ class PhoneRecognizer:
             context, is_fax = verdict
             if self.lang == "en" and not context and self._en_measure_range(text, start, num.strip(), groups):
                 continue  # "VT 800-1000 15 minutes later": a range of settings, not a number to call
+            if self.lang == "nl" and not context and num.strip()[:1] not in ("0", "+", "("):
+                continue  # a Dutch number to call starts with its trunk 0 or +31: "633021001" is an article number
             if self.is_valid(num.strip()):
                 score, pname = 0.6 + (0.3 if context else 0.0), "valid"
             elif self.lang == "en" and _nanp_shaped(num.strip()):
@@ -431,13 +433,14 @@ _SLASH_NOT_PHONE = frozenset(("ratio", "ratios", "abg", "vbg", "gas", "gases", "
 #: words before a bare "x1234" that make it an extension ("call x4567", "reach him at x4567")
 _CALL_WORDS = frozenset(("call", "called", "calls", "phone", "phoned", "reach", "reached", "contact", "contacted",
                          "page", "paged", "at", "tel", "ph", "number", "no", "extension", "office", "desk", "pager",
-                         "pgr", "pg", "beeper", "bpr", "cell", "home", "work", "hm", "wk", *_EN_KIN))
+                         "pgr", "pg", "beeper", "bpr", "cell", "home", "work", "hm", "wk", *_EN_KIN,
+                         "charge", "desk", "station"))  # the charge nurse's, the desk's phone ("charge x3388")
 
 
 #: credentials that end a signature, after which a bare "x1234" is the signer's extension ("..., LICSW x6620")
 _EN_CREDENTIAL_WORDS = frozenset(("rn", "md", "np", "pa-c", "msw", "lcsw", "licsw", "lmhc", "lsw", "cnm",
                                   "crna", "pharmd", "slp", "rrt", "lpn", "aprn", "fnp", "dnp",
-                                  "phd", "psyd", "mph"))
+                                  "phd", "psyd", "mph", "cm", "ccm"))
 
 
 class PagerRecognizer:
@@ -481,7 +484,8 @@ class PagerRecognizer:
                 if m.end(1) - m.start(1) < 3 and not tail:
                     continue  # "x45" only right after a phone number ("410 392 0780 x45")
                 if (_CALL_WORDS & set(before) or tail or text[max(0, m.start() - 2):m.start()].strip() == "#"
-                        or (before and before[-1] in _EN_CREDENTIAL_WORDS)):  # "Jane Roe, LICSW   x6620"
+                        or (before and before[-1] in _EN_CREDENTIAL_WORDS)  # "Jane Roe, LICSW   x6620"
+                        or "-" in m.group(1)):  # "x4-4172": an internal extension's own shape
                     out.append(Span(m.start(), m.end(), "CONTACT.PHONE", f"{self.name}:extension", 0.75))
         return out
 

@@ -255,6 +255,13 @@ def _nl_sv_patterns(lang: str, M: str, D: str, months: str, spec: _DateLang) -> 
                     regex=rf"(?<![\w/.,-]){_YEAR4}[ \t]{{1,2}}{M}\.?[ \t]{{1,2}}{_DAY}(?![\w/%]|[.,:-]\d)",
                     score=0.9, flags=IC),
     ]
+    if lang == "nl":
+        # a week of a year, one span ("week 36 van 2024", "week 14 (2021)", "wk 3 in 2022"); a week alone is not
+        # a date (a pregnancy's "week 20", "over 2 weken")
+        week_year = (rf"\b(?:week|wk)\.?[ \t]{{1,2}}(?:[1-9]|[1-4]\d|5[0-3])"
+                     rf"(?:[ \t]{{1,2}}(?:van|in|uit)[ \t]{{1,2}}|,[ \t]{{0,2}}|[ \t]{{0,2}}\([ \t]{{0,2}}){_YEAR4}"
+                     r"(?:[ \t]{0,2}\))?(?![\w/%]|[.,:-]\d)")
+        out.append(RulePattern("week_of_year", first="letter", regex=week_year, score=0.85, flags=IC))
     if lang == "sv":
         words = "|".join(re.escape(w) for w in (*spec.date_words, "inskriven", "utskriven", "inkom", "opererad",
                                                  "besök", "återbesök", "remiss", "daterad", "undersökt"))
@@ -558,9 +565,21 @@ def _german_numeric_patterns(M: str) -> list[RulePattern]:
     MO = _MONTH_NUM
     Y = rf"(?:{_YEAR4}|\d\d)"
     right = r"(?![\w/%]|[.,:-]\d)"
-    # after a whole date "Fall" is a case number's label ("geb. 28.2.1958, Fall 88217634"), not a count
-    neg_dmy = Context.of(neg_after=tuple(u for u in _UNITS if u != "fall"), n_after=1, penalty=0.6)
+    # after a whole date "Fall" is a case number's label ("geb. 28.2.1958, Fall 88217634"), not a count, and "m" the
+    # sex of a report's patient line ("geb. 14.12.1952, m"), not metres
+    neg_dmy = Context.of(neg_after=tuple(u for u in _UNITS if u not in ("fall", "m")), n_after=1, penalty=0.6)
     return [
+        # a two-letter weekday before a numeric date, one span ("Mi, 19.01.2022", "Mo., 03.04.2023", "Fr 3.3.");
+        # capitalised only ("so 3.4." is no weekday), and the day and month must be valid
+        # a part of a month or a season of a year, one span ("bis Ende Juni", "Anfang März 2022", "im Herbst 2021")
+        RulePattern("de_part_of_month", first="letter", regex=
+                    rf"\b(?-i:Anfang|Mitte|Ende)[ \t]{{1,2}}{M}(?:[ \t]{{1,2}}{_YEAR4})?(?![\w])", score=0.85,
+                    flags=re.IGNORECASE),
+        RulePattern("de_season_year", first="letter", regex=
+                    rf"\b(?:Frühjahr|Frühling|Sommer|Herbst|Winter)[ \t]{{1,2}}{_YEAR4}{_NUM_RIGHT}", score=0.8),
+        RulePattern("de_weekday_abbr_date", first="letter", regex=
+                    rf"\b(?:Mo|Di|Mi|Do|Fr|Sa|So)\.?,?[ \t]{{1,2}}{D}\.[ \t]?{MO}\.(?:[ \t]?{Y})?{_NUM_RIGHT}",
+                    score=0.9, validator=_dm_valid),
         # the first end of a range, up to the range mark (the second end is matched on its own)
         RulePattern("de_day_to_month", first="digit", regex=
                     rf"\b{D}\.(?=\s{{0,2}}(?:-|–|bis)\s{{0,3}}{D}\.\s{{0,3}}{M})", score=0.85, flags=re.IGNORECASE),
@@ -611,7 +630,9 @@ _RANGE_TO: dict[str, re.Pattern[str]] = {
 #: words before a day + month without a year that make it a date ("am 3.5.", "op 14/9", "den 15/11")
 _PARTIAL_WORDS: dict[str, tuple[str, ...]] = {
     "de": ("am", "vom", "seit", "ab", "bis", "zum", "dem", "den", "datum", "zwischen", "heute", "gestern", "morgen"),
-    "nl": ("op", "d.d", "dd", "van", "tot", "sinds", "vanaf", "datum", "t/m", "per"),
+    "nl": ("op", "d.d", "dd", "van", "tot", "sinds", "vanaf", "datum", "t/m", "per", "opgenomen", "opgen", "opname",
+           "ontslag", "ontslagen", "laatste", "volgende", "gezien", "controle", "gestart", "gestopt", "geopereerd",
+           "overleden", "tm"),
     "sv": ("den", "från", "till", "sedan", "datum", "t.o.m", "fr.o.m", "opererad", "opererades", "inkom", "utskriven",
            "inskriven"),
 }
@@ -633,10 +654,14 @@ def _partial_date_patterns(lang: str, spec: _DateLang) -> list[RulePattern]:
 
     shape = (r"\d{1,2}\.\s?\d{1,2}\.(?![\w.,:/-]?\d)" if lang == "de"
              else r"\d{1,2}/\d{1,2}(?![\w/]|[.,:-]\d)")
+    if lang == "nl":  # Dutch also writes a day and month with a dash, two digits each ("op 24-05", not "op 2-3")
+        shape = rf"(?:{shape}|\d\d-\d\d(?![\w/-]|[.,:]\d))"
+    # Dutch "t/m 9/11" (tot en met): a date word the word splitter cannot see
+    until = r"(?<![\w/])t/m\.?[ \t]{0,2}$" if lang == "nl" else None
     return [RulePattern("day_month_numeric", first="digit", regex=_NUM_LEFT + shape, score=0.3,
                         validator=_dm_valid, adjust=in_range,
                         context=Context.of(before=_PARTIAL_WORDS[lang], neg_after=_UNITS, n_before=2, n_after=1,
-                                           boost=0.4, penalty=0.8))]
+                                           boost=0.4, penalty=0.8, before_rx=until))]
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -669,6 +694,7 @@ _MD_CUES_BEFORE = _wordset(
     "admitted readmitted admit adm admission extubated extubation extub extubate reintubated intubated "
     "intubation trached d/c dc dc'd d/c'd dced discharged discharge discontinued transferred transfer xfer "
     "s/p sp started start restarted stopped held placed done performed removed inserted pulled changed cultured "
+    "began begun onset "
     "dialysis dialyzed hd cath cabg echo cxr ct mri eeg ekg ecg tee surgery op or mi stent stented ptca ablation "
     "note notes bm last next due scheduled planned seen visited died expired arrived born birthday "
     "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun "
@@ -745,8 +771,9 @@ def _md_adjust(text: str, start: int, end: int) -> float:
                 return 0.3  # "blood cx 10/2", "cultures 10/12": a culture's date (a count of bottles is "2/4")
             return -0.5
         if w in _MD_CUES_BEFORE or _CLOCK.match(w) or _MILITARY.match(w) or w.endswith("'d"):
-            if (w in _MD_WEAK_CUES and i + 1 < len(before) and _md_neg(before[i + 1])
+            if (w in _MD_WEAK_CUES and i + 1 < len(before) and _md_neg(before[i + 1]) and before[i + 1] != "to"
                     and not (w in ("from", "on") and before[i + 1] in _MD_DATED)):
+                # ("to start 11/16": a verb's "to", not a setting weaned to)
                 return -0.5  # "PSV of 10/5", "on PS 5/5" (not "cultures from 8/31": a culture is dated)
             return 0.3
     if after and (after[0] in _MD_CUES_AFTER or _CLOCK.match(after[0]) or _MILITARY.match(after[0])):
@@ -857,8 +884,8 @@ def _md_corroborated(text: str, start: int, end: int) -> bool:
         if n >= 40:
             break
         a, b = m.span()
-        if a == start or (b - a <= 5 and _md_score_shaped(text, a, b)):
-            continue
+        if a == start or (b - a <= 5 and _md_score_shaped(text, a, b) and not _md_strong_cue(text, a, b)):
+            continue  # a score-shaped pair corroborates only with a strong cue ("cx from 4/4 ... changed 4/6")
         other = int(m.group(1))
         if min((month - other) % 12, (other - month) % 12) > 1:
             continue
@@ -870,6 +897,8 @@ def _md_corroborated(text: str, start: int, end: int) -> bool:
 def _md_strong_cue(text: str, start: int, end: int) -> bool:
     before = _md_words_before(text, start, 3)
     after = _md_words_after(text, end, 1)
+    if len(before) > 1 and before[0] in ("from", "on") and before[1] in _MD_DATED:
+        return True  # "cultures from 4/4": a culture's date
     return (any(w in _MD_STRONG_CUES or _CLOCK.match(w) or _MILITARY.match(w) or w.endswith("'d") for w in before)
             or bool(after and (_CLOCK.match(after[0]) or _MILITARY.match(after[0]))))
 
@@ -1077,6 +1106,8 @@ def _with_clock_guard(adjust: Callable[[str, int, int], float]) -> Callable[[str
             near = text[max(0, start - 3):start]
             if ("@" in near or "~" in near
                     or any(w in ("at", "around", "approx", "about", "starting") for w in before[:1])
+                    or (before[:1] and before[0] in ("until", "till", "til") and num[2:] in ("00", "15", "30", "45"))
+                    # "here until 2000": an hour on the quarter (not "worked until 2004")
                     or any(_CLOCK.match(w) or _MILITARY.match(w) for w in before[:2])
                     or (after and (after[0] in ("hrs", "hr", "h", "hours", "shift", "pm", "am")
                                    or _MILITARY.match(after[0])))):

@@ -7,6 +7,8 @@ recognizers are built once per language and cached.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -214,13 +216,20 @@ _DE_ROLE_BEFORE_NAME = frozenset((
     "enkelin", "nachbar", "nachbarin", "pfleger", "pflegerin", "betreuer", "betreuerin", "partner", "partnerin"))
 
 
+#: prepositions (lower case, without an article) after which a town of the lists that is also a noun is a town
+_DE_PLACE_PREPOSITIONS = frozenset(("in", "aus", "nach"))
+
+
 def german_noun_guard(text: str, found: Sequence[Span], others: Sequence[Span]) -> list[Span]:
     """German writes every noun with a capital, so a one-word first name, surname or town of the lists that is a
     German common word or an organ ("Leber", "Milz", "Kraft", "Linke": :func:`clinanon.lang.lexicon.common_lexicon`,
     :data:`clinanon.lang.lexicon.ANATOMY_DE`) is kept only beside a name: a pattern's name span over it, a title or
     honorific before it, or a capitalised word next to it that is no common word ("Amadea Leber")."""
     lex = common_lexicon("de")
-    names = [(s.start, s.end) for s in others if s.label.startswith("NAME")]
+    names = sorted((s.start, s.end) for s in others if s.label.startswith("NAME"))
+    # overlap with a name span in O(log n): the largest end among the names that start before a span's end
+    name_starts = [a for a, _ in names]
+    max_end = list(itertools.accumulate((b for _, b in names), max))
     out: list[Span] = []
     for s in found:
         w = text[s.start:s.end]
@@ -228,13 +237,17 @@ def german_noun_guard(text: str, found: Sequence[Span], others: Sequence[Span]) 
                 or (fold(w) not in lex and w.casefold() not in ANATOMY_DE)):
             out.append(s)
             continue
-        if any(a < s.end and s.start < b for a, b in names):
+        k = bisect.bisect_left(name_starts, s.end) - 1
+        if k >= 0 and max_end[k] > s.start:
             out.append(s)
             continue
         prev = _DE_PREV_WORD.search(text, max(0, s.start - 30), s.start)
         nxt = _DE_NEXT_WORD.match(text, s.end, s.end + 30)
         near = [m.group(1) for m in (prev, nxt) if m is not None]
         titled = prev is not None and prev.group(1).casefold() in _DE_NAME_BEFORE - _DE_NO_FIRST_NAME_TITLES
+        if s.label == "LOCATION.CITY" and prev is not None and prev.group(1) in _DE_PLACE_PREPOSITIONS:
+            out.append(s)  # "wohnt in Singen", "aus Halle", "nach Hof": a town after a bare place preposition
+            continue       # (a noun takes an article: "beim Singen", "in der Halle", "auf dem Hof")
         if (not titled and fold(w) in _DE_ROLE_BEFORE_NAME and nxt is not None
                 and fold(nxt.group(1)) in _de_first_names()):
             continue  # "Bruder Finn", "Pfleger Marcel": a kinship or role noun before a first name, not a surname

@@ -53,6 +53,11 @@ from clinanon.lang.wordlists import load_rows
 __all__ = ["FIELD_TABLES", "FieldRecognizer", "FieldSpec", "recognizers", "sex_patterns"]
 
 
+#: a street field's value up to the comma before a postcode (German, Austrian, Swiss: "Parkstraße 42, 18119 X",
+#: "Koppstraße 58/3/12, 1160 Wien", "Hauptstr. 5, CH-8001 Zürich"): the postcode and town are their own spans
+_STREET_BEFORE_POSTCODE = re.compile(r"([^,\n]{3,80}?)[ \t]{0,2},[ \t]{0,3}(?:[A-Z]{1,2}-)?\d{4,5}[ \t]")
+
+
 @dataclass(frozen=True)
 class FieldSpec:
     """One row of a field table: a label pattern (regex, no capturing groups, matched case-insensitively),
@@ -97,9 +102,16 @@ FIELD_TABLES: Mapping[str, tuple[FieldSpec, ...]] = {
     "nl": (
         FieldSpec(r"naam\s{1,2}pati[ëe]nte?|achternaam|voornamen|voornaam|naam|geboortenaam|meisjesnaam",
                   _P, "name"),
-        FieldSpec(r"pati[ëe]nte?", _P, "name", 0.7),
-        FieldSpec(r"behandelend\s{1,2}arts|behandelaar|huisarts|verwijzer|verwijzend\s{1,2}arts|specialist|"
-                  r"arts|dokter|ondertekend\s{1,2}door|auteur", _D, "name", 0.85),
+        FieldSpec(r"pati[ëe]nte?|cli[ëe]nte?", _P, "name", 0.7),
+        # (care staff before a name: "Verloskundige: Geertje de Haan", "SEH-arts: F. Dekker", "Casemanager: ...")
+        FieldSpec(r"behandelend\s{1,2}arts|regiebehandelaar|hoofdbehandelaar|behandelaar|huisarts|verwijzer|"
+                  r"verwijzend\s{1,2}arts|verpleegkundig\s{1,2}specialist|specialist|arts-assistent|seh-arts|"
+                  r"arts|dokter|ondertekend\s{1,2}door|auteur|verloskundige|wijkverpleegkundige|verpleegkundige|"
+                  r"casemanager|supervisor|aios|anios|poh", _D, "name", 0.85),
+        # a relative or representative ("Partner: Jelmer Postma", "Contactpersoon: ..."); not "Moeder:" / "Vader:",
+        # the heads of a family history
+        FieldSpec(r"partner|echtgeno(?:o)?te?|eerste\s{1,2}contactpersoon|contactpersoon|wettelijk\s{1,2}"
+                  r"vertegenwoordiger|vertegenwoordiger|mentor|curator", "NAME.RELATIVE", "name", 0.75),
         FieldSpec(r"woonplaats|geboorteplaats|plaats|stad|gemeente", _CI, "place"),
         FieldSpec(r"provincie", _SA, "place"),
         FieldSpec(r"geboorteland|land", _CO, "place", 0.8),
@@ -125,7 +137,7 @@ FIELD_TABLES: Mapping[str, tuple[FieldSpec, ...]] = {
         FieldSpec(r"wohnort|geburtsort|ort|stadt|gemeinde", _CI, "place"),
         FieldSpec(r"bundesland|kanton", _SA, "place"),
         FieldSpec(r"geburtsland|land|staat", _CO, "place", 0.8),
-        FieldSpec(r"anschrift|adresse|straße|strasse|wohnadresse", _ST, "text"),
+        FieldSpec(r"anschrift|adresse|straße|strasse|wohnadresse", _ST, "street"),
     ),
 }
 
@@ -393,6 +405,9 @@ class FieldRecognizer:
                     vend = k.start()
                     break
             vend = sentence_end(text, search_from, vend)  # "Adress: Storgatan 5, Stockholm. Inkom ..."
+            if self.lang == "nl":  # "Adres: Kerkstraat 12, Leeuwarden; thuisbevalling gepland": a clause ends
+                semi = text.find(";", search_from, vend)
+                vend = vend if semi == -1 else semi
             out.extend(self._value_spans(text, vstart, vend, row))
             value_end = vend
         if self._titles is not None:
@@ -423,6 +438,10 @@ class FieldRecognizer:
                     first = False
         else:
             s, e = _trim(text, start, end)
+            if row.shape == "street":  # "Anschrift: Parkstraße 42, 18119 Warnemünde": the street before the postcode
+                cut = _STREET_BEFORE_POSTCODE.match(text, s, e)
+                if cut is not None:
+                    e = cut.end(1)
             if e > s and any(c.isalpha() for c in text[s:e]):
                 spans.append((s, e, row.category))
         return [Span(s, e, cat, f"{self.name}:{cat}", row.score) for s, e, cat in spans

@@ -160,9 +160,11 @@ FIELD_LABELS: dict[str, tuple[FieldLabel, ...]] = {
     ),
     "nl": (
         _L("patientnummer", rf"pati[eë]nt(?:en)?(?:nummer|nr\.?|-?id)|pati[eë]nt\s(?:{_NO}|id)|ziekenhuisnummer"
-                            r"|zh-?nr\.?|dossiernummer|dossier\s?nr\.?|registratienummer|epd-?nummer",
+                            r"|zh-?nr\.?|dossiernummer|dossier\s?nr\.?|registratienummer|epd-?nummer"
+                            # a GGZ client's number, the hospital information system's ("ZIS 0093381", "HiX-nr")
+                            r"|cli[eë]nt(?:en)?(?:nummer|nr\.?|-?id)|zis(?:-?(?:nummer|nr\.?))?|hix(?:-?(?:nummer|nr\.?))?",
            "ID.MEDICALRECORD", ("patient", "patiënt", "ziekenhuisnummer", r"\bzh", "dossier", "registratienummer",
-                                r"\bepd")),
+                                r"\bepd", "client", "cliënt", r"\bzis", r"\bhix")),
         _L("bsn", r"bsn|burgerservicenummer|sofi-?nummer", "ID.SSN", (r"\bbsn\b", "burgerservicenummer", "sofi")),
         _L("polis", r"polisnummer|polis\s?nr\.?|verzekerings?nummer|verzekerdennummer|zorgverzekeringsnummer",
            "ID.HEALTHPLAN", ("polis", "verzeker")),
@@ -189,8 +191,14 @@ FIELD_LABELS: dict[str, tuple[FieldLabel, ...]] = {
         _L("patienten_id", r"patienten-?id|patientennummer|patienten-?nr\.?|pat\.?-?(?:nr|id)\.?|pid",
            "ID.MEDICALRECORD", ("patienten", r"\bpat", r"\bpid\b")),
         _L("fallnummer", r"fallnummer|fall-?nr\.?|fall-?id|aufnahmenummer|aufnahme-?nr\.?|kontonummer"
-                         r"|rechnungsnummer|auftragsnummer|besuchsnummer", "ID.ACCOUNT",
-           (r"\bfall", "aufnahme", "kontonummer", "rechnungsnummer", "auftragsnummer", "besuchsnummer")),
+                         r"|rechnungsnummer|auftragsnummer|besuchsnummer|aktenzeichen|einsatznummer|einsatz-?nr\.?|aufnahmezahl"
+                         r"|eingangsnummer|eingangs-?nr\.?", "ID.ACCOUNT",
+           (r"\bfall", "aufnahme", "kontonummer", "rechnungsnummer", "auftragsnummer", "besuchsnummer",
+            "aktenzeichen", "einsatz", "eingangs")),
+        # the Institutionskennzeichen of an insurer or a care provider ("IK 101097008"); an Austrian record's
+        # "Zahl:" and a psychotherapy report's "Chiffre:" (weak: ":" before the value)
+        _L("ik", r"ik|ik-?nr\.?|institutionskennzeichen", "ID.IDNUM", (r"\bik\b", r"\bik-", "institutionskennzeichen")),
+        _L("zahl", r"zahl|chiffre", "ID.IDNUM", (r"\bzahl", "chiffre"), False),
         _L("versichertennummer", r"(?:kranken)?versichertennummer|versicherten-?nr\.?|kvnr|vers\.?-?nr\.?"
                                  r"|versicherungsnummer|mitgliedsnummer", "ID.HEALTHPLAN",
            ("versicherten", r"\bkvnr", r"\bvers", "mitgliedsnummer")),

@@ -81,7 +81,7 @@ _WARD = {
 }
 _ROOM = {
     "de": r"zimmer|zi\.|zimmer-?nr\.?|raum|bettenzimmer",
-    "nl": r"kamer|kamernummer|box",
+    "nl": r"kamer|kamernummer|box|bednummer|bed",  # "bed 4": the bed of a ward's room
     "sv": r"sal|salen|rum|rummet|sal-?nr\.?",
 }
 _DIRECTION = {
@@ -92,7 +92,7 @@ _DIRECTION = {
 #: an identifier with a digit: "4B", "7", "C3", "B4", "P2", "ITS 2", "1.12", "2-3"
 _CODE = r"(?:[A-Z]{1,4}[ \t-]?)?\d{1,3}(?:[.-]\d{1,3})?[A-Za-z]?(?![\w-]|[.,:/]\d)"
 #: prepositions after which a capitalised word is a place, in the languages that write nouns in lower case
-_PLACE_PREP = {"nl": r"in|te|uit|naar|nabij|vanuit", "sv": r"i|från|till|utanför|nära"}
+_PLACE_PREP = {"nl": r"in|te|uit|naar|nabij|vanuit|gemeente|[Gg]emeente", "sv": r"i|från|till|utanför|nära"}
 #: capitalised words after a place preposition that name a care setting ("naar Intensive Care")
 _NOT_PLACES = frozenset({"intensive", "care", "medium", "high", "spoedeisende", "eerste", "hulp", "recovery",
                          "holding", "stroke", "unit", "cardiac", "coronary", "emergency", "ic", "icu", "ccu"})
@@ -134,7 +134,10 @@ def _regexes(lang: str) -> dict[str, re.Pattern[str]]:
              rf"(?:[ \t]\([{_UP}][\w.]{{1,20}}\))?")
     date = (r"(?:\d{1,2}\.[ \t]?\d{1,2}\.[ \t]?\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}-\d{1,2}-\d{4}"
             r"|\d{1,2}\.?[ \t]{1,2}[^\W\d_]{3,12}\.?[ \t]{1,2}\d{4})")
-    date_lead = {"de": r"(?:den|d\.|am)[ \t]{1,2}", "nl": r"(?:de|d\.d\.)[ \t]{1,2}", "sv": r"(?:den)[ \t]{1,2}"}
+    # German: a weekday may stand before the date ("Leipzig, Mi, 22.03.2023", "Graz, Montag, den 3.4.2023")
+    date_lead = {"de": r"(?:(?:(?:Mo|Di|Mi|Do|Fr|Sa|So)\.?|Montag|Dienstag|Mittwoch|Donnerstag|Freitag|Samstag"
+                       r"|Sonntag),[ \t]{1,2}(?:den[ \t]{1,2})?|(?:den|d\.|am)[ \t]{1,2})",
+                 "nl": r"(?:de|d\.d\.)[ \t]{1,2}", "sv": r"(?:den)[ \t]{1,2}"}
     ward_code = rf"{_CODE}(?:[ \t](?:{_DIRECTION[lang]})(?![\w]))?"
     return {
         "postcode": re.compile(rf"(?P<pc>{_POSTCODE[lang]})(?![\w-])[ \t]{{1,3}}(?P<city>{place})(?![\w\-])"),
@@ -252,6 +255,9 @@ class LetterLayoutRecognizer:
         if (w.casefold() in common or w.casefold() in _NOT_PLACES or allow.is_allowed(w) or fold(w) in known
                 or w.isupper()):
             return None
+        if (self.lang == "nl" and text[m.start():m.start() + 3].casefold() == "gem"
+                and fold(w) in common_lexicon("nl")):
+            return None  # "de gemeente Regelt": after "gemeente" a municipality's name, not a word
         return Span(words[0][0], words[-1][1], "LOCATION.CITY", f"{self.name}:place_prep", 0.6)
 
     def _relative(self, text: str, m: re.Match[str], common: frozenset[str], known: frozenset[str]) -> Span | None:
@@ -365,7 +371,10 @@ _DE_TITLES = rf"(?:(?:{_DE_DOC_TITLE}|{_DE_STAFF_TITLE})(?:(?<=\.)|(?![\w]))[ \t
 #: the name after the titles: up to three words, a "Surname, Firstname" pair included
 _DE_NAME = rf"{_DE_NW}(?:[ \t]{{1,2}}{_DE_NW}){{0,2}}"
 #: words that introduce the patient ("Patientin", "den Patienten", "Herrn", "Frau", "Pat."; "o.g. Patientin")
-_DE_PERSON_CUE = r"Patientin|Patienten|Patient|Pat\.|Herrn|Herr|Frau|Hr\.|Fr\."
+_DE_PERSON_CUE = (r"Patientin|Patienten|Patient|Pat\.|Herrn|Herr|Frau|Hr\.|Fr\."
+                  # the person of a care home's, an insurer's or a form's own fields ("Bewohnerin: X, Y",
+                  # "Versicherte/r: X, Y", "Name, Vorname: X, Y")
+                  r"|Bewohnerin|Bewohner|Versicherte/r|Versicherter|Versicherte|Klientin|Klient|Vorname")
 #: words that introduce who wrote, examined or assisted ("Geschrieben von", "Untersuchung durch:", "Assistenz:")
 _DE_STAFF_CUE = (r"(?:[Gg]eschrieben|[Dd]iktiert|[Ee]rstellt|[Gg]eprüft|[Vv]idiert|[Bb]efundet|[Uu]nterschrieben"
                  r"|[Ff]reigegeben|[Vv]alidiert|[Uu]ntersucht|[Oo]periert|[Gg]egengelesen|[Kk]orrigiert)"
@@ -442,12 +451,34 @@ _DE_PROF_WORD = (rf"(?:[{_UP}][{_LO}]{{2,25}}(?:e|er|es)[ \t]{{1,2}})?[{_UP}][{_
                  rf"(?:-[{_UP}]?[{_LO}]{{2,30}})?")
 _DE_PROFESSION = re.compile(
     rf"(?<![\w])(?:(?:(?:[Aa]rbeit|[Jj]obb)(?:et|ete|te)|[Tt]ätig|[Bb]eschäftigt|[Aa]ngestellt|[Bb]erufstätig)"
-    rf"[ \t]{{1,2}}als|[Vv]on[ \t]{{1,2}}Beruf|Beruf[ \t]{{0,2}}:|[Bb]erufliche[ \t]{{1,2}}Tätigkeit[ \t]{{0,2}}:"
+    # "arbeitet in Teilzeit als X", "Beschäftigt als: X"
+    rf"(?:[ \t]{{1,2}}(?:in|im|seit|noch|dort|zuletzt|Teilzeit|Vollzeit|\d{{1,2}}|Jahren?)){{0,3}}"
+    rf"[ \t]{{1,2}}als[ \t]{{0,2}}:?|[Vv]on[ \t]{{1,2}}Beruf|Beruf[ \t]{{0,2}}:"
+    rf"|[Bb]erufliche[ \t]{{1,2}}Tätigkeit[ \t]{{0,2}}:"
     rf"|[Gg]elernte[rn]?|[Pp]ensionierte[rn]?|[Bb]erentete[rn]?)[ \t]{{1,3}}(?P<prof>{_DE_PROF_WORD})(?![\w\-])"
     rf"|(?<![\w])als[ \t]{{1,2}}(?P<prof2>{_DE_PROF_WORD})(?![\w\-])"
     rf"(?=(?:[ \t]{{1,2}}[^\s.;:!?]{{1,30}}){{0,6}}?[ \t]{{1,2}}(?:tätig|beschäftigt|angestellt|gearbeitet)(?![\w]))")
 #: words after a work cue that are no occupation ("als Aushilfe", "in Teilzeit")
 _DE_NOT_PROFESSION = frozenset(("teilzeit", "vollzeit", "aushilfe", "minijob", "schichtdienst", "nachtdienst"))
+#: weaker cues of a past or present occupation ("früher Schneiderin", "ehemaliger Elektriker", "Tätigkeit als
+#: Lagerist", "seine Zeit als Lokführer", "Die Mutter war Verkäuferin", "bis zur Rente Hebamme"); the word must end
+#: like an occupation (:data:`_DE_OCCUPATION_END`) except after "bis zur Rente", and be none of
+#: :data:`_DE_NOT_OCCUPATION` ("früher Raucher")
+_DE_PROFESSION_WEAK = re.compile(
+    rf"(?<![\w])(?:(?P<rente>[Bb]is[ \t]{{1,2}}zur[ \t]{{1,2}}(?:Rente|Berentung|Pensionierung))"
+    rf"|(?:[Ee]hemalige[rn]?|[Ff]rüher(?:e[rn]?)?|[Ss]päter|[Zz]uletzt(?:[ \t]{{1,2}}als)?|[Tt]ätigkeit[ \t]{{1,2}}als"
+    rf"|[Zz]eit[ \t]{{1,2}}als|war(?:[ \t]{{1,2}}(?:früher|zuletzt))?))[ \t]{{1,3}}"
+    rf"(?P<prof3>[{_UP}][{_LO}]{{2,30}}(?:-[{_UP}]?[{_LO}]{{2,30}})?)(?![\w\-])")
+_DE_OCCUPATION_END = re.compile(r"(?:er|erin|ist|istin|eur|eurin|euse|ant|antin|ent|entin|frau|mann|kraft|hilfe"
+                                r"|meister|meisterin|arbeiter|arbeiterin|helfer|helferin|angestellte[rn]?)$")
+_DE_NOT_OCCUPATION = frozenset((
+    "raucher", "raucherin", "nichtraucher", "nichtraucherin", "exraucher", "exraucherin", "trinker", "trinkerin",
+    "alkoholiker", "alkoholikerin", "diabetiker", "diabetikerin", "allergiker", "allergikerin", "patient",
+    "patientin", "rentner", "rentnerin", "linkshänder", "rechtshänder", "fußgänger", "radfahrer", "beifahrer",
+    "beifahrerin", "teilnehmer", "teilnehmerin", "träger", "trägerin", "partner", "partnerin", "ehemann", "mann",
+    "bruder", "vater", "mutter", "schwester", "tochter", "sohn", "fieber", "zimmer", "winter", "sommer", "oktober",
+    "november", "dezember", "september", "oberarzt", "kollege", "kollegin", "nachbar", "nachbarin", "spender",
+    "spenderin", "empfänger", "empfängerin", "sportler", "sportlerin", "läufer", "läuferin", "wanderer"))
 
 _DE_RX = {
     # cue + name; the name's words are checked in code (_de_name_words)
@@ -570,8 +601,12 @@ def _surname_before_first_name(text: str, toks: list[tuple[int, int]], k: int) -
     w, nxt = text[toks[k][0]:toks[k][1]], text[toks[k + 2][0]:toks[k + 2][1]]
     if len(w) < 3 or not (fold(nxt) in _de_first_names() or _de_word_ok(nxt, strict=True)):
         return False
-    return w.isupper() or not (w.casefold() in ANATOMY_DE or SPECIALTY.match(w) or allowlist_for("de").is_allowed(w)
-                               or w.casefold() in _common("de"))
+    if w.isupper():
+        return True
+    if w.casefold() in ANATOMY_DE or SPECIALTY.match(w):
+        return False
+    # a surname that is also a word ("Vogel, Hildegard", "Roth, Anneliese") before a first name of the lists
+    return fold(nxt) in _de_first_names() or not (allowlist_for("de").is_allowed(w) or w.casefold() in _common("de"))
 
 
 def _de_trailing_name(text: str, start: int, end: int) -> tuple[int, int] | None:
@@ -702,6 +737,46 @@ def _de_professions(text: str, src: str) -> list[Span]:
         if last.casefold() in _DE_NOT_PROFESSION or last.casefold() in _DE_INST_NOT_NAME:
             continue
         out.append(Span(a, b, "PROFESSION", f"{src}:profession", 0.7))
+    for m in _DE_PROFESSION_WEAK.finditer(text):
+        w = m.group("prof3").casefold()
+        if w in _DE_NOT_OCCUPATION or w in _DE_NOT_PROFESSION or w in _DE_INST_NOT_NAME:
+            continue
+        if m.group("rente") is None and not _DE_OCCUPATION_END.search(w):
+            continue
+        out.append(Span(*m.span("prof3"), "PROFESSION", f"{src}:profession", 0.65))
+    return out
+
+
+#: the patient's insurer or payer after its field label ("Kostenträger: AOK Sachsen-Anhalt, IK ...", "Kasse: X",
+#: "Versichert bei der X"), and the insurers that their acronym names anywhere ("AOK Plus", "BKK X", "IKK X")
+_DE_PAYER = re.compile(
+    rf"(?<![\w])(?:(?:Kostenträger|Krankenkasse|Pflegekasse|Kasse|Krankenversicherung|Versicherung"
+    rf"|Unfallversicherungsträger)[ \t]{{0,2}}:|[Vv]ersichert[ \t]{{1,2}}bei(?:[ \t]{{1,2}}de[rm])?)[ \t]{{1,3}}"
+    rf"(?P<org>[{_UP}][\w&.+]{{0,25}}(?:-[{_UP}][\w]{{0,25}})?"
+    rf"(?:[ \t]{{1,2}}(?:der|für|und|&|–|-)?[ \t]{{0,2}}[{_UP}][\w&.+]{{0,25}}(?:-[{_UP}][\w]{{0,25}})?){{0,4}})"
+    rf"|(?<![\w\-])(?P<acr>(?:AOK|BKK|IKK)(?:[ \t]|-)[{_UP}][\w]{{1,25}}(?:-[{_UP}][\w]{{1,25}})?"
+    rf"(?:[ \t][{_UP}][\w]{{1,25}}(?:-[{_UP}][\w]{{1,25}})?)?)(?![\w\-])")
+#: first words of a payer field's value that name a kind of insurance, not an insurer
+_DE_PAYER_GENERIC = frozenset(("gesetzliche", "gesetzlich", "private", "privat", "gkv", "pkv", "beihilfe",
+                               "selbstzahler", "keine", "kein", "unbekannt", "siehe", "sozialamt", "krankenkasse",
+                               "pflegekasse", "krankenversicherung", "versicherung", "kostenträger", "ik", "ik-nr",
+                               "nr", "versichertennummer"))
+#: the label of the next field, after a payer's name on its line ("Vers.-Nr.", "IK", "Tel.")
+_DE_PAYER_LABEL = re.compile(r"(?:Vers\.|Versicherte|Nr\.|IK(?![\w])|Tel\.|Fax|Kassen-?Nr)")
+
+
+def _de_payers(text: str, src: str) -> list[Span]:
+    """The patient's insurer (:data:`_DE_PAYER`): ``LOCATION.ORGANIZATION`` 0.7; a generic kind of insurance
+    ("Gesetzliche Krankenversicherung", "privat") is none."""
+    out: list[Span] = []
+    for m in _DE_PAYER.finditer(text):
+        key = "org" if m.group("org") is not None else "acr"
+        words = [(w.start(), w.end()) for w in _NON_SPACE.finditer(text, *m.span(key))]
+        while words and _DE_PAYER_LABEL.match(text, words[-1][0]):
+            words.pop()  # "Kasse: AOK Plus   Vers.-Nr.": the next field's label
+        if not words or text[slice(*words[0])].strip(".").casefold() in _DE_PAYER_GENERIC:
+            continue
+        out.append(Span(words[0][0], words[-1][1], "LOCATION.ORGANIZATION", f"{src}:payer", 0.7))
     return out
 
 
@@ -810,6 +885,7 @@ class GermanLetterCueRecognizer:
         out += _de_first_line(text, src)
         out += _de_institutions(text, src)
         out += _de_professions(text, src)
+        out += _de_payers(text, src)
         for m in rx["canton"].finditer(text):
             a = m.start("city")
             first = _DE_WORD_RX.match(text, a)

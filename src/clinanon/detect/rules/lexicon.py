@@ -46,7 +46,7 @@ LOCALES: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "en": ("en_US", "en_GB"),
     "nl": ("nl_NL",),
     "sv": ("sv_SE",),
-    "de": ("de_DE",),
+    "de": ("de_DE", "de_AT"),  # Austrian letters: "Jänner", "Jän."
 })
 
 _WIDTHS = ("wide", "abbreviated")

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Sequence
 from clinanon.caches import memo
 from clinanon.detect.allowlist import AllowList, allowlist_for, is_latin_anatomy
 from clinanon.detect.base import Detector
-from clinanon.detect.gazetteer import census_names
+from clinanon.detect.gazetteer import EN_KIN_WORDS, census_names
 from clinanon.detect.rules.dates import RulePattern, RuleRecognizer
 from clinanon.detect.rules.lexicon import trie_regex
 from clinanon.document import Document, Span
@@ -178,6 +178,10 @@ def _trim(text: str, spans: list[Span], lang: str) -> list[Span]:
     allow = allowlist_for(lang)
     out = []
     for s in spans:
+        if s.source.endswith(":lower_honorific"):  # "j. mulder vandaag": a second word needs a particle or a list
+            s = _nl_lower_trim(text, s)
+        if s.source.endswith(":person_word") and not _nl_name_like(text[s.start:s.end]):
+            continue  # "huisarts Gebeld", "Verpleegkundige Rapportage" (a heading in capitals, re-cased): words
         if s.source.endswith(":name_suffix"):
             # checked by _suffix_adjust; the suffix ("Jr", "III") belongs to the name, the words before the first
             # name do not ("Pt Mark Jr")
@@ -186,10 +190,14 @@ def _trim(text: str, spans: list[Span], lang: str) -> list[Span]:
             if keep:
                 out.append(Span(starts[len(starts) - keep], s.end, s.label, s.source, s.score))
             continue
-        common = common_words(lang) if s.source.endswith(":initials_surname") else _context_common(lang)
+        common = (common_words(lang) if s.source.endswith(":initials_surname") and lang != "nl"
+                  else _context_common(lang))  # Dutch "R. Bos", "A. Post": a surname after initials
+        parts = _NL_PARTICLE_SET if lang == "nl" else _PARTICLE_SET  # Dutch "K. in 't Veld", "J. op de Beek"
         if s.source.endswith(":initials_surname"):
             last = text[s.start:s.end].split()[-1].split(".")[-1]
-            if (last.casefold() in _ORGANISMS or allow.is_allowed(last)
+            if (last.casefold() in _ORGANISMS
+                    or (allow.is_allowed(last)  # (Dutch "A. Post": a listed surname after initials stays a name)
+                        and not (lang == "nl" and fold(last) in _listed_names("nl") and not last.isupper()))
                     or allow.in_eponym_context(text, s.start, s.end)
                     or (last.isupper() and len(last) <= 3)  # "S. SBP", "R. IJ": an abbreviation, not a surname
                     or (lang in ("nl", "sv") and is_latin_anatomy(text[s.start:s.end]))  # "V. Cava", "N. Suralis"
@@ -199,11 +207,12 @@ def _trim(text: str, spans: list[Span], lang: str) -> list[Span]:
 
         initials = lang == "en" and s.source.endswith(":initials_surname")
 
-        def lead_junk(a: int, b: int, n: int, common: frozenset[str] = common, initials: bool = initials) -> bool:
+        def lead_junk(a: int, b: int, n: int, common: frozenset[str] = common, initials: bool = initials,
+                      parts: frozenset[str] = parts) -> bool:
             if initials and b - a == 1 and n > 1 and text[b:b + 1] == ".":
                 return False  # "K. ABRAMS": an initial, even one that is also a common letter ("k", "i")
             w = text[a:b].casefold()
-            if w in common and w not in _PARTICLE_SET:
+            if w in common and w not in parts:
                 return True
             if lang == "de" and _de_role(w):  # "Herr Oberarzt", "Frau Kollegin", "Herr Primar Dr. X"
                 return True
@@ -217,7 +226,7 @@ def _trim(text: str, spans: list[Span], lang: str) -> list[Span]:
             words.pop(0)
         for k in range(1, len(words)):  # "MR. SMITH WAS SEEN": the name ends before a common word
             w = text[words[k][0]:words[k][1]].casefold()
-            if w in common and w not in _PARTICLE_SET:
+            if w in common and w not in parts:
                 words = words[:k]
                 break
         while words and (text[words[-1][0]:words[-1][1]].casefold() in common
@@ -380,7 +389,94 @@ def name_patterns(lang: str) -> tuple[RulePattern, ...]:
                                regex=rf"(?<![\w.])(?i:{_NL_TITLES})\.?[ \t]{{1,3}}((?:{_U}\.[ \t]?){{0,3}}"
                                      rf"{_NL_PARTICLES}{_SP}{CAPW}(?:{_SP}{CAPW})?)(?![\w])", group=1,
                                trigger=rf"(?i:{_NL_TITLES})\.?[ \t]{{1,3}}(?:{_U}\.[ \t]?){{0,3}}{_NL_PARTICLES}[ \t]"))
+        dutch = _dutch_name_patterns()
+        out[:0] = dutch[:2]  # before "honorific", which would take "Mulder" of "Mw. Mulder-van der Linden"
+        out += dutch[2:]
     return tuple(out)
+
+
+#: Dutch words for a patient, a relative or a carer right before a surname ("Patiënt Bos", "huisarts Post",
+#: "supervisor R. Bos", "zoon Mark"): a capitalised word there is a name even where it is also a noun (Dutch
+#: capitalises no common noun inside a sentence)
+_NL_PERSON_WORDS = (r"pati[ëe]nte?|cli[ëe]nte?|pt|pat|huisarts|supervisor|collega|verpleegkundige|arts|specialist|"
+                    r"internist|chirurg|cardioloog|neuroloog|kinderarts|psychiater|casemanager|verloskundige|"
+                    r"fysiotherapeut|zoon|dochter|broer|zus|vader|moeder|partner|echtgeno(?:o)?te?|buurvrouw|"
+                    r"buurman|kleinzoon|kleindochter|schoonzoon|schoondochter|neef|nicht|juf|zuster")
+#: Dutch particles in lower case after a hyphen of a double surname ("Mulder-van der Linden", "Claessens-de Jong")
+_NL_LOWER_PARTICLES = r"(?:van(?:[ \t](?:de|der|den|het|'t))?|de|den|der|ten|ter|te|in[ \t]'t|in[ \t]de|op[ \t]de|'t)"
+#: an honorific before a Dutch name typed in lower case ("mw. bets van der meer", "pt. j. mulder")
+_NL_LOWER_HONORIFIC = r"dhr|mevr|mw|mevrouw|meneer|pt|pat"
+_LOW = r"[a-zà-öø-ÿ]"
+
+
+def _dutch_name_patterns() -> list[RulePattern]:
+    """Dutch name shapes: a double surname whose second part starts with a particle ("Mulder-van der Linden"), a
+    nickname in brackets after an honorific ("dhr. G.J. (Gert) Lubbers"), a surname after a person word (the
+    patient, a relative, a carer: "Patiënt Bos", "huisarts Post"; a common noun that is also a surname stays a
+    name there, :func:`_trim`), and a name in lower case after an honorific ("mw. bets van der meer", "pt. j.
+    mulder"; :func:`_nl_lower_adjust` wants an initial, a particle or a listed name)."""
+    name = rf"(?:{_NL_PARTICLES}{_SP})?{CAPW}"
+    return [
+        RulePattern("double_particle", first="letter", label="NAME", score=0.75,
+                    regex=rf"(?<![\w.'’-])(?:(?i:dhr|mevr|mw|mevrouw|meneer|de[ \t]heer)\.?[ \t]{{1,3}})?"
+                          rf"((?:(?:{_U}\.[ \t]?){{1,3}}|{CAPW}{_SP})?(?:{_NL_PARTICLES}{_SP})?{CAPW}-"
+                          rf"{_NL_LOWER_PARTICLES}[ \t]{CAPW})(?![\w])",
+                    group=1,
+                    trigger=rf"-{_NL_LOWER_PARTICLES}[ \t]{_U}"),
+        RulePattern("nickname", first="letter", label="NAME", score=0.85,
+                    regex=rf"(?<![\w.])(?i:dhr|mevr|mw|mevrouw|meneer|de[ \t]heer)\.?[ \t]{{1,3}}"
+                          rf"((?:{_U}\.[ \t]?){{0,4}}(?:{CAPW}[ \t]{{1,2}}){{0,3}}\([ \t]?{CAPW}[ \t]?\)[ \t]{{1,2}}"
+                          rf"{name})(?![\w])", group=1, trigger=r"\)[ \t]{1,2}"),
+        RulePattern("person_word", first="letter", label="NAME", score=0.7, adjust=_not_caps,
+                    # (not "kinder-MDL-arts van het Erasmus MC": "van het" after a role is "of the")
+                    regex=rf"(?<![\w.-])(?i:{_NL_PERSON_WORDS})\.?[ \t]{{1,2}}(?![Vv]an[ \t]het[ \t]|[Hh]et[ \t])"
+                          rf"((?:{_U}\.[ \t]?){{0,3}}{name}(?:{_SP}{CAPW})?)(?![\w])", group=1),
+        RulePattern("lower_honorific", first="letter", label="NAME", score=0.4, adjust=_nl_lower_adjust,
+                    regex=rf"(?<![\w.])(?i:{_NL_LOWER_HONORIFIC})\.[ \t]{{1,2}}((?:{_LOW}\.[ \t]?){{0,3}}"
+                          rf"(?:{_NL_LOWER_PARTICLES}[ \t])?{_LOW}{{2,30}}(?:[ \t](?:{_NL_LOWER_PARTICLES}[ \t])?"
+                          rf"{_LOW}{{2,30}})?)(?![\w])", group=1),
+    ]
+
+
+_NL_PARTICLE_SET = frozenset((*_PARTICLE_SET, "in", "op"))
+
+
+def _not_caps(text: str, start: int, end: int) -> float:
+    """-1 for a span in capitals: a heading ("VERPLEEGKUNDIGE RAPPORTAGE"), not a name after a person word."""
+    return -1.0 if text[start:end].isupper() else 0.0
+_NL_LOWER_PARTICLE_RX = re.compile(rf"(?:^|[ \t]){_NL_LOWER_PARTICLES}[ \t]")
+
+
+def _nl_name_like(span: str) -> bool:
+    """A Dutch name after a person word has a word that a name list holds or that no lexicon holds."""
+    lex = common_lexicon("nl")
+    return any(len(w) > 1 and (fold(w) in _listed_names("nl") or fold(w) not in lex)
+               for w in re.findall(r"[^\W\d_][\w'’-]*", span) if w.casefold() not in _NL_PARTICLE_SET)
+
+
+def _nl_lower_trim(text: str, s: Span) -> Span:
+    """A lower-case Dutch name without its last word when that word follows no particle and no name list holds
+    it, or a lexicon does ("j. mulder vandaag" -> "j. mulder"; "bets van der meer" stays)."""
+    words = list(re.finditer(r"[^\W\d_][\w'’-]*", text[s.start:s.end]))
+    if len(words) < 2 or words[-2].group().casefold() in _NL_PARTICLE_SET:
+        return s
+    last = words[-1].group()
+    if len(words[-2].group()) > 1 and fold(last) in _listed_names("nl") and last not in _context_common("nl"):
+        return s
+    return Span(s.start, s.start + words[-2].end(), s.label, s.source, s.score)
+
+
+def _nl_lower_adjust(text: str, start: int, end: int) -> float:
+    """+0.4 for a Dutch name in lower case after an honorific with an initial ("j. mulder"), a particle ("bets van
+    der meer") or a first word that a name list holds and no lexicon does; its words may not be stop words."""
+    span = text[start:end]
+    words = [w for w in re.findall(r"[^\W\d_]{2,}", span) if w not in _NL_PARTICLE_SET]
+    if not words or words[0] in stop_words("nl"):
+        return 0.0
+    if re.match(r"[^\W\d_]\.", span) or _NL_LOWER_PARTICLE_RX.search(span):
+        return 0.4
+    common = _context_common("nl")
+    return 0.4 if fold(words[0]) in _listed_names("nl") and words[0] not in common else 0.0
 
 
 #: titles and forms of address before a Dutch name
@@ -406,6 +502,21 @@ _MIDDLE_INITIAL = re.compile(rf"{_SP}{_U}\.?{_SP}")
 _DE_ROLE_NOUN = re.compile(r"(?:ung|ungen|heit|keit|schaft|leiter|leiterin|koordinator|koordinatorin|betreuer"
                            r"|betreuerin|pfleger|pflegerin|arzt|arztin|kraft|assistent|assistentin)$")
 _SENTENCE_END = frozenset(".!?:;\n\r\"“”'«»()[]>*•-–")
+#: German month and weekday names and times of day, never a surname after a first name ("bis Max Juni" is no name)
+_DE_NOT_NOUN_SURNAME = frozenset(("januar", "februar", "marz", "april", "mai", "juni", "juli", "august",
+                                  "september", "oktober", "november", "dezember", "montag", "dienstag", "mittwoch",
+                                  "donnerstag", "freitag", "samstag", "sonntag", "morgen", "abend", "nacht", "tag",
+                                  "mittag"))
+
+
+@memo
+def _de_noun_surnames() -> frozenset[str]:
+    """Folded German surnames of the list that the name sets leave out because they are also common words
+    (``COMMON_COLLISIONS``, the noun lexicon, the allow-list: "Wolf", "Vogel", "Koch", "Sommer"): a surname only
+    right after a known first name ("Ehefrau Ingrid Wolf")."""
+    _first, sur = name_sets("de")
+    rows = (fold(r[0]) for r in load_rows("de", "surname"))
+    return frozenset(f for f in rows if len(f) >= 3 and f not in sur and f not in _DE_NOT_NOUN_SURNAME)
 
 
 @memo
@@ -472,6 +583,12 @@ class NameNeighbourRecognizer:
             if len(words) < 2:
                 continue
             kinds = [self._kind(text[a:b]) for a, b in words]
+            if self.lang == "de":  # "Ingrid Wolf": a surname that is also a noun, right after a known first name
+                k = next((k for k in range(1, len(kinds)) if kinds[k] == "C" and kinds[k - 1] == "F"
+                          and fold(text[slice(*words[k])]) in _de_noun_surnames()), 0)
+                if k:
+                    out.append(Span(words[k - 1][0], words[k][1], "NAME", f"{self.name}:FN", 0.7))
+                    continue
             # after a known surname the name ends: "Eduardo Hernández NºCol", "Ana Ruiz Residente"
             for k in range(1, len(kinds)):
                 if kinds[k - 1] == "S" and kinds[k] != "S" and k >= 1:
@@ -543,7 +660,10 @@ class NameNeighbourRecognizer:
             w = text[a:b]
             kind = self._kind(w) if len(w) > 1 else "I"
             bad = (kind == "C" or _service_word(w.casefold()) or (kind == "U" and w.isupper() and len(w) > 1)
-                   or (kind == "U" and self.lang in _CUE_LANGS and _inflected(w, self.lang)))
+                   or (kind == "U" and self.lang in _CUE_LANGS and _inflected(w, self.lang))
+                   or (self.lang == "en" and (w.casefold() in _EN_KIN_ABBREVIATIONS
+                                              or (w.casefold() in _EN_DOTTED_TITLES and text[b:b + 1] == "."))))
+            # (English: "Dtr lives on ...", "chaplain Br. Anselm": a kinship abbreviation, a title with its dot)
             if kind == "I" or w in _PARTICLE_SET:  # initials and particles only inside a name
                 if kept:
                     kept.append((a, b))
@@ -640,6 +760,9 @@ class NameNeighbourRecognizer:
         for line in _LOWER_LINE.finditer(text):
             words = [(w.start(), w.end()) for w in _LOWER_WORD.finditer(text, line.start(), line.end())]
             kinds = [self._kind(text[a:b]) if b - a > 1 else "I" for a, b in words]
+            if self.lang == "en":  # "son okonkwo": the kin before a name, not a first name ("Son")
+                kinds = ["C" if k == "F" and fold(text[a:b]) in EN_KIN_WORDS else k
+                         for k, (a, b) in zip(kinds, words, strict=True)]
             i = 0
             while i + 1 < len(words):
                 k0 = kinds[i]
@@ -823,7 +946,7 @@ _CASELESS_CUES: dict[str, dict[str, str]] = {
                          "pharmacist", "therapist", "rt", "rrt", "sw", "cm", "chaplain", "nutritionist",
                          "dietitian", "md", "specialist", "coordinator", "manager", "worker", "liaison",
                          "educator", "consultant", "hospitalist", "intensivist", "anesthesiologist", "pcp",
-                         "crna", "mgr", "interpreter", "paramedic", "midwife"),
+                         "crna", "mgr", "interpreter", "paramedic", "midwife", "res"),
                       "NAME.DOCTOR"),
         **dict.fromkeys(("wife", "husband", "son", "daughter", "dtr", "dau", "sister", "brother", "sis", "bro",
                          "mother", "father", "mom", "dad", "mum", "friend", "neighbor", "neighbour", "niece",
@@ -846,7 +969,7 @@ _DOT_CUES = frozenset(("dr", "drs", "mr", "mrs", "ms", "dtr", "dau", "sis", "bro
 _WEAK_CUES = frozenset(("pt", "patient", "md", "rn", "pa", "ho", "rt", "sw", "cm", "fellow", "resident", "intern",
                         "attending", "friend", "partner", "proxy", "hcp", "poa", "guardian", "caregiver", "pcp",
                         "mgr", "caller", "thx", "thanks", "officer", "supervisor", "teacher", "counselor",
-                        "counsellor", "interpreter", "paramedic", "sibling", "siblings"))
+                        "counsellor", "interpreter", "paramedic", "sibling", "siblings", "res"))
 #: words of a note's routine that follow "dr" and are no surname ("dr aware", "DR. HERE", "dr team")
 _NOT_AFTER_TITLE = frozenset((
     "aware", "here", "there", "present", "team", "teams", "office", "note", "notes", "order", "orders", "rounds",
@@ -871,7 +994,9 @@ _SIGNATURE = re.compile(  # at a line's start, or after the last sentence of the
     rf"(?:[ \t]{{1,2}}(?:[^\W\d_][\w'’\-]{{0,30}}|[^\W\d_]\.)){{1,3}})"
     rf"[ \t]{{0,2}},?(?:[ \t]{{1,3}}|[ \t]{{0,3}}\n[ \t]{{0,20}})"  # the credential may be on the next line
     rf"{_CREDENTIALS}(?:[ \t]?/[ \t]?{_CREDENTIALS}){{0,3}}\.?"
-    r"(?:[ \t]{1,20}(?:x|ext\.?|pager|pgr|p)[ \t]?#?[ \t]?\d[\d\-]{2,7})?[ \t]{0,20}$")  # "..., LICSW   x6620"
+    r"(?:,?[ \t]{1,2}(?i:cm|ccm|va-bc|rn))?"  # a second credential after a blank ("A. Roe RN CM")
+    # a number after it: "..., LICSW   x6620", "..., RRT  beeper 2-6614"
+    r"(?:[ \t]{1,20}(?:x|ext\.?|pager|pgr|p|beeper|bpr)[ \t]?#?[ \t]?\d[\d\-]{2,7})?[ \t]{0,20}$")
 #: one to three words, then a clinician's role in brackets ("DICK ROE (RESIDENT)", "jane (sw)"), a service word
 #: before the role too ("... (cardiology fellow)", "... (renal attending)")
 _ROLE_AFTER = re.compile(
@@ -901,6 +1026,8 @@ def _cue_word_regex(lang: str) -> re.Pattern[str]:
                       rf"|[ \t,:(\"“]{{1,4}})(?=[^\W\d_])")
 #: religious and civil titles written with a dot after a role word, skipped before the name ("Chaplain Br. Anselm")
 _EN_DOTTED_TITLES = frozenset(("br", "fr", "sr", "rev", "revd", "msgr", "mr", "mrs", "ms", "mx", "dr"))
+#: kinship words as nurses abbreviate them, never a name ("Dtr lives on ...", "SIL called")
+_EN_KIN_ABBREVIATIONS = frozenset(("dtr", "dau", "sil", "dil", "gd", "gs", "gdtr", "stepdtr", "hcp", "poa"))
 _ANY_WORD = re.compile(r"[^\W\d_](?:['’]?[^\W\d_]){0,30}(?:-[^\W\d_]{2,30})?(?![\w\-])|[^\W\d_]\.?(?![\w\-])")
 
 
@@ -988,22 +1115,29 @@ class CaselessCueRecognizer:
         return len(w.rstrip(".")) == 1 or self._name_like(w) or (
             fold(w) in self.first and w.casefold() not in self.stop and not _service_word(w.casefold()))
 
-    def _after_title(self, w: str, cased: Callable[[], bool] | None = None) -> bool:
+    def _after_title(self, w: str, cased: Callable[[], bool] | None = None, *, listed_only: bool = False) -> bool:
         """After "dr" / "doctor", a word of the big lexicon may still be a surname ("dr. chung", "DR. MAHN"): one
         that is no frequent word, no word of a note's clinical routine and not shaped like a verb or an adverb.
         English: a listed surname that is also a frequent word, written with a capital on a mixed-case line, is one
         too ("Dr. Young", "Dr. Hall")."""
         f = w.casefold()
+        if self.lang == "en" and "-" in w and w.count("-") == 1 and not listed_only:
+            # "dr vasquez-moll": a double-barrelled surname, its first part a surname after a title
+            head, tail = w.split("-")
+            return (len(tail) >= 2 and tail.isalpha() and self._after_title(head, cased)
+                    and (self._after_title(tail) or fold(tail) in self.names))  # not "Dr. Rockwood-thinking"
         if (self.lang == "en" and cased is not None and len(f) >= 3 and w[:1].isupper() and w[1:].islower()
                 and fold(w) in self.names and f not in self.stop and f not in _NOT_AFTER_TITLE
                 and not _service_word(f) and cased()):
             return True
+        if listed_only:
+            return False
         return (len(f) >= 3 and f.isalpha() and f not in self.stop and f not in self.common and f not in self.cues
                 and f not in _NOT_AFTER_TITLE and not f.endswith(("ed", "ing", "ly")) and not _service_word(f)
                 and not self.allow.is_allowed(w))
 
     def _take(self, text: str, pos: int, *, initial_first: bool = False,
-              title: bool = False) -> list[tuple[int, int]]:
+              title: bool = False, listed_title: bool = False) -> list[tuple[int, int]]:
         """The name words from ``pos`` (after a cue): up to three words, initials inside, stopping at the first
         word that is not name-like."""
         out: list[tuple[int, int]] = []
@@ -1027,7 +1161,9 @@ class CaselessCueRecognizer:
                 if not out and not initial_first and text[m.end():m.end() + 1] not in ". ":
                     break
                 out.append((m.start(), m.end()))
-            elif self._name_like(w, cased) or (title and not out and self._after_title(w, cased)):
+            elif self._name_like(w, cased) or (title and not out and self._after_title(w, cased)) or (
+                    listed_title and not out and self._after_title(w, cased, listed_only=True)):
+                # (after "NP" only a listed surname in Title case on a mixed-case line: "NP Winters", not "np cough")
                 out.append((m.start(), m.end()))
             else:
                 break
@@ -1063,7 +1199,8 @@ class CaselessCueRecognizer:
             comma_listed = "," in punct and label != "NAME.RELATIVE"  # "MR , AI" (mitral regurgitation): a list
             if label == "NAME" and cue not in ("per", "by") and text[m.end():m.end() + 2].istitle():
                 continue  # "Mrs. Lennox": the honorific pattern's (a lower-case "mr.renzi" is this one's)
-            words = self._take(text, m.end(), initial_first=True, title=cue in ("dr", "drs", "doctor"))
+            words = self._take(text, m.end(), initial_first=True, title=cue in ("dr", "drs", "doctor"),
+                               listed_title=self.lang == "en" and cue == "np")
             if not words and label == "NAME.RELATIVE" and self.lang == "en":
                 words = self._modal_name(text, m.end())  # "wife hope called", "Son Will agrees"
             if not words:
@@ -1144,6 +1281,14 @@ class CaselessCueRecognizer:
             if full and ok and (initialled or any(self._known(w) or fold(w) in self.names for w in full)
                                 or self._unlisted(said)):
                 out.append(Span(words[0][0], words[-1][1], "NAME.DOCTOR", f"{self.name}:signature", 0.75))
+        if self.lang == "en":
+            out += self._end_signature(text)
+            for m in _FIRST_THEN_RN.finditer(text):  # "report called to nadia rn on ...": a listed first name
+                w = m.group(1)
+                f = w.casefold()
+                if (fold(w) in self.first and f not in self.stop and f not in self.common and f not in self.cues
+                        and not self.allow.is_allowed(w) and not _service_word(f)):
+                    out.append(Span(m.start(1), m.end(1), "NAME.DOCTOR", f"{self.name}:credential", 0.65))
         out += self._told(text)
         for m in _AGED.finditer(text):  # "anneli okonkwo is a 70 yr old female": the patient, by their age
             words = [(m.start(1) + w.start(), m.start(1) + w.end()) for w in _ANY_WORD.finditer(m.group(1))]
@@ -1176,6 +1321,43 @@ class CaselessCueRecognizer:
             out.append(Span(m.start("room"), m.end("room"), "LOCATION.ROOM", f"{self.name}:bed_list", 0.7))
             out.append(Span(words[0][0], words[-1][1], "NAME.PATIENT", f"{self.name}:bed_list", 0.7))
         return out
+
+    def _end_signature(self, text: str) -> list[Span]:
+        """The writer's name or initials that end a note, on a line of their own or after its last sentence: after
+        a dash ("-- ellie", "--kp", "-ruth o.") one to three name words or initials, and without a dash initials
+        alone ("... at 0600. jm": two letters), or one word and a credential ("GJ RN"). Initials are two or three
+        letters that no lexicon, stop-word list or clinical allow-list holds; a word is name-like or a listed first
+        name."""
+        m = _END_SIGN.search(text, max(0, len(text) - 80))
+        if m is None:
+            return []
+        words = [(m.start("name") + w.start(), m.start("name") + w.end()) for w in _ANY_WORD.finditer(m.group("name"))]
+        said = [text[a:b] for a, b in words]
+        full = [w for w in said if len(w.rstrip(".")) > 1]
+        if not full:
+            return []
+
+        # initials after "--" or a dash written on them ("--kp", "-jm"; not a bullet "- abx") or before a credential
+        # may be letters that a big lexicon holds ("kp", "bk"): no lexicon lists a person's initials
+        dash = m.group("dash") or ""
+        loose = dash.startswith("--") or (dash == "-") or bool(m.group("cred"))
+
+        def initials(w: str) -> bool:
+            f = w.casefold()
+            return (2 <= len(f) <= 3 and f.isalpha() and (loose or fold(w) not in self.lexicon)
+                    and f not in self.stop and f not in self.common and f not in self.cues
+                    and not self.allow.is_allowed(w))
+
+        if dash:
+            ok = all(initials(w) or self._name_like(w) or (fold(w) in self.first and w.casefold() not in self.stop)
+                     for w in full)
+        elif m.group("cred"):
+            ok = len(said) == 1 and (initials(said[0]) or fold(said[0]) in self.first)
+        else:  # two letters alone, no dot ("... at 0600. jm"; not "... stable. VSS.")
+            ok = len(said) == 1 and len(said[0]) == 2 and initials(said[0])
+        if not ok:
+            return []
+        return [Span(words[0][0], words[-1][1], "NAME.DOCTOR", f"{self.name}:signature", 0.75)]
 
     def _modal_name(self, text: str, pos: int) -> list[tuple[int, int]]:
         """After a kinship word, a name that is also a modal verb or a verb of wishing ("may", "will", "hope"):
@@ -1221,6 +1403,11 @@ class CaselessCueRecognizer:
                 # a listed name, a capitalised word that no lexicon holds ("Drs Pemberton and Ostrowski"), or
                 # words no list holds ("daughters anneli and okonkwo")
                 break
+            if (self.lang == "en" and "," in m.group() and not re.search(r"(?i:and|&)", m.group()) and len(words) == 1
+                    and not self._known(text[words[0][0]:words[0][1]])
+                    and _LIST_ITEM_END.match(text, words[0][1]) is None):
+                break  # "fellow dr. roe, hemostasis w/", "SON TERRENCE, ROSC AFTER": one unlisted word after a
+                # comma is a list's name only where the list goes on or the clause ends ("Drs Roe, Okafor and Li")
             out.append(Span(words[0][0], words[-1][1], label, f"{self.name}:list", 0.65))
             end = words[-1][1]
         return out
@@ -1278,12 +1465,13 @@ _NOT_NAMES = frozenset(("may", "will", "june", "april", "august", "hope", "baby"
                         "july", "september", "october", "november", "december", "general", "major", "chief",
                         "press", "carry", "long", "little", "small", "strong", "short", "best", "young"))
 #: names that are also modal verbs or a verb of wishing, names after a kinship word only before a finite verb
-_MODAL_NAMES = frozenset(("will", "may", "hope"))
+_MODAL_NAMES = frozenset(("will", "may", "hope", "june", "april", "august"))  # months too: "wife june called"
 #: a finite verb after a name (no modal verb comes before it): "is", "was", "has", a past tense, a third person
 _FINITE_NEXT = re.compile(
     r"[ \t]{1,2}(?!(?i:this|his|hers|its|us|as|yes|thus|plus|less|unless|always|perhaps|towards|afterwards|"
     r"besides|across|news|needs|means)(?![\w'’]))"
-    r"(?i:is|was|has|had|does|did|says|said|agreed|[a-z]{2,}[^e\W\d_]ed|[a-z]{2,}[^s\W\d_]s)(?![\w'’])")
+    r"(?i:is|was|has|had|does|did|says|said|agreed|made|came|went|left|brought|took|gave|got|felt|told|knew|saw|"
+    r"spoke|[a-z]{2,}[^e\W\d_]ed|[a-z]{2,}[^s\W\d_]s)(?![\w'’])")
 _CLAUSE_END = re.compile(r"[ \t]{0,2}(?:[.;:,)]|\r?\n|\Z)")
 #: one to three words at a sentence's start, then "is a 70 yo", "was a 45 year old": the patient's name
 _AGED = re.compile(r"(?<![\w'’.\-])((?:[^\W\d_][\w'’\-]{0,30}\.?[ \t]{1,2}){0,2}[^\W\d_][\w'’\-]{1,30})"
@@ -1297,6 +1485,14 @@ _BED_LIST = re.compile(
     r"(?P<name>[A-Z][A-Za-z'’]{1,30}(?:-[A-Z][A-Za-z'’]{1,30})?(?:[ \t]{1,2}[A-Z][A-Za-z'’]{1,30}"
     r"(?:-[A-Z][A-Za-z'’]{1,30})?)?(?:,[ \t]{0,2}[A-Z]\.(?=[ \t]))?)"
     r"(?=[ \t]{0,2}(?:[:,(\-–]|\r?$)|[ \t]{1,2}[a-z])")
+#: a word right before a nurse's credential inside a sentence ("report called to nadia rn on 4")
+_FIRST_THEN_RN = re.compile(r"(?<![\w'’\-./])([^\W\d_]{3,30})[ \t]{1,2},?[ \t]{0,2}(?i:rn|lpn)(?![\w\-/])")
+#: what follows the last word of a name in a list: a comma, a clause's end or "and" ("Drs Roe, Okafor and Li")
+_LIST_ITEM_END = re.compile(r"[ \t]{0,2}(?:[,;.)]|\r?\n|\Z|(?i:and|&)(?![\w]))")
+#: the last line or sentence of a note: a dash and name words, or initials alone, or a word and a credential
+_END_SIGN = re.compile(r"(?:(?<=\n)|(?<=[.!?;][ \t]))[ \t]{0,20}(?P<dash>-{1,2}[ \t]{0,2})?"
+                       r"(?P<name>[^\W\d_]{1,30}\.?(?:[ \t]{1,2}[^\W\d_]{1,30}\.?){0,2}?)"
+                       rf"(?P<cred>,?[ \t]{{1,2}}(?i:{_CREDENTIALS}))?[ \t\r\n]{{0,20}}\Z")
 _TOLD_NEXT = re.compile(r"[ \t]{1,2}(?:(?i:is|was|made|now|already)[ \t]{1,2})?"
                         r"(?i:aware|notified|paged|informed|called|updated|here|in|at[ \t]bedside|present|spoke|"
                         r"came|saw|ok'?d|agrees?|wants)(?![\w])")

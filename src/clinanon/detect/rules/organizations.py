@@ -65,7 +65,9 @@ _EMPLOYER_CUES: dict[str, str] = {
           r"|[Jj]oined|(?:[Yy]ears?|[Mm]onths?)[ \t](?:working[ \t])?at",
     "es": r"(?:[Tt]rabaja(?:ba)?|[Tt]rabajó|[Ee]mplead[oa]|[Cc]ontratad[oa])[ \t](?:en|para|por|de)"
           r"|[Ee]mpresa:?",
-    "nl": r"(?:[Ww]erkt|[Ww]erkte|[Ww]erkzaam|[Ii]n[ \t]dienst)[ \t](?:bij|voor)|[Ww]erkgever:?",
+    # ("werkt als monteur bij Tata Steel": a job between the verb and "bij")
+    "nl": r"(?:[Ww]erkt|[Ww]erkte|[Ww]erkzaam|[Ii]n[ \t]dienst)(?:[ \t]als[ \t][^\W\d_]{2,30})?[ \t](?:bij|voor)"
+          r"|[Ww]erkgever:?",
     "sv": r"(?:[Aa]rbetar|[Aa]rbetade|[Aa]nställd|[Jj]obbar|[Jj]obbade)[ \t](?:på|för|vid|hos)|[Aa]rbetsgivare:?",
     "de": r"(?:[Aa]rbeitet|[Aa]rbeitete|[Tt]ätig|[Bb]eschäftigt|[Aa]ngestellt)[ \t](?:bei|für)|[Aa]rbeitgeber:?",
 }
@@ -213,7 +215,9 @@ _ORG_HEADS = (
     "Dialysis", "Infusion Services", "Cancer Center", "Cancer Institute", "Breast Center", "Lung Center",
     "Heart Center", "Kidney Center", "Wellness Center", "Surgery Center", "Surgical Center", "Health Center",
     "Medical Group", "Medical Associates", "Lumber", "Freight Lines", "Maternal-Fetal Medicine", "Church",
-    "Nursing & Rehabilitation", "Rehabilitation & Nursing Center", "Care Center", "Physical Therapy")
+    "Nursing & Rehabilitation", "Rehabilitation & Nursing Center", "Care Center", "Physical Therapy",
+    "Counseling", "Counselling", "Counseling Center", "Counseling Services", "Behavioral Health", "Medical Supply",
+    "Medical Supplies", "Medical Equipment", "Freight", "Trucking", "Oncology", "& Sons")
 _ORG_HEAD_RX = re.compile(
     r"(?<=[ \t])(?:" + "|".join(sorted({re.escape(h).replace("\\ ", "[ \t]") for h in _ORG_HEADS}
                                          | {re.escape(h.upper()).replace("\\ ", "[ \t]") for h in _ORG_HEADS},
