@@ -69,9 +69,7 @@ LANGUAGE = {"nl2": "nl", "en2": "en", "en3": "en", "de2": "de"}
 PROFILES = {"en": "hipaa", "en2": "hipaa", "en3": "hipaa", "de": "gdpr-strict", "de2": "gdpr-strict"}
 #: result row of each corpus key, in output order
 ROWS = {"nl": "dutch_notes", "nl2": "dutch_notes_2", "sv": "swedish_notes", "en": "english_notes",
-        "en2": "english_notes_2",
-        "en3": "english_notes_3",
-        "de": "german_notes", "de2": "german_notes_2"}
+        "en2": "english_notes_2", "en3": "english_notes_3", "de": "german_notes", "de2": "german_notes_2"}
 #: a corpus's own convention applied to the predictions before its profile scores them
 PRED_CONVENTIONS = {"de": without_clock_times, "de2": without_clock_times}
 #: categories the notes do not annotate (dropped from the predictions before scoring)
