@@ -141,10 +141,23 @@ def test_scores_verbs_and_counts_are_no_dates(rules: Pipeline, text: str, value:
 @pytest.mark.parametrize(("text", "name", "after"), [
     ("DISCHARGE SUMMARY\nPatient: Ansel Whitcombe    Discharge date: 4/2/2025\n", "Ansel Whitcombe", "Discharge"),
     ("Procedure date: 1/7/2025\nPatient: Lorena Baptiste   MRN QX 0099102   Age 58\n", "Lorena Baptiste", "MRN"),
+    # two blanks end the name only before a field label
+    ("Patient: Ansel Whitcombe  Discharge date: 4/2/2025\n", "Ansel Whitcombe", "Discharge"),
+    ("Patient: Ansel Whitcombe  DOB: 4/2/1950\n", "Ansel Whitcombe", "DOB"),
 ])
 def test_a_name_stops_at_a_column_gap(rules: Pipeline, text: str, name: str, after: str) -> None:
     assert _exact(rules, text, name) is not None
     assert not _touched(rules, text, after)
+
+
+def test_two_blanks_inside_a_name_are_no_column_gap() -> None:
+    """A name typed with two blanks between its words stays one name, also before the next field's label
+    ("Pinazo NºCol:" is a surname and a label, not a two-word label); the sentences are invented."""
+    from _rules import found, rules_pipeline
+
+    assert ("Mara  Lindqvist", "NAME.DOCTOR") in found(rules_pipeline("en", "hipaa"), "Attending: Mara  Lindqvist\n")
+    text = "Servicio: Oftalmología.\nMédico: Ramiro Cuesta  Albalat NºCol: 28 28 11111.\n"
+    assert ("Ramiro Cuesta  Albalat", "NAME.DOCTOR") in found(rules_pipeline("es"), text)
 
 
 def test_possessive_is_outside_the_name(rules: Pipeline) -> None:

@@ -220,6 +220,17 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+#: what follows a field label's first word: a colon, or a second word and a colon ("DOB:", "Discharge date:")
+_LABEL_AFTER = re.compile(r"([ \t][^\W\d_]+)?[ \t]?:")
+
+
+def _label_follows(text: str, pos: int) -> bool:
+    """The word ending at ``pos`` begins a field label: a colon follows, or a lower-case word and a colon
+    ("Discharge date:"; not "Pinazo NºCol:", a surname before the next label)."""
+    m = _LABEL_AFTER.match(text, pos)
+    return m is not None and (m.group(1) is None or m.group(1).strip()[0].islower())
+
+
 def _name_extent(text: str, start: int, end: int) -> tuple[int, int] | None:
     """The name-shaped prefix of ``text[start:end]`` after any title, or ``None``."""
     m = _TITLE_RX.match(text, start, end)
@@ -236,9 +247,12 @@ def _name_extent(text: str, start: int, end: int) -> tuple[int, int] | None:
         is_initial = len(core) == 1 and core.isalpha() and core.isupper()
         word = core.casefold()
         gap = text[tokens[-1][1]:t.start()] if tokens else ""
-        if tokens and ("\t" in gap or "  " in gap or core in _ROLE_AFTER_NAME):
-            # a tab, a column gap of two blanks (a form's next field: "Patient: Otis Kimbrough    Discharge date")
-            # or a role title starts the next signature: "Prof. Dr. A B<TAB>Prof. Dr. C D", "A B OA Dr."
+        if tokens and ("\t" in gap or "   " in gap or (gap == "  " and _label_follows(text, t.end()))
+                       or core in _ROLE_AFTER_NAME):
+            # a tab, a column gap of three blanks (a form's next field: "Patient: Otis Kimbrough    Discharge
+            # date"), of two before a field label ("... Kimbrough  DOB: ..."; two blanks alone occur inside names:
+            # "Roberto Gallego  Pinazo") or a role title starts the next signature: "Prof. Dr. A B<TAB>Prof. Dr. C D",
+            # "A B OA Dr."
             break
         if word in _NAME_STOP or not _NAME_TOKEN.fullmatch(core) or not _NAME_CHARS.fullmatch(core):
             break
