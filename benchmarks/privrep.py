@@ -23,7 +23,9 @@ the per-sentence loss, as the plain tagger); sixth pass: ``--phase3-clip C`` (th
 representation step; default the model's clip, 5); fourth pass: ``--head-epochs K`` (the head trained on the frozen
 representation after phase 3; ``deid`` is then its score, ``deid_phase3`` the score before) and
 ``--baselines plain --baselines-only`` (e.g. the plain tagger for another ``--seed``; ``--merge`` compares every run
-with the plain tagger of its seed with the most epochs); ``--variant LABEL`` keeps runs that differ only in those
+with the plain tagger of its seed, notes and oversampling with the most epochs); seventh pass: ``--phi-oversample
+K`` (every training chunk that holds PHI repeated K times, for the plain tagger and the representation model alike;
+the English notes, where one chunk in ten holds PHI); ``--variant LABEL`` keeps runs that differ only in those
 apart in the merged table and the plot; ``--phase1-cache`` saves / reuses the phase-1 model under ``--work``. The
 runs in the README, e.g.::
 
@@ -52,6 +54,15 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data"
 RESULTS = ROOT / "benchmarks" / "results"
 FULL = {"pretrain_epochs": 8, "adv_warm_epochs": 2, "epochs": 8, "baseline_epochs": 8, "attack_epochs": 30}
+
+
+def phase1_cache_name(corpus: str, train_docs: int, dev_docs: int, vector_dim: int, pretrain_epochs: int, dim: int,
+                      seed: int, loss: str, phi_oversample: int = 1) -> str:
+    """The folder (under ``--work``) of a cached phase-1 model: keyed by everything phase 1 depends on, its loss,
+    and ``tags2`` (the repaired chunk tags of the fifth pass; older caches are not reused); ``_phiK`` when PHI
+    sentences are oversampled K times (seventh pass). ``benchmarks/privrep_scales.py`` reads the same name."""
+    name = f"phase1_{corpus}_{train_docs}_{dev_docs}_{vector_dim}_{pretrain_epochs}_{dim}_{seed}_{loss}_tags2"
+    return name + (f"_phi{phi_oversample}" if phi_oversample > 1 else "")
 
 
 def _cpu() -> float:
@@ -125,6 +136,10 @@ def main() -> None:
                                                   "other than strategy / N / lambda are told apart by it)")
     ap.add_argument("--phase1-cache", action="store_true",
                     help="keep the phase-1 model under --work and reuse it (same notes, epochs, seed, loss)")
+    ap.add_argument("--phi-oversample", type=int, default=1,
+                    help="repeat every training chunk that holds PHI K times, for the plain tagger, phase 1, phase 3 "
+                         "and the head alike (sparse PHI: the English notes; the fresh adversary is trained on the "
+                         "chunks as they are) (seventh pass; default 1: none)")
     ap.add_argument("--dim", type=int, default=50)
     ap.add_argument("--vector-dim", type=int, default=100)
     ap.add_argument("--vector-epochs", type=int, default=5)
@@ -149,7 +164,7 @@ def main() -> None:
 
     from clinanon.detect.neural.embeddings import train_vectors
     from clinanon.privrep.baselines import PlainTagger
-    from clinanon.privrep.data import WordSpace, encode_corpus, phi_sentences
+    from clinanon.privrep.data import WordSpace, encode_corpus, oversample_phi, phi_sentences
     from clinanon.privrep.model import PrivRepConfig, PrivRepModel, score_tags
 
     torch.set_num_threads(args.threads)
@@ -167,6 +182,7 @@ def main() -> None:
     space = WordSpace.from_file(vec)
     train = encode_corpus(train_docs, space, lang=lang)
     dev = encode_corpus(dev_docs, space, lang=lang, tags=train.tags)
+    fit = oversample_phi(train, args.phi_oversample)  # what every model is trained on (the attack: `train`)
     lam = round(train.tokens / len(train.sentences), 1) if args.lam == "tokens" else float(args.lam)
     res: dict[str, Any] = {
         "benchmark": "privrep", "corpus": args.corpus, "lang": lang, "python": sys.version.split()[0],
@@ -181,10 +197,11 @@ def main() -> None:
                                                    "adv_warm_epochs", "epochs", "baseline_epochs", "attack_epochs",
                                                    "dim", "seed", "deid_loss", "adv_steps", "rep_steps",
                                                    "noise_lr", "noise_floor", "adv_reset", "head_epochs",
-                                                   "pretrain_loss", "phase3_clip", "variant")},
+                                                   "pretrain_loss", "phase3_clip", "phi_oversample", "variant")},
         "lam": lam,
         # fifth pass: chunks that open inside an entity get B- tags (clinanon.privrep.data.repair_chunk_tags)
         "tags_repaired": True,
+        "phi_oversample": args.phi_oversample, "fit_sentences": len(fit.sentences),
     }
     res["reduced"] = bool(len(train_docs) < n_train_all or len(dev_docs) < n_dev_all
                           or any(getattr(args, k) < v for k, v in FULL.items()))
@@ -204,8 +221,9 @@ def main() -> None:
     wanted = [] if args.skip_baselines else args.baselines
     for name, n_pseudo in [(b, None if b == "plain" else args.pseudo_n) for b in wanted]:
         tagger = PlainTagger(space, train.tags, hidden=64, seed=args.seed, device=args.device)
-        clock.run(f"baseline_{name}", lambda t=tagger, n=n_pseudo: t.fit(train, args.baseline_epochs,
-                                                                          n_pseudonymize=n, dev=dev, lang=lang))
+        clock.run(f"baseline_{name}", lambda t=tagger, n=n_pseudo: t.fit(fit, args.baseline_epochs,
+                                                                          n_pseudonymize=n, dev=dev, lang=lang,
+                                                                          callback=progress))
         res.setdefault("baselines", {})[name] = {
             "n_neighbors": n_pseudo, "deid": tagger.history[-1]["dev"],
             "per_epoch": [{"epoch": h["epoch"], "loss": h["loss"],
@@ -223,15 +241,16 @@ def main() -> None:
                         pretrain_loss=args.pretrain_loss)
     # keyed by everything phase 1 depends on: its loss (pretrain_loss, else deid_loss) and "tags2", the training
     # tags with chunks that open inside an entity repaired (fifth pass): caches made before either are not reused
-    cache = args.work / (f"phase1_{args.corpus}_{len(train_docs)}_{len(dev_docs)}_{args.vector_dim}_"
-                         f"{args.pretrain_epochs}_{args.dim}_{args.seed}_{args.pretrain_loss or args.deid_loss}_tags2")
+    cache = args.work / phase1_cache_name(args.corpus, len(train_docs), len(dev_docs), args.vector_dim,
+                                          args.pretrain_epochs, args.dim, args.seed,
+                                          args.pretrain_loss or args.deid_loss, args.phi_oversample)
     if args.phase1_cache and (cache / "meta.json").exists():
         base = PrivRepModel.load(cache, device=args.device)
         base.config = cfg
         res["phase1_cached"] = True
     else:
         base = PrivRepModel(space, train.tags, cfg)
-        clock.run("phase1", lambda: base.pretrain(train))
+        clock.run("phase1", lambda: base.pretrain(fit))
         if args.phase1_cache:
             base.save(cache)
     runs: list[dict[str, Any]] = []
@@ -252,7 +271,7 @@ def main() -> None:
                           rep_steps=args.rep_steps, noise_lr=args.noise_lr, noise_floor=args.noise_floor,
                           adv_reset=args.adv_reset, head_epochs=args.head_epochs, phase3_clip=args.phase3_clip)
             m.history = []
-            clock.run(f"{strategy}_N{n}", lambda m=m: m.train_private(train, callback=progress))
+            clock.run(f"{strategy}_N{n}", lambda m=m: m.train_private(fit, callback=progress))
             run = {"strategy": strategy, "n_neighbors": n, "lam": lam, "variant": args.variant, "seed": args.seed,
                    "deid_loss": args.deid_loss, "adv_steps": args.adv_steps, "rep_steps": args.rep_steps,
                    "noise_lr": args.noise_lr, "noise_floor": args.noise_floor, "adv_reset": args.adv_reset,
@@ -263,7 +282,7 @@ def main() -> None:
             if args.head_epochs:  # the head on the frozen representation; `deid` is then the head's score
                 rep_id = m.model_id()
                 run["deid_phase3"] = run["deid"]
-                run["head"] = clock.run(f"head_{strategy}_N{n}", lambda m=m: m.train_head(train, callback=progress))
+                run["head"] = clock.run(f"head_{strategy}_N{n}", lambda m=m: m.train_head(fit, callback=progress))
                 run["head"]["representation_unchanged"] = m.model_id() == rep_id
                 run["deid"] = score_tags(dev, m.predict(dev), lang=lang)
             run["attack"] = clock.run(f"attack_{strategy}_N{n}",
@@ -288,7 +307,18 @@ def _baseline_runs(part: dict[str, Any], file: str) -> list[dict[str, Any]]:
     """The baselines of one result file, with their seed and epochs."""
     settings = part.get("settings", {})
     return [{"name": name, "file": file, "seed": settings.get("seed", 0), "epochs": len(b.get("per_epoch", [])),
-             "tags_repaired": bool(part.get("tags_repaired")), **b} for name, b in part.get("baselines", {}).items()]
+             "tags_repaired": bool(part.get("tags_repaired")), "phi_oversample": part.get("phi_oversample", 1),
+             **_data_key(part), **b} for name, b in part.get("baselines", {}).items()]
+
+
+def _data_key(part: dict[str, Any]) -> dict[str, Any]:
+    """The notes a result file was trained and scored on (seventh pass: the full and the reduced MEDDOCAN runs
+    live side by side, and a run is compared only with a plain tagger on the same notes)."""
+    return {"train_documents": part.get("train_documents"), "dev_documents": part.get("dev_documents")}
+
+
+def _ref_key(run: dict[str, Any]) -> tuple[Any, ...]:
+    return run["seed"], run.get("train_documents"), run.get("dev_documents"), run.get("phi_oversample", 1)
 
 
 def _key(run: dict[str, Any]) -> tuple[Any, ...]:
@@ -305,11 +335,15 @@ def merge() -> None:
         main_part["baseline_runs"] = _baseline_runs(main_part, p.name)
         for run in main_part.get("runs", []):
             run.setdefault("seed", main_part.get("settings", {}).get("seed", 0))
+            run.update({k: run.get(k, v) for k, v in _data_key(main_part).items()})
+            run.setdefault("phi_oversample", main_part.get("phi_oversample", 1))
         for extra in sorted(RESULTS.glob(f"privrep_{corpus}_*.json")):  # runs of the same corpus, other processes
             part = json.loads(extra.read_text(encoding="utf-8"))
             done = {_key(r) for r in main_part["runs"]}
             for run in part.get("runs", []):
                 run.setdefault("seed", part.get("settings", {}).get("seed", 0))
+                run.update({k: run.get(k, v) for k, v in _data_key(part).items()})
+                run.setdefault("phi_oversample", part.get("phi_oversample", 1))
             main_part["runs"].extend(r for r in part.get("runs", []) if _key(r) not in done)
             main_part["baseline_runs"].extend(_baseline_runs(part, extra.name))
             main_part.setdefault("parts", []).append({"file": extra.name, "timing": part.get("timing")})
@@ -318,26 +352,32 @@ def merge() -> None:
         # the reference of every run: the plain tagger of the same seed with the most epochs measured (its curve
         # flattest), not the 6-epoch one of the first pass (still climbing); at equal epochs, one trained on the
         # repaired chunk tags of the fifth pass
-        plain: dict[int, dict[str, Any]] = {}
+        # (and, seventh pass, on the same notes: seed, train / dev documents, PHI oversampling)
+        plain: dict[tuple[Any, ...], dict[str, Any]] = {}
         for b in r["baseline_runs"]:
             table.append({"corpus": corpus, "model": f"baseline:{b['name']}", "n": b["n_neighbors"],
                           "seed": b["seed"], "epochs": b["epochs"], "file": b["file"],
+                          "train_documents": b["train_documents"], "dev_documents": b["dev_documents"],
+                          "phi_oversample": b["phi_oversample"],
                           "token_binary": b["deid"]["token_binary"], "adversary_final": None,
                           "adversary_max": None})
-            best = plain.get(b["seed"], {})
+            best = plain.get(_ref_key(b), {})
             if b["name"] == "plain" and (b["epochs"], b["tags_repaired"]) >= (best.get("epochs", -1),
                                                                              best.get("tags_repaired", False)):
-                plain[b["seed"]] = b
+                plain[_ref_key(b)] = b
         for run in r.get("runs", []):
             acc = [a["dev_accuracy"] for a in run["attack"]]
             f1 = run["deid"]["token_binary"]["f1"]
-            ref = plain.get(run["seed"])
+            ref = plain.get(_ref_key(run))
             ref_f1 = ref["deid"]["token_binary"]["f1"] if ref else None
             table.append({"corpus": corpus, "model": run["strategy"], "n": run["n_neighbors"],
                           "lam": run.get("lam", 1.0), "variant": run.get("variant", ""), "seed": run["seed"],
+                          "train_documents": run.get("train_documents"), "dev_documents": run.get("dev_documents"),
+                          "phi_oversample": run.get("phi_oversample", 1),
                           "head_epochs": run.get("head_epochs", 0), "token_binary": run["deid"]["token_binary"],
                           "f1_phase3": run.get("deid_phase3", run["deid"])["token_binary"]["f1"],
-                          "plain_reference": ({"seed": ref["seed"], "epochs": ref["epochs"], "f1": ref_f1}
+                          "plain_reference": ({"seed": ref["seed"], "epochs": ref["epochs"], "f1": ref_f1,
+                                               "file": ref["file"]}
                                               if ref else None),
                           "f1_minus_plain_points": round(100 * (f1 - ref_f1), 2) if ref_f1 is not None else None,
                           "adversary_final": acc[-1] if acc else None, "adversary_max": max(acc) if acc else None})
@@ -354,7 +394,7 @@ def merge() -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         return
-    fig, axes = plt.subplots(1, max(1, len(parts)), figsize=(7 * max(1, len(parts)), 6.5), squeeze=False)
+    fig, axes = plt.subplots(1, max(1, len(parts)), figsize=(10 * max(1, len(parts)), 6.5), squeeze=False)
     for ax, (corpus, r) in zip(axes[0], parts.items(), strict=False):
         drawn: set[tuple[float, ...]] = set()
         for run in r.get("runs", []):
@@ -364,13 +404,17 @@ def merge() -> None:
             drawn.add(tuple(acc))
             lab = f"{run['strategy']} N={run['n_neighbors']}" + (f" λ={run['lam']}" if run.get("lam", 1) != 1 else "")
             lab += f" [{run['variant']}]" if run.get("variant") else ""
+            every = run.get("train_documents") == r.get("train_documents_available") and \
+                run.get("dev_documents") == r.get("dev_documents_available")
+            lab += f" ({run.get('train_documents')} → {run.get('dev_documents')} notes)" if every else ""
             floor = bool(run.get("noise_floor"))  # third-pass runs solid, earlier ones thin and dashed
             ax.plot(range(1, len(acc) + 1), acc, marker="." if floor else None, label=lab,
-                    linestyle="-" if floor else "--", linewidth=1.6 if floor else 0.8)
+                    linestyle="-" if floor else "--",  # seventh pass: runs on all the notes thick
+                    linewidth=3.0 if every else 1.6 if floor else 0.8)
         ax.axhline(0.5, color="grey", linestyle=":")
         ax.axhline(0.6, color="red", linestyle=":", linewidth=0.8)
         ax.set_title(f"{corpus}: fresh adversary on the frozen representation"
-                     + (" (reduced)" if r.get("reduced") else "")
+                     + (" (thick: all the notes; others reduced)" if r.get("reduced") else "")
                      + ("\nruns with --head-epochs: the curve of the same run without it (identical, not redrawn)"
                         if any(run.get("head_epochs") for run in r.get("runs", [])) else ""), fontsize=9)
         ax.set_xlabel("adversary epoch")
@@ -378,7 +422,7 @@ def merge() -> None:
         ax.set_ylim(0.4, 1.0)
         ax.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2)
     fig.tight_layout()
-    fig.savefig(RESULTS / "privrep_adversary.png", dpi=110)
+    fig.savefig(RESULTS / "privrep_adversary.png", dpi=110, bbox_inches="tight")  # the whole legend
 
 
 if __name__ == "__main__":

@@ -7,7 +7,10 @@ vectors, the mean absolute change of the phase-1 representation ``R`` (before no
 whole sentence, the mean ``|R|``, and the model's learned noise scales. Medians over sentences; no text is written.
 
 Needs the vectors and the cached phase-1 model that ``benchmarks/privrep.py --phase1-cache`` leaves in ``--work``
-(defaults: the reduced MEDDOCAN run, 120 train notes, 50 dev, dimension 100, 6 epochs, token loss, seed 0).
+(defaults: the reduced MEDDOCAN run of the fifth and sixth passes, 120 train notes, 50 dev, dimension 100, phase 1
+16 epochs on the per-sentence loss, seed 0; the cache name is built by ``privrep.phase1_cache_name``, as
+``privrep.py`` builds it, so it follows any change of the cache key. ``privrep_scales.json`` of the third pass was
+measured on the older ``phase1_meddocan_120_50_100_6_50_0_token`` model: pass ``--phase1`` to name a cache).
 
 Usage::
 
@@ -30,9 +33,14 @@ ROOT = Path(__file__).resolve().parents[1]
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--work", type=Path, default=Path("/tmp/clinanon-privrep"))
-    ap.add_argument("--vectors", default="meddocan_120_50_100.vec")
-    ap.add_argument("--phase1", default="phase1_meddocan_120_50_100_6_50_0_token")
+    ap.add_argument("--vectors", default=None, help="default: meddocan_<train>_<dev>_100.vec, as privrep.py names it")
+    ap.add_argument("--phase1", default=None,
+                    help="the cached phase-1 folder under --work (default: the name privrep.py gives the cache of "
+                         "--train-docs / --dev-docs / --pretrain-epochs / --pretrain-loss / --seed)")
     ap.add_argument("--train-docs", type=int, default=120)
+    ap.add_argument("--dev-docs", type=int, default=50)
+    ap.add_argument("--pretrain-epochs", type=int, default=16)
+    ap.add_argument("--pretrain-loss", choices=["sentence", "token"], default="sentence")
     ap.add_argument("--sentences", type=int, default=200)
     ap.add_argument("--n", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
@@ -44,9 +52,12 @@ def main() -> int:
 
     from clinanon.privrep.data import WordSpace, encode_corpus, phi_sentences, pseudonymize_one
     from clinanon.privrep.model import PrivRepModel
-    from privrep import load
+    from privrep import load, phase1_cache_name
 
     torch.set_num_threads(1)
+    args.vectors = args.vectors or f"meddocan_{args.train_docs}_{args.dev_docs}_100.vec"
+    args.phase1 = args.phase1 or phase1_cache_name("meddocan", args.train_docs, args.dev_docs, 100,
+                                                   args.pretrain_epochs, 50, args.seed, args.pretrain_loss)
     if not (args.work / args.phase1 / "meta.json").is_file():
         sys.exit(f"no cached phase-1 model in {args.work / args.phase1}: run benchmarks/privrep.py --phase1-cache")
     train_docs, _dev, lang = load("meddocan")

@@ -15,6 +15,7 @@ from clinanon.errors import ConfigError  # noqa: E402
 from clinanon.privrep.data import (  # noqa: E402
     WordSpace,
     encode_corpus,
+    oversample_phi,
     phi_sentences,
     pseudonymize_all,
     pseudonymize_one,
@@ -201,6 +202,68 @@ def test_repair_chunk_tags_opens_entities_cut_by_a_chunk() -> None:
     assert repair_chunk_tags([1, 4, 4], names) == [1, 3, 4]  # B-NAME -> I-CITY: a new city
     assert repair_chunk_tags([5, 0], names) == [0, 0]  # no B-AGE among the tags: O
     assert repair_chunk_tags([0, 1, 2, 2, 3, 4], names) == [0, 1, 2, 2, 3, 4]  # valid BIO: unchanged
+
+
+def test_oversample_phi_repeats_only_phi_chunks_and_keeps_their_notes() -> None:
+    space = _space()
+    text = "patient seen today with fever. Dr Zorblat visited. stable and pain today."
+    start = text.index("Zorblat")
+    doc = Document("o", text, (Span(start, start + len("Zorblat"), "NAME"),), {"lang": "en"})
+    corpus = encode_corpus([doc], space, lang="en", max_len=4)
+    phi = [k for k, s in enumerate(corpus.sentences) if any(s.tags)]
+    assert phi and len(phi) < len(corpus.sentences)
+    assert oversample_phi(corpus, 1) is corpus
+    more = oversample_phi(corpus, 3)
+    assert len(more.sentences) == len(corpus.sentences) + 2 * len(phi)
+    assert sum(1 for s in more.sentences if any(s.tags)) == 3 * len(phi)
+    assert [s.words for s in more.sentences if not any(s.tags)] == \
+        [s.words for s in corpus.sentences if not any(s.tags)]
+    assert {(s.doc, s.first) for s in more.sentences} == {(s.doc, s.first) for s in corpus.sentences}
+    more.sentences[phi[0]].tags[0] = 99  # copies, not the corpus's own lists
+    assert 99 not in corpus.sentences[phi[0]].tags
+    with pytest.raises(ConfigError):
+        oversample_phi(corpus, 0)
+
+
+def test_merge_compares_each_run_with_the_plain_tagger_on_the_same_notes(tmp_path, monkeypatch) -> None:
+    """Seventh pass: a full-corpus run and a reduced one (same seed) each get the plain tagger of their own notes
+    as the reference, not whichever plain tagger has the most epochs."""
+    import importlib.util
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("privrep_bench", root / "benchmarks" / "privrep.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)  # type: ignore[union-attr]
+    monkeypatch.setattr(bench, "RESULTS", tmp_path)
+    tb = {"precision": 1.0, "recall": 1.0}
+
+    def plain(f1: float, epochs: int) -> dict:
+        return {"plain": {"n_neighbors": None, "deid": {"token_binary": {**tb, "f1": f1}},
+                          "per_epoch": [{"epoch": e} for e in range(epochs)]}}
+
+    def run(f1: float, variant: str) -> dict:
+        return {"strategy": "three_phase", "n_neighbors": 100, "lam": 1.0, "variant": variant,
+                "deid": {"token_binary": {**tb, "f1": f1}}, "attack": [{"dev_accuracy": 0.55}]}
+
+    def part(train: int, dev: int, **kw: object) -> dict:
+        return {"train_documents": train, "dev_documents": dev, "tags_repaired": True, "settings": {"seed": 0},
+                "runs": [], **kw}
+
+    files = {"privrep_meddocan.json": part(120, 50, baselines=plain(0.95, 20)),
+             "privrep_meddocan_full.json": part(500, 250, runs=[run(0.96, "full")]),
+             "privrep_meddocan_full_plain.json": part(500, 250, baselines=plain(0.97, 20)),
+             "privrep_meddocan_red.json": part(120, 50, runs=[run(0.94, "reduced")]),
+             "privrep_meddocan_phi.json": part(500, 250, phi_oversample=4, runs=[run(0.90, "phi")])}
+    for name, body in files.items():
+        (tmp_path / name).write_text(json.dumps(body), encoding="utf-8")
+    bench.merge()
+    table = json.loads((tmp_path / "privrep.json").read_text(encoding="utf-8"))["table"]
+    rows = {r["variant"]: r for r in table if r["model"] == "three_phase"}
+    assert rows["full"]["plain_reference"]["file"] == "privrep_meddocan_full_plain.json"
+    assert rows["full"]["f1_minus_plain_points"] == -1.0
+    assert rows["reduced"]["plain_reference"]["file"] == "privrep_meddocan.json"
+    assert rows["reduced"]["f1_minus_plain_points"] == -1.0
+    assert rows["phi"]["plain_reference"] is None  # no plain tagger on oversampled notes: no reference
 
 
 def test_encode_corpus_chunks_never_open_inside_an_entity() -> None:
