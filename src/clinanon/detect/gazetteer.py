@@ -125,12 +125,11 @@ _EN_NAME_AFTER = _words(
     "rn bsn msn lpn np cnp fnp aprn crna rrt rt md do pa slp msw lcsw licsw phd pharmd rd ccrn sn jr sr ii iii "
     "aware notified paged called says said")
 #: generic last words of an English hospital's name, left out of the span as the English care-site rules do
-#: (:mod:`clinanon.detect.rules.care_sites`): "Harbor hospital" -> "Harbor"
-_EN_GENERIC_HEADS = frozenset(("hospital", "hospitals", "hosp"))
-#: generic heads of several words, left out the same way ("Kessler Medical Center" -> "Kessler", as the PhysioNet
-#: gold and the care-site rules have it); a head that names a kind of care ("Cancer Center", "Clinic") stays in
-_EN_GENERIC_HEAD_PHRASES = frozenset((("medical", "center"), ("medical", "centre"), ("health", "center"),
-                                      ("health", "centre"), ("infirmary",)))
+#: (:mod:`clinanon.detect.rules.care_sites`) and the PhysioNet gold has it: "Harbor hospital" -> "Harbor", "Kessler
+#: Medical Center" -> "Kessler", "General Hospital" keeps "General"; a head that names a kind of care ("Cancer
+#: Center", "Clinic") stays in. Folded token tuples, matched at the end of the head.
+_EN_GENERIC_HEAD_ENDS = (("medical", "center"), ("medical", "centre"), ("health", "center"), ("health", "centre"),
+                         ("infirmary",), ("hospital",), ("hospitals",), ("hosp",))
 #: the English head "Clinic" after a specialty or a kind of care names a department, not a place of its own
 #: ("Nephrology Clinic", "ORTHOPAEDIC CLINIC NOTE", "Memory Clinic"; not "Lahey Clinic")
 EN_CLINIC_SPECIALTY = re.compile(
@@ -276,6 +275,18 @@ def en_specialty_clinic(words: Iterable[str]) -> bool:
             return False
         seen = True
     return seen
+
+
+def _en_without_generic_head(norm: Sequence[str], words: Sequence[str], start: int, end: int) -> int:
+    """The end of an English care site's name whose head ends at token ``end``, without a generic last part
+    (:data:`_EN_GENERIC_HEAD_ENDS`) nor the punctuation before it, when name words remain before it."""
+    for tail in _EN_GENERIC_HEAD_ENDS:
+        cut = end - len(tail)
+        if cut > start and tuple(norm[cut:end]) == tail:
+            while cut > start and words[cut - 1] in ("'", "’", "-", "."):
+                cut -= 1
+            return cut
+    return end
 
 
 def _is_title(w: str) -> bool:
@@ -524,13 +535,8 @@ class GazetteerDetector:
             if (self.lang == "en" and end_tok == m.j and start_tok < m.i and norm[m.j - 1] == "clinic"
                     and en_specialty_clinic(text[starts[start_tok]:starts[m.i]].split())):
                 continue  # "Nephrology Clinic", "ORTHOPAEDIC CLINIC NOTE": a specialty's clinic is a department
-            if (self.lang == "en" and end_tok == m.j and start_tok < m.i
-                    and tuple(norm[m.i:m.j]) in _EN_GENERIC_HEAD_PHRASES):
-                end_tok = m.i  # "Kessler Medical Center": the name
-            elif self.lang == "en" and end_tok == m.j and m.j - start_tok > 1 and norm[m.j - 1] in _EN_GENERIC_HEADS:
-                end_tok -= 1  # "St Mary hospital": the name; the generic word says nothing of the place
-                while end_tok > start_tok and words[end_tok - 1] in ("'", "’", "-", "."):
-                    end_tok -= 1
+            if self.lang == "en" and end_tok == m.j:
+                end_tok = _en_without_generic_head(norm, words, start_tok, m.j)
             if self.lang == "nl" and not head_cap and start_tok == m.i and end_tok > m.j:
                 start_tok = m.j  # "verpleeghuis [De Koperhorst]": a lower-case head before the name stays out
             out.append(Span(starts[start_tok], ends[end_tok - 1], label, src, score))

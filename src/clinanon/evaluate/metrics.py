@@ -237,9 +237,12 @@ class _Scorer:
         ab.fn[_UNLABELED] += len(gb) - both
         ab.fp[_UNLABELED] += len(pb) - both
         # binary on runs of letters and digits (the i2b2 2014 script's tokens)
-        alnum = [m.span() for m in _ALNUM.finditer(text)]
-        ga = _phi_tokens(gspans, [a for a, _ in alnum], [b for _, b in alnum])
-        pa = _phi_tokens(pspans, [a for a, _ in alnum], [b for _, b in alnum])
+        a_starts, a_ends = [], []
+        for m in _ALNUM.finditer(text):
+            a_starts.append(m.start())
+            a_ends.append(m.end())
+        ga = _phi_tokens(gspans, a_starts, a_ends)
+        pa = _phi_tokens(pspans, a_starts, a_ends)
         aa = self.acc["token_binary_alnum"]
         both = len(ga & pa)
         aa.tp[_UNLABELED] += both

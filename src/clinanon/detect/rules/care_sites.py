@@ -732,8 +732,6 @@ def _region_label(words: str, default: str) -> str:
     return _regions().get(fold(" ".join(words.split())), default)
 
 
-
-
 def _skip_the(text: str, pos: int) -> int:
     """``pos`` moved past a leading "the"."""
     m = re.match(r"(?i:the)[ \t]{1,2}", text[pos:pos + 6])
