@@ -263,6 +263,21 @@ def test_month_day_and_month_year_second_pass(text: str, date: str) -> None:
     assert date in _texts(dates, text)
 
 
+@pytest.mark.parametrize(("text", "date"), [
+    ("8/14 blood cx grew GPC in clusters", "8/14"),  # a culture sent that day (a count is "2/4 bottles")
+    ("sputum cx 9/11 +gram neg rods", "9/11"),  # "+gram" is the result, not a grade ("2/4+")
+    ("K 3.1, repleted, repeat 3/3 am", "3/3"),  # a morning: a day, whatever the pair's shape
+])
+def test_month_day_before_a_culture_a_result_or_a_morning(text: str, date: str) -> None:
+    assert date in _texts(dates, text)
+
+
+@pytest.mark.parametrize("text", ["1/2 blood cx positive", "cx 2/4 bottles pos", "pulses 2/4 +", "2/4+ pulses",
+                                  "strength 5/5 pm"])
+def test_culture_counts_and_grades_stay_out(text: str) -> None:
+    assert not [t for t in _texts(dates, text) if "/" in t]
+
+
 @pytest.mark.parametrize("text", ["ANA titer 1/80 positive", "pain 8/10 after 2 percocet", "on PS 5/5 overnight"])
 def test_round_ratios_titres_and_settings_stay_out(text: str) -> None:
     assert not [t for t in _texts(dates, text) if "/" in t]

@@ -706,6 +706,10 @@ _MD_CUES_AFTER = _wordset(
     "note notes shift")
 #: measure words that are also things a date is given to ("cx from 7/21", "cultures on 8/30")
 _MD_DATED = frozenset(("cx", "cxs", "culture", "cultures"))
+#: the same right after a pair: a culture sent that day ("8/14 blood cx grew GPC"; a count is "2/4 bottles")
+_MD_DATED_AFTER = frozenset(("bl", "blood", "cx", "cxs", "culture", "cultures"))
+#: a result's sign after a pair, not a grade ("2/4+" pulses, "1/2 ++"): "+" alone or with a digit
+_MD_PLUS_GRADE = re.compile(r"\+{1,3}\d?\Z")
 _RANGE_WORDS = frozenset(("to", "thru", "through", "until", "till", "-", "–"))
 #: a common fraction ("1/2 tab", "3/4 of the bag"): a date only with a cue
 _FRACTIONS = frozenset(("1/2", "1/3", "2/3", "1/4", "3/4", "1/8", "3/8", "5/8", "7/8", "1/5", "2/5", "1/6"))
@@ -751,7 +755,10 @@ def _md_adjust(text: str, start: int, end: int) -> float:
     prev = text[start - 1:start]
     if prev == "#" or (prev == "(" and text[end:end + 1] == ")" and d == 10):
         return -0.5  # "#9/10", "(7/10)": a score
-    if (after and (after[0] in _MD_NEG_AFTER or after[0][0] in "%+")) or text[end:end + 1] in ("%", "+"):
+    if text[end:end + 1] in ("%", "+") or (after and (after[0][0] == "%" or _MD_PLUS_GRADE.match(after[0]))):
+        return -0.5
+    if after and after[0] in _MD_NEG_AFTER and not (
+            after[0] in _MD_DATED_AFTER and (m > d or d > 6) and "bottles" not in after and "bottle" not in after):
         return -0.5
     for i, w in enumerate(before):
         if i == 0 and w.endswith("%"):
@@ -900,7 +907,8 @@ def _md_strong_cue(text: str, start: int, end: int) -> bool:
     if len(before) > 1 and before[0] in ("from", "on") and before[1] in _MD_DATED:
         return True  # "cultures from 4/4": a culture's date
     return (any(w in _MD_STRONG_CUES or _CLOCK.match(w) or _MILITARY.match(w) or w.endswith("'d") for w in before)
-            or bool(after and (_CLOCK.match(after[0]) or _MILITARY.match(after[0]))))
+            or bool(after and (_CLOCK.match(after[0]) or _MILITARY.match(after[0])
+                               or after[0] in ("am", "pm", "a.m", "p.m"))))  # "repeat 3/3 am": a day's morning
 
 
 def _md_note_adjust(text: str, start: int, end: int) -> float:
