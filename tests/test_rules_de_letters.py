@@ -477,3 +477,19 @@ def test_german_second_blind_set_rules_linear_on_adversarial_input(chunk: str) -
     t0 = time.process_time()
     RulesDetector("de").analyze(text)
     assert time.process_time() - t0 < 20.0
+
+
+@pytest.mark.parametrize("text", ["Schmerzeinschätzung BESD 3/10 in Ruhe.", "PAINAD 4/10 bei Mobilisation"])
+def test_german_pain_scales_of_dementia_are_no_month_and_year(text: str) -> None:
+    assert not [t for t, lab in _found(text) if lab == "DATE"]
+
+
+def test_german_pension_number_keeps_its_last_block() -> None:
+    assert ("12 150385 M 123", "ID.SSN") in _found("Rentenversicherungsnummer 12 150385 M 123")
+
+
+@pytest.mark.parametrize(("text", "age"), [("Die 36 a alte Patientin stellt sich vor.", "36"),
+                                           ("Der 67 a alte Patient kommt zur Kontrolle.", "67")])
+def test_austrian_annus_age(text: str, age: str) -> None:
+    assert (age, "AGE") in _found(text)
+    assert not [t for t, lab in _found("Beschwerden seit 5 a bekannt.") if lab == "AGE"]

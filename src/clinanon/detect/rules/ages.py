@@ -172,7 +172,9 @@ _LANG: dict[str, _AgeLang] = {
         include_unit=False,
     ),
     "de": _AgeLang(
-        number_words=trie_regex(_de_numbers()), years=r"jahren|jahre|jahr|j\.|lj\.", other_units=r"monaten|monate|"
+        # "a" (annus) before "alt": Austrian letters write "die 36 a alte Patientin"
+        number_words=trie_regex(_de_numbers()), years=r"jahren|jahre|jahr|j\.|lj\.|a(?=\s{1,2}alt)",
+        other_units=r"monaten|monate|"
         r"monat|wochen|woche|tagen|tage|tag", and_word=r"und", half=r"und\s{1,2}einhalb", field_labels=r"alter",
         person_before=(r"\b(?:alter|alters|patient|patientin|pat|mann|frau|junge|mädchen|kind|säugling|baby|herr|"
                        r"patienten|pt)\.?,?\s{1,2}(?:von\s{1,2}|mit\s{1,2})?$|\b(?:ist|war|wurde|wird)\s{1,2}$"),

@@ -491,7 +491,9 @@ _DE_MY_NEG_BEFORE = _de_set(
     "ratio verhältnis vas nrs nas schmerz schmerzen schmerzskala gleason tnm stadium "
     "nodi nodes biopsien stanzen stanzbiopsien von "
     # scores and scales written with a slash ("GDS 4/15", "APGAR 8/9/10", "MMSE 16/30")
-    "apgar gds mmse mmst moca barthel tinetti hamd bdi phq nihss ecog")
+    "apgar gds mmse mmst moca barthel tinetti hamd bdi phq nihss ecog "
+    # pain scales of people who cannot rate their pain ("BESD 3/10", "PAINAD 4/10")
+    "besd painad bps zbi doloplus ecpa skala")
 #: words right after it that make it a measure or a count ("4/12 LK befallen", "10/20 mg", "2/10 Stanzen")
 _DE_MY_NEG_AFTER = _de_set(
     "mg ml g µg mcg ug mmol mmhg cm mm lk lymphknoten befallen tumorbefallen positiv pos negativ neg stanzen "

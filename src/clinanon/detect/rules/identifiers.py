@@ -214,7 +214,9 @@ FIELD_LABELS: dict[str, tuple[FieldLabel, ...]] = {
 
 # One token of a value holds a digit; tokens are joined by one or two spaces, a dash, a slash or a dot.
 _TOKEN = r"[A-Z]{0,4}\d[0-9A-Z]{0,63}"
-_VALUE = rf"(?:[A-Z]{{1,4}}[-/])?{_TOKEN}(?:(?:[ ]{{1,2}}|[\-/.]){_TOKEN}){{0,6}}(?:[\-/ ](?-i:[A-Z])(?![\w.]))?"
+# a value may end with one capital and a last block of digits (a German pension number "12 150385 M 123")
+_VALUE = (rf"(?:[A-Z]{{1,4}}[-/])?{_TOKEN}(?:(?:[ ]{{1,2}}|[\-/.]){_TOKEN}){{0,6}}"
+          r"(?:[\-/ ](?-i:[A-Z])(?:[ ]\d{1,4})?(?![\w.]))?")
 _VALUE_PREFIX = r"(?:(?:nhc|hc|mrn|nr|no|n[º°])[\-/.:#]?[ \t]?(?=\d)|#[ \t]?)?"
 # English values may also be a dotted object identifier (a DICOM UID, "1.2.840.113619.2.55"), start with two to
 # four capitals and a space before a digit ("MRN HRM 0455187", "plate HZT 4471", "plate MA 4TRK81") or with two
