@@ -140,6 +140,10 @@ def main() -> None:
                     help="repeat every training chunk that holds PHI K times, for the plain tagger, phase 1, phase 3 "
                          "and the head alike (sparse PHI: the English notes; the fresh adversary is trained on the "
                          "chunks as they are) (seventh pass; default 1: none)")
+    ap.add_argument("--epoch-f1", action="store_true",
+                    help="score the representation's de-identification on the dev notes after every phase-3 / DANN "
+                         "epoch (dev_token_f1 in the history: the curve that says how many epochs are enough; "
+                         "its time is counted in the strategy's step)")
     ap.add_argument("--dim", type=int, default=50)
     ap.add_argument("--vector-dim", type=int, default=100)
     ap.add_argument("--vector-epochs", type=int, default=5)
@@ -214,7 +218,14 @@ def main() -> None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
 
+    current: dict[str, Any] = {}  # the model in phase 3, for --epoch-f1
+
     def progress(info: dict[str, Any]) -> None:  # per epoch: losses, accuracies, noise scales (no text)
+        if args.epoch_f1 and "model" in current and str(info.get("phase", "")).split(":")[0] in (
+                "three_phase", "dann") and "l_deid" in info:
+            # the dev F1 of the representation after this epoch (predict draws its noise from its own seeded
+            # generator and every epoch starts with .train(): the training itself is unchanged)
+            info["dev_token_f1"] = score_tags(dev, current["model"].predict(dev), lang=lang)["token_binary"]["f1"]
         print(json.dumps(info), flush=True)
 
     # baselines
@@ -271,7 +282,9 @@ def main() -> None:
                           rep_steps=args.rep_steps, noise_lr=args.noise_lr, noise_floor=args.noise_floor,
                           adv_reset=args.adv_reset, head_epochs=args.head_epochs, phase3_clip=args.phase3_clip)
             m.history = []
+            current["model"] = m
             clock.run(f"{strategy}_N{n}", lambda m=m: m.train_private(fit, callback=progress))
+            current.clear()
             run = {"strategy": strategy, "n_neighbors": n, "lam": lam, "variant": args.variant, "seed": args.seed,
                    "deid_loss": args.deid_loss, "adv_steps": args.adv_steps, "rep_steps": args.rep_steps,
                    "noise_lr": args.noise_lr, "noise_floor": args.noise_floor, "adv_reset": args.adv_reset,
