@@ -231,3 +231,33 @@ def test_time_budget(text: str) -> None:
     for rec in recs:
         rec.detect(doc)
     assert time.process_time() - t0 < 10.0
+
+
+# --- streets without a number on more types, the town after them, lower-case months after since / until ---------
+
+@pytest.mark.parametrize(("text", "street", "town"), [
+    ("delivery to son's home on Orchard Lane. Son's cell", "Orchard Lane", None),
+    ("lives alone in a walk-up on Drumlin St in Eastfield. Has been", "Drumlin St", "Eastfield"),
+    ("pt was found on Memorial Way, Westbrook.", "Memorial Way", "Westbrook"),
+])
+def test_street_without_number_and_town_after(text: str, street: str, town: str | None) -> None:
+    got = _found(rules_pipeline("en", "hipaa"), text)
+    assert (street, "LOCATION.STREET") in got
+    if town is not None:
+        assert (town, "LOCATION.CITY") in got
+
+
+@pytest.mark.parametrize("text", ["stuck on Their Way in the hall", "merged into the left lane"])
+def test_determiners_and_lanes_are_no_streets(text: str) -> None:
+    assert not [t for t, lab in _found(rules_pipeline("en", "hipaa"), text) if lab.startswith("LOCATION")]
+
+
+@pytest.mark.parametrize(("text", "month"), [("2 falls since jan. discussed options", "jan"),
+                                             ("no ETOH since october per wife", "october")])
+def test_lower_case_month_after_since(text: str, month: str) -> None:
+    assert (month, "DATE") in _found(rules_pipeline("en", "hipaa"), text)
+
+
+@pytest.mark.parametrize("text", ["on lasix since mar, stable", "UO down since dec in rate", "ok since may be"])
+def test_lower_case_mar_dec_may_stay_words(text: str) -> None:
+    assert not [t for t, lab in _found(rules_pipeline("en", "hipaa"), text) if lab == "DATE"]

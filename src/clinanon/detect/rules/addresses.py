@@ -151,7 +151,8 @@ _EN_STREET = re.compile(
 #: a street named without its house number after a preposition of place ("lives on Pine Street", "found down on
 #: Maple Ave", "apartment off Route 9" is not one: a type word in this set must end it); ends at the type word
 _EN_PREP_TYPES = frozenset(("Street", "St", "Avenue", "Ave", "Road", "Rd", "Boulevard", "Blvd", "Terrace", "Drive",
-                            "Highway", "Hwy", "Parkway", "Pkwy", "Turnpike", "Pike", "Circle"))
+                            "Highway", "Hwy", "Parkway", "Pkwy", "Turnpike", "Pike", "Circle", "Lane", "Ln",
+                            "Court", "Way", "Place"))
 _EN_PREP_STREET = re.compile(
     r"(?<![\w])(?i:on|off|onto|along|near|down|at|lives[ \t]on)[ \t]{1,2}"
     r"(?P<name>(?:[A-Z][a-z'’]{1,30}[ \t]{1,2}){1,3})[A-Z][a-z]{1,10}\.?\Z")
@@ -215,7 +216,7 @@ def _en_not_street(text: str, m: re.Match[str]) -> bool:
 
 #: the town after a house number and street, then a comma: "92 Tern St, apt 3, Halbrook, with ...", "418 Elm Ave,
 #: Pell City." (one or two capitalised words, then a comma, a sentence's end, a line's end or "with")
-_EN_TOWN_AFTER = re.compile(r",[ \t]{1,2}(?P<town>[A-Z][a-z'’]{2,30}(?:[ \t][A-Z][a-z'’]{2,30})?)"
+_EN_TOWN_AFTER = re.compile(r"(?:,|[ \t]in)[ \t]{1,2}(?P<town>[A-Z][a-z'’]{2,30}(?:[ \t][A-Z][a-z'’]{2,30})?)"
                             r"(?=[ \t]{0,2}(?:[,.;)]|\r?\n|\Z|[ \t](?i:with|where|and)[ \t]))")
 
 
@@ -570,10 +571,13 @@ class StreetRecognizer:
                         h.group().startswith("St") and _EN_SAINT_NEXT.match(text, h.end())):
                     continue
                 m = _EN_PREP_STREET.search(text, max(0, h.start() - 100), h.end())
-                if m is not None:
+                if m is not None and m.group("name").split()[0].casefold() not in stop_words("en"):  # "on Their Way"
                     out.append(Span(m.start("name"), _rstrip(text, m.start("name"), h.end()), "LOCATION.STREET",
                                     f"{self.name}:prep_street", 0.7))
                     last = h.end()
+                    town = _EN_TOWN_AFTER.match(text, h.end() + (text[h.end():h.end() + 1] == "."))
+                    if town is not None and _en_town_words(town.group("town")):  # "on Drumlin St in Eastfield"
+                        out.append(Span(*town.span("town"), "LOCATION.CITY", f"{self.name}:town_after", 0.65))
             out += self._en_more_streets(text)
         box_hits = _PO_BOX.finditer(text) if any(h in text for h in _PO_BOX_HINTS) else ()
         for m in box_hits:

@@ -1016,6 +1016,11 @@ _EN_MONTH_CUE = r"(?<![\w])(?i:in|since|from|until|till|during|early|late|mid|la
 #: a month alone after a word of time, abbreviated ("stent in Oct.", "since Feb"), or the second of two months
 #: ("in May and June", "from March to July"); no number after it (that is a month and a day or year)
 _EN_MONTH_ABBR_ALONE = rf"{_EN_MONTH_CUE}({_EN_MONTH_ABBR_CAP})(?![\w'’])(?!\.?[ \t]?\d)"
+#: a month in lower case after "since" / "until" ("falls since jan", "no ETOH since october"); not "mar" (the
+#: medication record), "dec" (decreased) nor "may"
+_EN_MONTH_LOWER_ALONE = (r"(?<![\w])(?:since|until|till|til|SINCE|UNTIL|TILL)[ \t]{1,2}"
+                         r"((?-i:jan|feb|apr|jun|jul|aug|sept?|oct|nov|january|february|march|april|june|july|"
+                         r"august|september|october|november|december))(?![\w'’])(?!\.?[ \t]?\d)")
 _EN_FIRST_MONTH_BEFORE = re.compile(rf"{_EN_MONTH_CUE}(?:{_EN_MONTHS_CAP}|{_EN_MONTH_ABBR_CAP})\.?[ \t]{{1,2}}"
                                     r"(?i:and|or|&|to|through|thru|-|–)[ \t]\Z")
 
@@ -1036,6 +1041,7 @@ def _month_day_numeric_en() -> list[RulePattern]:
     ventilator setting, a pain score, a fraction, a culture count."""
     md = r"(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])"
     return [RulePattern("month_abbr_cued", first="letter", regex=_EN_MONTH_ABBR_ALONE, group=1, score=0.75),
+            RulePattern("month_lower_cued", first="letter", regex=_EN_MONTH_LOWER_ALONE, group=1, score=0.7),
             RulePattern("month_year_range", first="digit", regex=_EN_MONTH_YEAR_RANGE, score=0.8),
             RulePattern("ordinal_day", first="letter",  # "seen on the 14th.", "visiting until the 20th and"
                         regex=_ORDINAL_DAY, group=1, score=0.6),
