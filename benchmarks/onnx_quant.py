@@ -17,6 +17,16 @@ written or printed.
   (``classifier``: the token-classification head; ``ffn_out``: the feed-forward output projections, whose input
   is the GELU output with its outliers; ``first_last``: every MatMul of the first and the last layer);
   ``static_qdq`` is ``quantize_static`` in QDQ format, calibrated (MinMax) on windows of the training notes.
+  ``weight_only_*`` is :func:`clinanon.detect.neural.onnx_export.quantize_weight_only` (int8 weights, float
+  activations and arithmetic): ``nbits_bN``, the MatMul weights in onnxruntime's ``MatMulNBits`` (bits=8) with one
+  scale per block of N weights along the input dimension; ``dq_per_channel``, plain ONNX ``DequantizeLinear``
+  (one scale per output channel) feeding each MatMul; the embedding tables in int8 (blocks of N, 32 for
+  ``dq_per_channel``) unless ``float_embeddings``; ``accuracy4``: ``MatMulNBits`` with ``accuracy_level=4``
+  (onnxruntime quantizes the activations to int8 per block at run time: not weight-only, for speed). Each row
+  also says which of those operators onnxruntime keeps in the graph it runs (``runtime_ops``: the session's
+  optimized graph; it turns ``DequantizeLinear`` + ``MatMul`` into ``MatMulNBits`` in memory, the file stays int8)
+  and, for the weight-only files, ``vs_float_arithmetic``: the largest logit difference between the file as
+  onnxruntime runs it and float arithmetic on the same int8 weights, on 8 dev windows.
 * **Measures** against the float model: ``token_agreement`` (share of tokens -- clinanon's tokens -- with the same
   BIO tag), ``entity_token_agreement`` (the same, over the tokens that either model tags as PHI),
   ``span_agreement`` = |same spans| / max(|float|, |int8|) (exact start, end, label; the figure
@@ -58,10 +68,14 @@ SETTINGS = ("dynamic_per_tensor", "dynamic_per_channel", "dynamic_per_channel_re
             "dynamic_per_channel_matmul_only_no_classifier_ffn_out", "dynamic_per_channel_no_classifier_first_last",
             "dynamic_per_channel_reduce_range_no_classifier_ffn_out",
             "dynamic_per_channel_reduce_range_matmul_only_no_classifier",
-            "dynamic_per_channel_reduce_range_matmul_only_no_classifier_ffn_out", "static_qdq")
+            "dynamic_per_channel_reduce_range_matmul_only_no_classifier_ffn_out", "static_qdq",
+            "weight_only_nbits_b16", "weight_only_nbits_b32", "weight_only_nbits_b64", "weight_only_nbits_b128",
+            "weight_only_nbits_b32_float_embeddings", "weight_only_dq_per_channel",
+            "weight_only_dq_per_channel_float_embeddings", "weight_only_nbits_b32_accuracy4")
 #: what runs without --settings (the rest on request: a busy machine)
 DEFAULT_SETTINGS = tuple(s for s in SETTINGS if s not in ("dynamic_per_channel_matmul_only",
-                                                          "dynamic_per_channel_no_classifier_first_last"))
+                                                          "dynamic_per_channel_no_classifier_first_last")
+                         and (not s.startswith("weight_only") or s == "weight_only_nbits_b32"))
 
 
 def _read(data: Path, split: str) -> list[Document]:
@@ -101,8 +115,15 @@ def quantize(setting: str, fp32: Path, out: Path, calib: _Windows | None) -> dic
     :func:`clinanon.detect.neural.onnx_export.quantize_int8`, the code ``export_onnx`` uses."""
     from onnxruntime import quantization as q
 
-    from clinanon.detect.neural.onnx_export import float_node_names, quantize_int8
+    from clinanon.detect.neural.onnx_export import float_node_names, quantize_int8, quantize_weight_only
 
+    if setting.startswith("weight_only_nbits_b"):
+        block = int(setting.removeprefix("weight_only_nbits_b").split("_")[0])
+        return quantize_weight_only(fp32, out, block_size=block, embeddings="float_embeddings" not in setting,
+                                    accuracy_level=4 if "accuracy4" in setting else None)
+    if setting.startswith("weight_only_dq_per_channel"):
+        return quantize_weight_only(fp32, out, block_size=None, op="DequantizeLinear",
+                                    embeddings="float_embeddings" not in setting)
     if setting == "static_qdq":
         assert calib is not None
         calib.rewind()
@@ -117,6 +138,84 @@ def quantize(setting: str, fp32: Path, out: Path, calib: _Windows | None) -> dic
     how = quantize_int8(fp32, out, per_channel="per_channel" in setting, reduce_range="reduce_range" in setting,
                         keep_float=keep, op_types=["MatMul"] if "matmul_only" in setting else None)
     return {"method": "quantize_dynamic", **how}
+
+
+def runtime_ops(path: Path, opts: Any) -> dict[str, int]:
+    """The quantization-related operators in the graph onnxruntime runs for ``path`` (its optimized model, saved
+    to a temporary file): whether ``DequantizeLinear`` nodes are kept or folded into float weights."""
+    import onnx
+    import onnxruntime as ort
+
+    with tempfile.TemporaryDirectory(prefix="clinanon-ortopt-") as d:
+        o = ort.SessionOptions()
+        o.intra_op_num_threads = opts.intra_op_num_threads
+        o.log_severity_level = 3
+        o.optimized_model_filepath = str(Path(d) / "opt.onnx")
+        ort.InferenceSession(str(path), sess_options=o, providers=["CPUExecutionProvider"])
+        m = onnx.load(o.optimized_model_filepath)
+        kinds = ("MatMul", "MatMulNBits", "DequantizeLinear", "DynamicQuantizeMatMul", "MatMulInteger",
+                 "QGemm", "FusedMatMul")
+        ops = {k: sum(n.op_type == k for n in m.graph.node) for k in kinds}
+        return {k: v for k, v in ops.items() if v}
+
+
+def dequantized_reference(path: Path, out: Path) -> None:
+    """``path`` with each ``MatMulNBits`` (bits=8) replaced by a float ``MatMul`` on its dequantized weight: the
+    same rounded weights in float arithmetic (``DequantizeLinear`` nodes stay; run it with graph optimizations off
+    so that onnxruntime does not fuse them into ``MatMulNBits``)."""
+    import numpy as np
+    import onnx
+    from onnx import helper, numpy_helper
+
+    m = onnx.load(str(path))
+    inits = {i.name: i for i in m.graph.initializer}
+    nodes = []
+    for n in m.graph.node:
+        if n.op_type != "MatMulNBits":
+            nodes.append(n)
+            continue
+        a = {x.name: helper.get_attribute_value(x) for x in n.attribute}
+        assert a["bits"] == 8 and len(n.input) == 3, "symmetric 8-bit MatMulNBits expected"
+        k, cols = a["K"], a["N"]
+        q = numpy_helper.to_array(inits[n.input[1]]).astype(np.float32) - 128.0  # [N, blocks, block_size]
+        scale = numpy_helper.to_array(inits[n.input[2]]).reshape(cols, -1, 1)
+        w = (q * scale).reshape(cols, -1)[:, :k].T
+        m.graph.initializer.append(numpy_helper.from_array(np.ascontiguousarray(w, dtype=np.float32),
+                                                           n.input[1] + "_float"))
+        nodes.append(helper.make_node("MatMul", [n.input[0], n.input[1] + "_float"], list(n.output), name=n.name))
+    del m.graph.node[:]
+    m.graph.node.extend(nodes)
+    onnx.save(m, str(out))
+
+
+def arithmetic_check(path: Path, windows: list[dict[str, Any]]) -> dict[str, Any]:
+    """How far the int8 file as onnxruntime runs it is from float arithmetic on the same int8 weights
+    (:func:`dequantized_reference`), on some windows: the largest logit difference and the share of equal
+    argmax tags."""
+    import numpy as np
+    import onnxruntime as ort
+
+    def session(p: Path, optimize: bool) -> Any:
+        o = ort.SessionOptions()
+        o.intra_op_num_threads = 1
+        o.log_severity_level = 3
+        if not optimize:
+            o.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        return ort.InferenceSession(str(p), sess_options=o, providers=["CPUExecutionProvider"])
+
+    with tempfile.TemporaryDirectory(prefix="clinanon-deq-") as d:
+        ref_path = Path(d) / "ref.onnx"
+        dequantized_reference(path, ref_path)
+        run, ref = session(path, True), session(ref_path, False)
+        diff, same, n = 0.0, 0, 0
+        for w in windows:
+            a = run.run(["logits"], w)[0]
+            b = ref.run(["logits"], w)[0]
+            diff = max(diff, float(np.abs(a - b).max()))
+            same += int((a.argmax(-1) == b.argmax(-1)).sum())
+            n += a.shape[0] * a.shape[1]
+    return {"windows": len(windows), "max_abs_logit_diff": round(diff, 6),
+            "argmax_agreement": round(same / n, 6) if n else 1.0}
 
 
 def compare(docs: list[Document], ref: list[list[Any]], other: list[list[Any]]) -> dict[str, Any]:
@@ -232,6 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     result["float"]["speed_one_core_onnx_fp32"] = cpu_per_char(fp32_det, eval_docs[:args.speed_docs])
     print(f"float: gold span F1 {result['float']['gold_span_f1']}, {result['float']['spans']} spans; "
           f"fp32 ONNX vs PyTorch {result['float']['fp32_onnx_vs_pytorch']['span_agreement']}", flush=True)
+    eval_windows = _Windows(fp32_det.encoder, eval_docs, 8)  # float arithmetic check of the weight-only files
     calib = None
     if "static_qdq" in args.settings:
         calib = _Windows(fp32_det.encoder, train_docs, args.calibration_windows)
@@ -250,6 +350,9 @@ def main(argv: list[str] | None = None) -> int:
         det8 = OnnxTransformerDetector(session, tokenizer, meta)
         pred = [d.spans for d in det8.predict(eval_docs)]
         row = {**how, "bytes": out.stat().st_size, "quantize_seconds": round(q_s, 1),
+               "runtime_ops": runtime_ops(out, opts),
+               **({"vs_float_arithmetic": arithmetic_check(out, eval_windows.items)}
+                  if setting.startswith("weight_only") else {}),
                **compare(eval_docs, ref, pred), "gold_span_f1": gold_f1(eval_docs, pred),
                "speed_one_core": cpu_per_char(det8, eval_docs[:args.speed_docs])}
         result["int8"][setting] = row

@@ -16,12 +16,17 @@ or printed.
 * **Scores**: gold and predictions through the ``hipaa`` profile, then token-binary P/R/F, token recall per gold
   label, entity overlap and exact-span (``benchmarks/real_notes.py``'s :func:`score`), for the transformer and
   for the rules (``detectors.use = ["rules"]``) on the same notes; summed over the folds that ran.
-* **ONNX**: the first fold's model exported (``export_onnx``: fp32 + int8 dynamic quantization); span agreement
-  with PyTorch on that fold's notes = |same spans| / max(|PyTorch spans|, |ONNX spans|) (exact start, end, label);
-  throughput on one core (``torch.set_num_threads(1)``, onnxruntime ``intra_op_num_threads=1``; process CPU
-  time) on ``--speed-docs`` notes; model sizes.
+* **ONNX**: the first fold's model exported (``export_onnx``: fp32 + int8, by each of ``--onnx-methods``, the
+  default method last so that the model directory ends with its file); span agreement with PyTorch on that fold's
+  notes = |same spans| / max(|PyTorch spans|, |ONNX spans|) (exact start, end, label), token tag agreement
+  (``benchmarks/onnx_quant.py``'s measures); throughput on one core (``torch.set_num_threads(1)``, onnxruntime
+  ``intra_op_num_threads=1``; process CPU time) on ``--speed-docs`` notes; model sizes.
+* ``--model-dir``: keep the first fold's model there; when the folder already holds one (``meta.json``), that fold
+  is not trained again (the model is loaded and scored). ``--onnx-only`` (needs such a ``--model-dir``): only the
+  first fold, no rules, no pooled scores: re-export and re-score the ONNX files (a minute instead of a training).
 
-Usage: ``nice -n 10 python benchmarks/transformer_notes.py [--folds 5] [--run-folds 0 1 2 3 4] [--epochs 3]``
+Usage: ``nice -n 10 python benchmarks/transformer_notes.py [--folds 5] [--run-folds 0 1 2 3 4] [--epochs 3]
+[--model-dir DIR [--onnx-only]] [--onnx-methods weight_only dynamic]``
 """
 
 from __future__ import annotations
@@ -107,8 +112,17 @@ def main(argv: list[str] | None = None) -> int:
                     help="train on this share of the training patients (evenly spread by patient number)")
     ap.add_argument("--max-docs", type=int, default=None, help="only the first N notes by id (smoke tests)")
     ap.add_argument("--checkpoint", type=Path, default=None, help="a local checkpoint folder (default: MiniLM)")
+    ap.add_argument("--model-dir", type=Path, default=None,
+                    help="keep the first fold's model here (and reuse it when the folder holds one)")
+    ap.add_argument("--onnx-only", action="store_true",
+                    help="with a --model-dir that holds a model: only re-export and re-score the ONNX files")
+    ap.add_argument("--onnx-methods", nargs="+", default=["dynamic", "weight_only"],
+                    choices=["dynamic", "weight_only"], help="int8 methods to export and score (default last)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "transformer_notes.json")
     args = ap.parse_args(argv)
+    reuse = args.model_dir is not None and (args.model_dir / "meta.json").is_file()
+    if args.onnx_only and not reuse:
+        ap.error("--onnx-only needs a --model-dir that holds a model (meta.json)")
 
     import torch
 
@@ -134,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     all_tr: list[Document] = []
     all_rules: list[Document] = []
     first_model: Path | None = None
+    if args.onnx_only:
+        run = run[:1]
     for k in run:
         test = folds[k]
         train = [d for i, f in enumerate(folds) if i != k for d in f]
@@ -142,80 +158,107 @@ def main(argv: list[str] | None = None) -> int:
             keep = {p for i, p in enumerate(pats) if int((i + 1) * args.train_share) > int(i * args.train_share)}
             train = [d for d in train if patient_of(d.id) in keep]
         print(f"fold {k}: train {len(train)} notes, test {len(test)} notes", flush=True)
-        det = TransformerDetector("en", base_model=ckpt, epochs=args.epochs, lr=args.lr, batch_size=args.batch_size,
-                                  max_length=args.max_length, stride=args.stride, patience=0, seed=0,
-                                  label_scheme=scheme.name, class_weights=args.class_weights,
-                                  threads=args.threads, empty_windows=args.empty_windows)
+        reused = first_model is None and reuse
+        if reused:  # the first fold's model of an earlier run (--model-dir)
+            saved_fold = TransformerDetector.read_meta(args.model_dir).get("benchmark_fold")
+            if saved_fold is not None and saved_fold != k:
+                ap.error(f"--model-dir holds the model of fold {saved_fold}, not of fold {k}")
+            det = TransformerDetector.load(args.model_dir, device="cpu")
+            train_s = None
+        else:
+            det = TransformerDetector("en", base_model=ckpt, epochs=args.epochs, lr=args.lr,
+                                      batch_size=args.batch_size, max_length=args.max_length, stride=args.stride,
+                                      patience=0, seed=0, label_scheme=scheme.name,
+                                      class_weights=args.class_weights, threads=args.threads,
+                                      empty_windows=args.empty_windows)
 
-        def progress(info, k=k):
-            if info.epoch_done or info.step % 50 == 0:
-                print(f"  fold {k} epoch {info.epoch}/{info.max_epochs} step {info.step}/{info.total_steps} "
-                      f"loss {info.loss:.4f}", flush=True)
+            def progress(info, k=k):
+                if info.epoch_done or info.step % 50 == 0:
+                    print(f"  fold {k} epoch {info.epoch}/{info.max_epochs} step {info.step}/{info.total_steps} "
+                          f"loss {info.loss:.4f}", flush=True)
 
-        t0 = time.perf_counter()
-        det.fit(train, callback=progress)
-        train_s = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            det.fit(train, callback=progress)
+            train_s = time.perf_counter() - t0
         det.canonical = True
         det._category = scheme.category
         t0 = time.perf_counter()
         pred = det.predict(test)
         pred_s = time.perf_counter() - t0
-        rules_pred = predict(rules_nlp, test)
-        rep = det.training_report_
+        rep = None if reused else det.training_report_
         result["folds"][str(k)] = {
             "train_docs": len(train), "train_patients": len({patient_of(d.id) for d in train}),
             "test_docs": len(test),
             "test_patients": len({patient_of(d.id) for d in test}),
-            "train_seconds": round(train_s, 1), "predict_seconds_wall": round(pred_s, 1),
-            "windows": rep.windows, "epochs": [e.to_dict() for e in rep.epochs],
+            "model_reused": reused,
+            "train_seconds": None if train_s is None else round(train_s, 1),
+            "predict_seconds_wall": round(pred_s, 1),
+            "windows": rep.windows if rep else None, "epochs": [e.to_dict() for e in rep.epochs] if rep else None,
             "transformer": score(test, pred, "en", scheme, "hipaa"),
-            "rules": score(test, rules_pred, "en", scheme, "hipaa"),
         }
         f = result["folds"][str(k)]
+        if not args.onnx_only:
+            rules_pred = predict(rules_nlp, test)
+            f["rules"] = score(test, rules_pred, "en", scheme, "hipaa")
+            all_rules += rules_pred
         print(f"  fold {k}: transformer token F {f['transformer']['token_binary']['f1']} "
-              f"rules {f['rules']['token_binary']['f1']} ({train_s:.0f} s training)", flush=True)
+              f"rules {f['rules']['token_binary']['f1'] if 'rules' in f else '-'} "
+              f"({'reused' if train_s is None else f'{train_s:.0f} s training'})", flush=True)
         all_gold += test
         all_tr += pred
-        all_rules += rules_pred
         if first_model is None:
-            first_model = tmp / f"fold{k}"
-            det.save(first_model, {"language": "en", "label_scheme": scheme.name})
+            first_model = args.model_dir or tmp / f"fold{k}"
+            if not reused:
+                det.save(first_model, {"language": "en", "label_scheme": scheme.name, "benchmark_fold": k})
             first_test, first_pred = test, pred
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(result, indent=2) + "\n")  # what has run so far
-    result["pooled"] = {"documents": len(all_gold),
-                        "transformer": score(all_gold, all_tr, "en", scheme, "hipaa"),
-                        "rules": score(all_gold, all_rules, "en", scheme, "hipaa")}
+    if not args.onnx_only:
+        result["pooled"] = {"documents": len(all_gold),
+                            "transformer": score(all_gold, all_tr, "en", scheme, "hipaa"),
+                            "rules": score(all_gold, all_rules, "en", scheme, "hipaa")}
 
     # --- ONNX int8 against PyTorch, and speed on one core ---------------------------------------------------
+    from onnx_quant import compare  # token tag and span agreement, as onnx_quant.py measures them
+
     assert first_model is not None
-    record = export_onnx(first_model)
     torch.set_num_threads(1)
     pt = TransformerDetector.load(first_model, device="cpu")
     pt.canonical, pt._category = True, scheme.category
-    ox8 = OnnxTransformerDetector.load(first_model, threads=1, canonical=True)
-    ox32 = OnnxTransformerDetector.load(first_model, quantized=False, threads=1, canonical=True)
     ref = pt.predict(first_test)
     assert {(d.id, s.start, s.end) for d in ref for s in d.spans} == \
         {(d.id, s.start, s.end) for d in first_pred for s in d.spans}
-    int8 = ox8.predict(first_test)
-    fp32 = ox32.predict(first_test)
     speed = first_test[:args.speed_docs]
     hf_bytes = sum(p.stat().st_size for p in (first_model / "hf").rglob("*") if p.is_file())
-    result["onnx"] = {
-        "fold": run[0], "export": record, "checkpoint_bytes": hf_bytes,
-        "int8_vs_pytorch": agreement(ref, int8), "fp32_vs_pytorch": agreement(ref, fp32),
-        "int8_token_binary_hipaa": score(first_test, int8, "en", scheme, "hipaa")["token_binary"],
-        "throughput_one_core": {"pytorch": cpu_throughput(pt.predict, speed),
-                                "onnx_fp32": cpu_throughput(ox32.predict, speed),
-                                "onnx_int8": cpu_throughput(ox8.predict, speed)},
-    }
+    methods = sorted(dict.fromkeys(args.onnx_methods), key=lambda m: m == "weight_only")  # the default last
+    result["onnx"] = {"fold": run[0], "checkpoint_bytes": hf_bytes, "methods": {},
+                      "throughput_one_core": {"pytorch": cpu_throughput(pt.predict, speed)}}
+    for method in methods:
+        record = export_onnx(first_model, method=method)
+        ox8 = OnnxTransformerDetector.load(first_model, threads=1, canonical=True)
+        int8 = ox8.predict(first_test)
+        row = {"export": record, "int8_vs_pytorch": agreement(ref, int8),
+               "int8_vs_pytorch_tokens": compare(first_test, [d.spans for d in ref], [d.spans for d in int8]),
+               "int8_token_binary_hipaa": score(first_test, int8, "en", scheme, "hipaa")["token_binary"],
+               "throughput_one_core_int8": cpu_throughput(ox8.predict, speed)}
+        result["onnx"]["methods"][method] = row
+        print(f"ONNX int8 ({method}) vs PyTorch: {row['int8_vs_pytorch']}, token tags "
+              f"{row['int8_vs_pytorch_tokens']['token_agreement']}, {record['int8_bytes'] / 1e6:.1f} MB, "
+              f"{row['throughput_one_core_int8']['chars_per_cpu_s']} chars/cpu-s", flush=True)
+    ox32 = OnnxTransformerDetector.load(first_model, quantized=False, threads=1, canonical=True)
+    last = result["onnx"]["methods"][methods[-1]]
+    result["onnx"].update({"export": last["export"], "int8_vs_pytorch": last["int8_vs_pytorch"],
+                           "fp32_vs_pytorch": agreement(ref, ox32.predict(first_test)),
+                           "int8_token_binary_hipaa": last["int8_token_binary_hipaa"]})
+    result["onnx"]["throughput_one_core"].update({"onnx_fp32": cpu_throughput(ox32.predict, speed),
+                                                  "onnx_int8": last["throughput_one_core_int8"]})
     result["peak_rss_mb"] = rss_mb()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
-    p = result["pooled"]
-    print(f"pooled over folds {run}: transformer token-binary {p['transformer']['token_binary']}")
-    print(f"                         rules       token-binary {p['rules']['token_binary']}")
+    if "pooled" in result:
+        p = result["pooled"]
+        print(f"pooled over folds {run}: transformer token-binary {p['transformer']['token_binary']}")
+        print(f"                         rules       token-binary {p['rules']['token_binary']}")
     print(f"ONNX int8 vs PyTorch: {result['onnx']['int8_vs_pytorch']}; speed {result['onnx']['throughput_one_core']}")
     print(f"written {args.out}")
     return 0

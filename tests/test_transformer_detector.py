@@ -277,6 +277,8 @@ def test_onnx_int8_agrees_with_pytorch(trained, tmp_path):
     trained.save(tmp_path / "m")
     record = export_onnx(tmp_path / "m")
     assert record["int8_bytes"] > 0 and (tmp_path / "m" / "model.int8.onnx").is_file()
+    assert record["method"] == "weight_only"
+    assert json.loads((tmp_path / "m" / "meta.json").read_text())["onnx"]["method"] == "weight_only"
     docs = make_notes(40, seed=7)
     ref = span_set(trained.predict(docs))
     fp32 = span_set(OnnxTransformerDetector.load(tmp_path / "m", quantized=False).predict(docs))
@@ -299,6 +301,116 @@ def test_onnx_int8_agrees_with_pytorch(trained, tmp_path):
                          env={**os.environ, "HF_HUB_OFFLINE": "1"})
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == str(sorted((s.start, s.end, s.label) for s in here))
+
+
+def _initializer_bytes(path: Path) -> dict[str, int]:
+    """Bytes of the ONNX file's initializers by element type name (FLOAT, INT8, UINT8, ...)."""
+    import onnx
+    from onnx import numpy_helper
+
+    out: dict[str, int] = {}
+    for init in onnx.load(str(path)).graph.initializer:
+        kind = onnx.TensorProto.DataType.Name(init.data_type)
+        out[kind] = out.get(kind, 0) + numpy_helper.to_array(init).nbytes
+    return out
+
+
+@needs_torch
+def test_onnx_weight_only_int8_is_int8_and_gives_the_float_spans(trained, tmp_path):
+    """The default int8 export: every MatMul weight in MatMulNBits with 8 bits, the embedding tables in int8,
+    activations in float; on the tiny model it gives exactly the spans of the float model."""
+    onnx = pytest.importorskip("onnx")
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx_ir")
+    from onnx import helper
+
+    from clinanon.detect.neural.onnx_export import OnnxTransformerDetector, export_onnx
+
+    trained.save(tmp_path / "m")
+    record = export_onnx(tmp_path / "m")
+    assert record["method"] == "weight_only" and record["op"] == "MatMulNBits" and record["block_size"] == 32
+    fp32 = onnx.load(str(tmp_path / "m" / "model.onnx"))
+    weights = {i.name for i in fp32.graph.initializer}
+    matmuls = [n for n in fp32.graph.node if n.op_type == "MatMul" and n.input[1] in weights]
+    tables = {n.input[0] for n in fp32.graph.node if n.op_type == "Gather" and n.input[0] in weights}
+    assert len(matmuls) >= 13 and len(tables) == 3  # 2 layers x 6 + the head; word, position, token type
+    q = onnx.load(str(tmp_path / "m" / "model.int8.onnx"))
+    nbits = [n for n in q.graph.node if n.op_type == "MatMulNBits"]
+    assert len(nbits) == len(matmuls) == record["quantized_matmuls"] and record["quantized_tables"] == 3
+    assert all(helper.get_attribute_value(a) == 8 for n in nbits for a in n.attribute if a.name == "bits")
+    assert not any(n.op_type in ("MatMul", "DynamicQuantizeLinear", "MatMulInteger") and n.input[1] in weights
+                   for n in q.graph.node)
+    q_names = {i.name for i in q.graph.initializer}
+    assert not tables & q_names and all(t + "_int8" in q_names for t in tables)
+    by_type = _initializer_bytes(tmp_path / "m" / "model.int8.onnx")
+    assert by_type["INT8"] + by_type["UINT8"] > 2 * by_type["FLOAT"]  # the weights are int8, scales and biases float
+    assert sum(by_type.values()) < 0.5 * sum(_initializer_bytes(tmp_path / "m" / "model.onnx").values())
+    assert record["int8_bytes"] < record["fp32_bytes"]
+    docs = make_notes(40, seed=11)
+    ref = span_set(OnnxTransformerDetector.load(tmp_path / "m", quantized=False, threads=1).predict(docs))
+    int8 = span_set(OnnxTransformerDetector.load(tmp_path / "m", threads=1).predict(docs))
+    assert ref and int8 == ref
+
+
+@needs_torch
+def test_onnx_weight_only_dequantize_linear_route(trained, tmp_path):
+    """The plain-ONNX weight-only int8 (int8 weight + per-channel scale + DequantizeLinear feeding the MatMul)."""
+    onnx = pytest.importorskip("onnx")
+    pytest.importorskip("onnxruntime")
+    import onnxruntime as ort
+
+    from clinanon.detect.neural.onnx_export import (
+        OnnxTransformerDetector,
+        export_onnx,
+        quantize_weight_only,
+    )
+    from clinanon.detect.neural.transformer import HF_DIR, TransformerDetector, load_tokenizer
+
+    trained.save(tmp_path / "m")
+    record = export_onnx(tmp_path / "m", quantize=False)
+    out = tmp_path / "m" / "dq.onnx"
+    how = quantize_weight_only(tmp_path / "m" / record["fp32"], out, block_size=None, op="DequantizeLinear",
+                               keep_float=["classifier"])
+    q = onnx.load(str(out))
+    dq = [n for n in q.graph.node if n.op_type == "DequantizeLinear"]
+    assert len(dq) == how["quantized_matmuls"] >= 12 and how["float_nodes"] == 1
+    inits = {i.name: i for i in q.graph.initializer}
+    assert all(inits[n.input[0]].data_type == onnx.TensorProto.INT8 for n in dq)
+    assert all(len(inits[n.input[1]].dims) == 1 for n in dq)  # one scale per output channel
+    session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+    det = OnnxTransformerDetector(session, load_tokenizer(tmp_path / "m" / HF_DIR),
+                                  TransformerDetector.read_meta(tmp_path / "m"))
+    docs = make_notes(40, seed=11)
+    ref = span_set(OnnxTransformerDetector.load(tmp_path / "m", quantized=False, which="fp32").predict(docs))
+    assert ref and span_set(det.predict(docs)) == ref
+    with pytest.raises(ConfigError, match="block_size"):
+        quantize_weight_only(tmp_path / "m" / record["fp32"], out, block_size=32, op="DequantizeLinear")
+    with pytest.raises(ConfigError, match="power of two"):
+        quantize_weight_only(tmp_path / "m" / record["fp32"], out, block_size=48)
+    with pytest.raises(ConfigError, match="unknown int8 method"):
+        export_onnx(tmp_path / "m", method="int4")
+
+
+@needs_torch
+def test_onnx_dynamic_int8_and_old_records_still_load(trained, tmp_path):
+    """``method="dynamic"`` (the earlier default) stays available, and a model directory exported by an earlier
+    version (an ``onnx`` record without ``method``) loads as before."""
+    pytest.importorskip("onnx")
+    pytest.importorskip("onnxruntime")
+    from clinanon.detect.neural.onnx_export import DEFAULT_KEEP_FLOAT, OnnxTransformerDetector, export_onnx
+
+    trained.save(tmp_path / "m")
+    record = export_onnx(tmp_path / "m", method="dynamic")
+    assert record["method"] == "dynamic" and record["keep_float"] == list(DEFAULT_KEEP_FLOAT)
+    assert _initializer_bytes(tmp_path / "m" / "model.int8.onnx").get("INT8", 0) > 0
+    meta_path = tmp_path / "m" / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta["onnx"] = {k: v for k, v in meta["onnx"].items() if k not in ("method",)}  # as an older version wrote it
+    meta_path.write_text(json.dumps(meta))
+    docs = make_notes(40, seed=11)
+    ref = span_set(OnnxTransformerDetector.load(tmp_path / "m", quantized=False).predict(docs))
+    int8 = span_set(OnnxTransformerDetector.load(tmp_path / "m", threads=1).predict(docs))
+    assert len(ref & int8) >= 0.9 * max(len(ref), len(int8))
 
 
 @needs_torch

@@ -1,4 +1,4 @@
-"""A transformer model directory to ONNX (+ int8 dynamic quantization), and a detector that runs it with onnxruntime.
+"""A transformer model directory to ONNX (+ int8), and a detector that runs it with onnxruntime.
 
 >>> export_onnx("models/minilm-deid")              # writes model.onnx and model.int8.onnx   # doctest: +SKIP
 >>> det = OnnxTransformerDetector.load("models/minilm-deid")      # int8 by default, no torch  # doctest: +SKIP
@@ -7,21 +7,30 @@
 * :func:`export_onnx` (needs torch) traces the fine-tuned checkpoint of a
   :class:`~clinanon.detect.neural.transformer.TransformerDetector` directory (inputs ``input_ids`` and
   ``attention_mask``, ``[batch, sequence]``, both dynamic; output ``logits``) with PyTorch's TorchScript-based
-  exporter, then quantizes its weights to int8 with ``onnxruntime.quantization.quantize_dynamic`` (activations are
-  quantized on the fly; :func:`quantize_int8`): one scale per output channel, the token-classification head and the
-  feed-forward output projections kept in float. That is the best of the settings ``benchmarks/onnx_quant.py``
-  measured that keeps most of the size gain (MiniLM fine-tuned on 20 MEDDOCAN notes, 20 dev notes: token tag
-  agreement with the float model 0.9945, span agreement 0.9407, 33.6 MB for 90.4 MB in float; one scale per matrix,
-  the first default: 0.9846 / 0.8023, 22.9 MB; per channel alone: 0.9913 / 0.8996). Both files go into the model
-  directory and ``meta.json`` records them and the settings.
+  exporter, then writes an int8 copy by one of two methods (``method``):
+
+  - ``"weight_only"`` (the default; :func:`quantize_weight_only`): int8 *weights* only, symmetric, one scale per
+    block of ``block_size`` (32) weights along the input dimension; activations and arithmetic stay float. The
+    MatMul weights go into onnxruntime's ``MatMulNBits`` operator (bits=8, made by its ``MatMulNBitsQuantizer``),
+    the embedding tables into int8 tables read by plain ONNX ops (``Gather`` of the int8 rows and of their
+    scales, ``Cast``, ``Mul``). ``benchmarks/onnx_quant.py``: MiniLM fine-tuned on 20 MEDDOCAN notes, 20 dev notes:
+    span agreement with the float model 0.9942, token tags 0.9994, 25.6 MB for 90.4 MB in float.
+  - ``"dynamic"`` (:func:`quantize_int8`): ``onnxruntime.quantization.quantize_dynamic`` (int8 weights,
+    activations quantized on the fly), one scale per output channel, the token-classification head and the
+    feed-forward output projections kept in float; the default until weight-only int8 was measured. Same model:
+    span agreement 0.9407, token tags 0.9945, 33.6 MB; it runs faster on CPU (int8 arithmetic).
+
+  Both files go into the model directory; ``meta.json`` records them and how the int8 file was made
+  (``"method"``; a record without it is a ``"dynamic"`` file of an earlier version).
 * :class:`OnnxTransformerDetector` needs onnxruntime, NumPy and the checkpoint's tokenizer (``transformers``
   without torch): the same words, windows, merging, BIO repair and CRF decoding as the PyTorch detector (the code
   is shared), so the only difference is the network's arithmetic. ``threads`` sets onnxruntime's intra-op threads
-  (1: one core).
+  (1: one core). It loads the int8 file of either method.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import warnings
 from collections.abc import Iterable, Sequence
@@ -44,14 +53,22 @@ from clinanon.errors import ConfigError, InputError
 from clinanon.lang import check_language
 from clinanon.text import token_table
 
-__all__ = ["DEFAULT_KEEP_FLOAT", "DEFAULT_OP_TYPES", "FLOAT_GROUPS", "INT8_FILE", "ONNX_FILE",
-           "OnnxTransformerDetector", "export_onnx", "float_node_names", "quantize_int8"]
+__all__ = ["DEFAULT_BLOCK_SIZE", "DEFAULT_KEEP_FLOAT", "DEFAULT_METHOD", "DEFAULT_OP_TYPES", "FLOAT_GROUPS",
+           "INT8_FILE", "ONNX_FILE", "QUANT_METHODS", "WEIGHT_OPS", "OnnxTransformerDetector", "export_onnx",
+           "float_node_names", "quantize_int8", "quantize_weight_only"]
 
 ONNX_FILE = "model.onnx"
 INT8_FILE = "model.int8.onnx"
 
 
-#: the nodes :func:`export_onnx` keeps in float by default (see :func:`float_node_names`)
+#: how :func:`export_onnx` can make the int8 file, and how it does by default
+QUANT_METHODS = ("weight_only", "dynamic")
+DEFAULT_METHOD = "weight_only"
+#: weights per int8 scale in :func:`quantize_weight_only` (along the input dimension of each weight matrix)
+DEFAULT_BLOCK_SIZE = 32
+#: the operators :func:`quantize_weight_only` can put the int8 MatMul weights into
+WEIGHT_OPS = ("MatMulNBits", "DequantizeLinear")
+#: the nodes the ``"dynamic"`` method keeps in float by default (see :func:`float_node_names`)
 DEFAULT_KEEP_FLOAT: tuple[str, ...] = ("classifier", "ffn_out")
 #: the node types it quantizes by default (``None``: every type onnxruntime's dynamic quantizer knows, the
 #: embedding tables' ``Gather`` included)
@@ -105,18 +122,174 @@ def quantize_int8(fp32_path: str | Path, out_path: str | Path, *, per_channel: b
             "float_nodes": len(exclude), "op_types": list(op_types) if op_types is not None else "all"}
 
 
-def export_onnx(model_dir: str | Path, *, quantize: bool = True, per_channel: bool = True, opset: int = 17,
-                reduce_range: bool = False, keep_float: Iterable[str] = DEFAULT_KEEP_FLOAT,
+def _quiet_nbits_logger() -> tuple[logging.Logger, int]:
+    log = logging.getLogger("onnxruntime.quantization.matmul_nbits_quantizer")
+    level = log.level
+    log.setLevel(logging.WARNING)  # it logs every node at INFO
+    return log, level
+
+
+def _int8_matmul_weights(model: Any, exclude: set[str]) -> int:
+    """Plain ONNX weight-only int8: each float 2-D MatMul weight (every consumer a MatMul reading it as B) becomes
+    an int8 initializer + one float scale per output channel + ``DequantizeLinear(axis=1)`` feeding the MatMul.
+    Returns the number of weights replaced."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    g = model.graph
+    inits = {i.name: i for i in g.initializer}
+    users: dict[str, list[tuple[Any, int]]] = {}
+    for n in g.node:
+        for k, x in enumerate(n.input):
+            users.setdefault(x, []).append((n, k))
+    new_nodes, done = [], 0
+    for name, init in list(inits.items()):
+        use = users.get(name, [])
+        if (not use or len(init.dims) != 2 or init.data_type != TensorProto.FLOAT
+                or not all(n.op_type == "MatMul" and k == 1 and n.name not in exclude for n, k in use)):
+            continue
+        w = numpy_helper.to_array(init)
+        scale = np.abs(w).max(axis=0) / 127.0
+        scale[scale == 0] = 1.0
+        q = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
+        g.initializer.remove(init)
+        g.initializer.extend([numpy_helper.from_array(q, name + "_int8"),
+                              numpy_helper.from_array(scale.astype(np.float32), name + "_scale")])
+        new_nodes.append(helper.make_node("DequantizeLinear", [name + "_int8", name + "_scale"], [name],
+                                          name=name + "_DequantizeLinear", axis=1))
+        done += 1
+    nodes = list(g.node)
+    del g.node[:]
+    g.node.extend(new_nodes + nodes)  # they read initializers only: first is a topological order
+    return done
+
+
+def _int8_embeddings(model: Any, block_size: int) -> int:
+    """The float 2-D tables that ``Gather`` nodes read (the embeddings) in int8, one float scale per block of
+    ``block_size`` columns of a row (the whole row when ``block_size`` does not divide the width), read back by
+    plain ONNX ops: ``Gather`` the int8 rows and their scales, ``Cast`` to float, ``Mul``. Returns the number of
+    tables replaced."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    g = model.graph
+    inits = {i.name: i for i in g.initializer}
+    users: dict[str, list[tuple[Any, int]]] = {}
+    for n in g.node:
+        for k, x in enumerate(n.input):
+            users.setdefault(x, []).append((n, k))
+    tables = {name for name, init in inits.items()
+              if users.get(name) and len(init.dims) == 2 and init.data_type == TensorProto.FLOAT
+              and all(n.op_type == "Gather" and k == 0 for n, k in users[name])}
+    shapes: dict[str, tuple[str, str]] = {}
+    for name in sorted(tables):
+        w = numpy_helper.to_array(inits[name])
+        rows, cols = w.shape
+        block = block_size if cols % block_size == 0 else cols
+        blocks = w.reshape(rows, cols // block, block)
+        scale = np.abs(blocks).max(axis=2, keepdims=True) / 127.0
+        scale[scale == 0] = 1.0
+        q = np.clip(np.rint(blocks / scale), -127, 127).astype(np.int8).reshape(rows, cols)
+        g.initializer.remove(inits[name])
+        g.initializer.extend([
+            numpy_helper.from_array(q, name + "_int8"), numpy_helper.from_array(scale.astype(np.float32),
+                                                                                name + "_scale"),
+            numpy_helper.from_array(np.array([-1, cols // block, block], dtype=np.int64), name + "_blocks"),
+            numpy_helper.from_array(np.array([-1, cols // block, 1], dtype=np.int64), name + "_scale_blocks")])
+        shapes[name] = (name + "_blocks", name + "_scale_blocks")
+    nodes = []
+    for n in g.node:
+        if n.op_type != "Gather" or not n.input or n.input[0] not in tables:
+            nodes.append(n)
+            continue
+        t, idx, o = n.input[0], n.input[1], n.output[0]
+        axis = next((helper.get_attribute_value(a) for a in n.attribute if a.name == "axis"), 0)
+        if axis != 0:
+            raise ConfigError("an embedding Gather on another axis than 0")  # not written by the exporter
+        nodes += [helper.make_node("Gather", [t + "_int8", idx], [o + "_int8"], axis=0),
+                  helper.make_node("Shape", [o + "_int8"], [o + "_shape"]),
+                  helper.make_node("Cast", [o + "_int8"], [o + "_float"], to=TensorProto.FLOAT),
+                  helper.make_node("Reshape", [o + "_float", shapes[t][0]], [o + "_blocks"]),
+                  helper.make_node("Gather", [t + "_scale", idx], [o + "_scale"], axis=0),
+                  helper.make_node("Reshape", [o + "_scale", shapes[t][1]], [o + "_scale_blocks"]),
+                  helper.make_node("Mul", [o + "_blocks", o + "_scale_blocks"], [o + "_scaled"]),
+                  helper.make_node("Reshape", [o + "_scaled", o + "_shape"], [o], name=n.name)]
+    del g.node[:]
+    g.node.extend(nodes)
+    return len(tables)
+
+
+def quantize_weight_only(fp32_path: str | Path, out_path: str | Path, *,
+                         block_size: int | None = DEFAULT_BLOCK_SIZE, embeddings: bool = True,
+                         keep_float: Iterable[str] = (), op: str = "MatMulNBits",
+                         accuracy_level: int | None = None) -> dict[str, Any]:
+    """Weight-only int8 quantization of ``fp32_path`` into ``out_path``: int8 weights (symmetric), float
+    activations and float arithmetic (the int8 weights are turned back into float inside the network).
+
+    ``op="MatMulNBits"``: each MatMul with a constant weight becomes onnxruntime's ``MatMulNBits`` (bits=8; its
+    ``MatMulNBitsQuantizer``, which needs the ``onnx-ir`` package), one scale per block of ``block_size`` weights
+    along the input dimension (a power of two, >= 16). ``op="DequantizeLinear"``: plain ONNX, an int8 weight + one
+    scale per output channel + ``DequantizeLinear`` feeding the unchanged MatMul (``block_size`` must be None).
+    ``embeddings``: the embedding tables in int8 too (:func:`_int8_embeddings`, blocks of ``block_size`` or 32
+    along each row); otherwise they stay float. ``keep_float``: node groups left in float
+    (:func:`float_node_names`). ``accuracy_level``: ``MatMulNBits``'s attribute; None (default) computes in float,
+    4 lets onnxruntime quantize the activations to int8 per block at run time (int8 arithmetic: no longer
+    weight-only). Returns the settings."""
+    onnx = require("onnx")
+    keep = list(keep_float)
+    exclude = float_node_names(fp32_path, keep) if keep else []
+    if op == "MatMulNBits":
+        if block_size is None or block_size < 16 or block_size & (block_size - 1):
+            raise ConfigError(f"MatMulNBits needs a block_size that is a power of two >= 16, not {block_size}")
+        require("onnx_ir")
+        nbits = require("onnxruntime.quantization.matmul_nbits_quantizer")
+        qformat = require("onnxruntime.quantization").QuantFormat
+        log, level = _quiet_nbits_logger()
+        try:
+            quantizer = nbits.MatMulNBitsQuantizer(onnx.load(str(fp32_path)), bits=8, block_size=block_size,
+                                                   is_symmetric=True, nodes_to_exclude=exclude,
+                                                   accuracy_level=accuracy_level,
+                                                   op_types_to_quantize=("MatMul",),
+                                                   quant_format=qformat.QOperator)
+            quantizer.process()
+        finally:
+            log.setLevel(level)
+        model = quantizer.model.model
+        matmuls = sum(n.op_type == "MatMulNBits" for n in model.graph.node)
+    elif op == "DequantizeLinear":
+        if block_size is not None:
+            raise ConfigError("op='DequantizeLinear' quantizes per output channel: block_size must be None")
+        model = onnx.load(str(fp32_path))
+        matmuls = _int8_matmul_weights(model, set(exclude))
+    else:
+        raise ConfigError(f"unknown weight operator {op!r}; expected one of {list(WEIGHT_OPS)}")
+    emb_block = block_size or DEFAULT_BLOCK_SIZE
+    tables = _int8_embeddings(model, emb_block) if embeddings else 0
+    onnx.save(model, str(out_path))
+    return {"method": "weight_only", "op": op, "block_size": block_size, "symmetric": True,
+            **({"accuracy_level": accuracy_level} if accuracy_level else {}),
+            "embeddings": f"int8, {emb_block} per scale" if embeddings else "float", "quantized_matmuls": matmuls,
+            "quantized_tables": tables, "keep_float": keep, "float_nodes": len(exclude)}
+
+
+def export_onnx(model_dir: str | Path, *, quantize: bool = True, method: str = DEFAULT_METHOD,
+                block_size: int = DEFAULT_BLOCK_SIZE, embeddings: bool = True, per_channel: bool = True,
+                opset: int = 17, reduce_range: bool = False, keep_float: Iterable[str] | None = None,
                 op_types: Sequence[str] | None = DEFAULT_OP_TYPES) -> dict[str, Any]:
     """Write ``model.onnx`` (and, with ``quantize``, ``model.int8.onnx``) into a transformer model directory and
-    record them in its ``meta.json`` (``"onnx"``); returns that record (file names and sizes in bytes).
+    record them in its ``meta.json`` (``"onnx"``); returns that record (file names, sizes in bytes, the int8
+    ``method`` and its settings).
 
-    ``per_channel``: one int8 scale per output channel of each weight matrix (default) rather than one per matrix;
-    on MiniLM fine-tuned on the English nursing notes it moved the int8/PyTorch span agreement from 0.749 to 0.928
-    (fold 0 of ``benchmarks/transformer_notes.py``). ``reduce_range``, ``keep_float`` and ``op_types``: see
-    :func:`quantize_int8`; the defaults are the setting ``benchmarks/onnx_quant.py`` measured best for its size
-    (``op_types=("MatMul",)`` also keeps the embedding tables in float: a little closer to the float model, at twice
-    the size)."""
+    ``method="weight_only"`` (default; :func:`quantize_weight_only`): ``block_size`` weights per int8 scale,
+    ``embeddings`` in int8 too; ``keep_float`` (default none) node groups left in float.
+
+    ``method="dynamic"`` (:func:`quantize_int8`): ``per_channel``, one int8 scale per output channel of each weight
+    matrix (default) rather than one per matrix; on MiniLM fine-tuned on the English nursing notes it moved the
+    int8/PyTorch span agreement from 0.749 to 0.928 (fold 0 of ``benchmarks/transformer_notes.py``).
+    ``reduce_range``, ``keep_float`` (default :data:`DEFAULT_KEEP_FLOAT`) and ``op_types``: see
+    :func:`quantize_int8` (``op_types=("MatMul",)`` also keeps the embedding tables in float)."""
+    if method not in QUANT_METHODS:
+        raise ConfigError(f"unknown int8 method {method!r}; expected one of {list(QUANT_METHODS)}")
     torch = require("torch")
     transformers = require("transformers")
     require("onnx")
@@ -155,8 +328,13 @@ def export_onnx(model_dir: str | Path, *, quantize: bool = True, per_channel: bo
     if quantize:
         q_out = p / INT8_FILE
         q_tmp = p / ("tmp-" + INT8_FILE)
-        how = quantize_int8(out, q_tmp, per_channel=per_channel, reduce_range=reduce_range, keep_float=keep_float,
-                            op_types=op_types)
+        if method == "weight_only":
+            how = quantize_weight_only(out, q_tmp, block_size=block_size, embeddings=embeddings,
+                                       keep_float=() if keep_float is None else keep_float)
+        else:
+            how = {"method": "dynamic", **quantize_int8(
+                out, q_tmp, per_channel=per_channel, reduce_range=reduce_range, op_types=op_types,
+                keep_float=DEFAULT_KEEP_FLOAT if keep_float is None else keep_float)}
         os.replace(q_tmp, q_out)
         record.update({"int8": INT8_FILE, "int8_bytes": q_out.stat().st_size, **how})
     for name in (ONNX_FILE, INT8_FILE):
