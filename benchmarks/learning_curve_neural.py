@@ -16,15 +16,18 @@ once on the *unlabelled* texts of train + dev (never the test split), the same v
 full BiLSTM-CRF of ``meddocan_bilstm_crf.json`` was trained. The CRF's features are its own (rule features on).
 
 The loss at a fraction is F1(100 %) − F1(fraction). By default the 100 % points are read from the committed
-results (``meddocan_bilstm_crf.json``: the same config on all of train; ``learning_curve/learning_curve.json``: the
-CRF with the same iterations) instead of re-training for 30 minutes; ``--fractions ...,1.0`` re-trains them here.
+results (``meddocan_bilstm_crf_rulefeat.json``: the config + ``rule_features`` on all of train, when the fractions
+have ``rule_features``; else ``meddocan_bilstm_crf.json``: the config alone; ``learning_curve/learning_curve.json``:
+the CRF with the same iterations) instead of re-training for 20-30 minutes; ``--fractions ...,1.0`` re-trains them
+here. ``--rescore`` trains nothing: it recomputes the losses of the report ``--out`` against the committed
+references (after a new full-data model).
 
 Small-data settings: on top of the config's, the BiLSTM-CRF runs with :data:`SMALL_DATA` (more input and word
 dropout, and ``rule_features``: the rules' B/I label of each token as an input, as the CRF has them);
-``--config-only`` drops them. They were chosen at 5 % and are not measured on all of train: the committed 100 %
-reference is the config's own run, trained WITHOUT rule features, so the BiLSTM-CRF's loss compares unlike models
-(the report's ``bilstm_full_data_reference`` says so; a ``1.0`` fraction re-trained here gets the small-data
-settings too, unless ``--config-only``).
+``--config-only`` drops them. They were chosen at 5 %; the 100 % reference with ``rule_features``
+(``meddocan_bilstm_crf_rulefeat.json``) has the feature but the config's own dropouts (the report's
+``bilstm_full_data_reference`` says which reference was used and how it was trained; a ``1.0`` fraction
+re-trained here gets the small-data settings too, unless ``--config-only``).
 
 Variants (for experiments): ``--bilstm KEY=VALUE`` overrides a key of the config's ``[bilstm_crf]`` table or a
 detector argument (repeatable; the value is read as JSON, e.g. ``--bilstm hidden=64 --bilstm tagging=BIOES``;
@@ -37,6 +40,7 @@ Usage::
     python benchmarks/learning_curve_neural.py [--fractions 0.01,0.05] [--crf-iterations 50]
         [--bilstm KEY=VALUE ...] [--config-only] [--vectors FILE] [--detectors crf,bilstm_crf] [--seed 0]
         [--out benchmarks/results/learning_curve_neural.json]
+    python benchmarks/learning_curve_neural.py --rescore [--out benchmarks/results/learning_curve_neural.json]
 """
 
 from __future__ import annotations
@@ -58,13 +62,22 @@ RESULTS = ROOT / "benchmarks" / "results"
 #: config alone 0.8927 / 0.8961, with these two dropouts 0.8984 / 0.8991; fine-tuning the vectors at lr 2e-4 on top
 #: gave 0.8996 / 0.8972, no better, so it is not kept; docs/neural.md has the table). Not measured on all of train,
 #: so the config keeps its own values; --bilstm overrides these, --config-only drops them. rule_features (the
-#: rules' B/I label per token, as the CRF has it): 0.8984 -> 0.9215 at 5 %, seed 0 (docs/neural.md). The committed
-#: 100 % BiLSTM-CRF was trained WITHOUT it: the report says so (``bilstm_full_data_reference``).
+#: rules' B/I label per token, as the CRF has it): 0.8984 -> 0.9215 at 5 %, seed 0 (docs/neural.md). Its 100 %
+#: reference is RULEFEAT_FULL (the feature, the config's dropouts): ``bilstm_full_data_reference`` says so.
 SMALL_DATA: dict[str, Any] = {"word_dropout": 0.2, "dropout_input": 0.25, "rule_features": True}
 
 
-def committed_full_scores() -> dict[str, dict[str, Any]]:
-    """Subtask 1 / token-binary of the 100 % models from the committed JSONs (empty where absent)."""
+#: the 100 % BiLSTM-CRF with the rules' spans as an input feature (the config + ``rule_features = true``, the
+#: config's own dropouts; ``meddocan.py --detector bilstm_crf --out ...``): the reference of fractions trained with
+#: ``rule_features``
+RULEFEAT_FULL = RESULTS / "meddocan_bilstm_crf_rulefeat.json"
+
+
+def committed_full_scores(rule_features: bool = False) -> dict[str, dict[str, Any]]:
+    """Subtask 1 / token-binary of the 100 % models from the committed JSONs (empty where absent).
+
+    The BiLSTM-CRF reference is the full-data model trained like the fractions: with ``rule_features`` the one of
+    :data:`RULEFEAT_FULL` (when it exists), else ``meddocan_bilstm_crf.json`` (trained without them)."""
     out: dict[str, dict[str, Any]] = {}
     lc = RESULTS / "learning_curve" / "learning_curve.json"
     if lc.is_file():
@@ -74,12 +87,74 @@ def committed_full_scores() -> dict[str, dict[str, Any]]:
                 out["crf"] = {"subtask1": row["subtask1"], "token_binary": row.get("token_binary"),
                               "source": "benchmarks/results/learning_curve/learning_curve.json",
                               "crf_iterations": data.get("crf_iterations")}
-    bl = RESULTS / "meddocan_bilstm_crf.json"
+    bl = RULEFEAT_FULL if rule_features and RULEFEAT_FULL.is_file() else RESULTS / "meddocan_bilstm_crf.json"
     if bl.is_file():
         data = json.loads(bl.read_text(encoding="utf-8"))
+        params = (data.get("training") or {}).get("bilstm_crf_params") or {}
         out["bilstm_crf"] = {"subtask1": data["scores"]["subtask1"], "token_binary": data["scores"]["token_binary"],
-                             "source": "benchmarks/results/meddocan_bilstm_crf.json"}
+                             "source": f"benchmarks/results/{bl.name}",
+                             "rule_features": bool(params.get("rule_features")),
+                             "params": {k: params.get(k) for k in ("rule_features", "word_dropout",
+                                                                   "dropout_input", "seed") if k in params}}
     return out
+
+
+def compare(rows: list[dict[str, Any]], full: dict[str, dict[str, Any]], rule_features: bool
+            ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The BiLSTM-CRF reference's description and each fraction's loss (F1 at 100 % - F1 at the fraction)."""
+    for row in rows:
+        if row["fraction"] == 1.0:
+            full[row["detector"]] = {"subtask1": row["subtask1"], "token_binary": row.get("token_binary"),
+                                     "source": "this run", "rule_features": rule_features
+                                     if row["detector"] == "bilstm_crf" else None}
+    ref = full.get("bilstm_crf", {})
+    full_rules = bool(ref.get("rule_features"))
+    if rule_features and not full_rules:
+        note = ("the 100 % BiLSTM-CRF reference was trained without rule_features; the loss of a model trained "
+                "with them is not a like-for-like loss (a full-data model with rule_features was not run)")
+    elif rule_features and ref.get("source") != "this run":
+        note = ("the 100 % BiLSTM-CRF reference was trained with rule_features, on all of train, with the "
+                "config's own dropouts (word 0.05, input 0.1); the fractions add the small-data dropouts "
+                "(SMALL_DATA) to the feature")
+    else:
+        note = ""
+    reference = {"rule_features": full_rules, "fractions_rule_features": rule_features,
+                 "source": ref.get("source"), "params": ref.get("params"), "note": note}
+    losses: list[dict[str, Any]] = []
+    for row in rows:
+        r = full.get(row["detector"])
+        if r is not None and row["fraction"] < 1.0:
+            losses.append({"detector": row["detector"], "fraction": row["fraction"],
+                           "train_documents": row["train_documents"], "subtask1_f1": row["subtask1"]["f1"],
+                           "full_subtask1_f1": r["subtask1"]["f1"],
+                           "loss_points": round(100 * (r["subtask1"]["f1"] - row["subtask1"]["f1"]), 2)})
+    return reference, losses
+
+
+def print_losses(losses: list[dict[str, Any]]) -> None:
+    for x in losses:
+        print(f"{x['detector']:>10} {x['fraction']:>5}: F1 {x['subtask1_f1']:.4f} (100 %: "
+              f"{x['full_subtask1_f1']:.4f}, loss {x['loss_points']:.2f} points)")
+
+
+def rescore(path: Path) -> int:
+    """Recompute ``full_data``, ``bilstm_full_data_reference`` and ``losses`` of an existing report against the
+    current 100 % references, without training (its rows stay as measured)."""
+    report = json.loads(path.read_text(encoding="utf-8"))
+    rule_features = bool(report.get("bilstm_overrides", {}).get("rule_features"))
+    full = committed_full_scores(rule_features)
+    for row in report["rows"]:  # a 1.0 row measured by that run stays its reference
+        if row["fraction"] == 1.0:
+            full.pop(row["detector"], None)
+    reference, losses = compare(report["rows"], full, rule_features)
+    report.update({"full_data": full, "bilstm_full_data_reference": reference, "losses": losses,
+                   "rescored": {"command": " ".join(sys.argv),
+                                "note": "full_data, bilstm_full_data_reference and losses recomputed from the rows "
+                                        "of the run above against the committed 100 % references"}})
+    path.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    print_losses(losses)
+    print(f"rescored {path}")
+    return 0
 
 
 def main() -> int:
@@ -99,7 +174,12 @@ def main() -> int:
                     help="the config's [bilstm_crf] settings alone, without the SMALL_DATA ones")
     ap.add_argument("--detectors", default="crf,bilstm_crf")
     ap.add_argument("--out", type=Path, default=RESULTS / "learning_curve_neural.json")
+    ap.add_argument("--rescore", action="store_true",
+                    help="train nothing: recompute the losses of the report --out against the committed 100 %% "
+                         "references (e.g. after a new full-data BiLSTM-CRF)")
     args = ap.parse_args()
+    if args.rescore:
+        return rescore(args.out)
 
     from clinanon import io as cio
     from clinanon.detect.neural._torch import require_torch
@@ -161,26 +241,8 @@ def main() -> int:
         result = learning_curve(train, dev, detectors, fractions=fractions, seed=args.seed,
                                 lang=cfg.language, scheme=cfg.label_scheme, crf_iterations=args.crf_iterations,
                                 trainers={"bilstm_crf": bilstm}, log=lambda m: print(m, file=sys.stderr))
-    full = committed_full_scores()
-    for row in result["rows"]:
-        if row["fraction"] == 1.0:
-            full[row["detector"]] = {"subtask1": row["subtask1"], "token_binary": row.get("token_binary"),
-                                     "source": "this run"}
-    # the committed 100 % BiLSTM-CRF predates rule_features (trained without them): a loss measured against it
-    # mixes the feature's gain with the loss of data; a full-data model with the feature is not run here
-    full_rules = bool(full.get("bilstm_crf", {}).get("source") == "this run" and b.rule_features)
-    bilstm_reference = {"rule_features": full_rules, "fractions_rule_features": b.rule_features,
-                        "note": "the 100 % BiLSTM-CRF reference was trained without rule_features; the loss of a "
-                                "model trained with them is not a like-for-like loss (a full-data model with "
-                                "rule_features was not run)" if b.rule_features and not full_rules else ""}
-    losses: list[dict[str, Any]] = []
-    for row in result["rows"]:
-        ref = full.get(row["detector"])
-        if ref is not None and row["fraction"] < 1.0:
-            losses.append({"detector": row["detector"], "fraction": row["fraction"],
-                           "train_documents": row["train_documents"], "subtask1_f1": row["subtask1"]["f1"],
-                           "full_subtask1_f1": ref["subtask1"]["f1"],
-                           "loss_points": round(100 * (ref["subtask1"]["f1"] - row["subtask1"]["f1"]), 2)})
+    full = committed_full_scores(b.rule_features)
+    reference, losses = compare(result["rows"], full, b.rule_features)  # a 1.0 fraction of this run wins
     report = {
         "benchmark": "learning_curve_neural", "python": platform.python_version(), "machine": platform.machine(),
         "torch": torch.__version__, "threads": b.threads or 1, "command": " ".join(sys.argv),
@@ -189,15 +251,13 @@ def main() -> int:
         "bilstm_min_batches": min_batches, "bilstm_overrides": overrides, "seed": args.seed,
         "vectors": {**dict(vstats), "source": "train+dev texts, unlabelled", "seconds": vector_seconds},
         "bilstm_dev_span_f1_per_epoch": {str(k): v for k, v in epochs.items()},
-        "full_data": full, "bilstm_full_data_reference": bilstm_reference,
+        "full_data": full, "bilstm_full_data_reference": reference,
         "losses": losses, "rows": result["rows"], "subsets": result["subsets"],
         "seconds_total": round(time.perf_counter() - t0, 1),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1), encoding="utf-8")
-    for x in losses:
-        print(f"{x['detector']:>10} {x['fraction']:>5}: F1 {x['subtask1_f1']:.4f} (100 %: "
-              f"{x['full_subtask1_f1']:.4f}, loss {x['loss_points']:.2f} points)")
+    print_losses(losses)
     print(f"wrote {args.out} ({report['seconds_total']} s)")
     return 0
 

@@ -1,7 +1,7 @@
 """MEDDOCAN benchmark of one detector: models trained on train only, scored on dev.
 
 ``python benchmarks/meddocan.py --detector {rules,crf,spacy,bilstm_crf,ensemble} [--crf-model DIR] [--spacy-model DIR]
-[--bilstm-model DIR] [--with-bilstm]``
+[--bilstm-model DIR] [--with-bilstm] [--recall-study] [--out FILE]``
 
 * ``rules``: the rules detector resolved, propagated and mapped to MEDDOCAN labels (what ``Pipeline`` does);
 * ``crf``: :class:`CRFDetector` (trained here on train with ``--max-iterations``, or loaded from ``--crf-model``,
@@ -18,7 +18,13 @@
   estimated honestly by 2-fold cross-selection on dev (strategies chosen on one half, scored on the other,
   both ways, counts summed): ``cross_selected``. The table is written to ``--strategies-out``.
   The ensemble is also run inside a :class:`~clinanon.pipeline.Pipeline` (MEDDOCAN labels), the way the
-  ``default`` detector runs: ``pipeline`` scores and throughput.
+  ``default`` detector runs: ``pipeline`` scores and throughput. ``--recall-study`` adds where the token recall is
+  lost (per gold label, for the ensemble, each member and the members together) and recall-first combinations,
+  fixed a priori or chosen on one half of dev and scored on the other (:func:`recall_study`).
+
+The BiLSTM-CRF's options are training options, saved with the model: e.g. the rules' spans as an input feature,
+``clinanon train configs/train_bilstm_crf_meddocan.toml --set bilstm_crf.rule_features=true --out DIR``, then
+``--bilstm-model DIR --out benchmarks/results/meddocan_bilstm_crf_rulefeat.json`` (the params are in the JSON).
 
 Measured: subtask 1 (exact span + label) and subtask 2 (exact span) P/R/F1, token-binary P/R/F1 (also on an
 upper-cased copy of dev: ``scores_upper_cased_dev``, robustness to all-caps notes), per-label
@@ -168,6 +174,111 @@ def _sum_scores(parts: list[dict[str, Any]]) -> dict[str, Any]:
     return {"precision": round(p, 4), "recall": round(r, 4), "f1": round(f, 4), "tp": tp, "fp": fp, "fn": fn}
 
 
+def _token_phi(text: str, spans: Any, lang: str = "es") -> tuple[list[Any], list[set[int]]]:
+    """The tokens of ``text`` and, per span, the indices of the tokens it shares a character with (the
+    ``token_binary`` rule of :mod:`clinanon.evaluate.metrics`)."""
+    import bisect
+
+    from clinanon.text import tokenize
+
+    toks = tokenize(text, lang)
+    starts = [t.start for t in toks]
+    out = []
+    for s in spans:
+        i = max(bisect.bisect_right(starts, s.start) - 1, 0)
+        hit = set()
+        while i < len(toks) and toks[i].start < s.end:
+            if toks[i].end > s.start:
+                hit.add(i)
+            i += 1
+        out.append(hit)
+    return toks, out
+
+
+def token_recall_by_label(gold: list[Any], preds: dict[str, list[Any]]) -> dict[str, Any]:
+    """Token-binary recall per gold label of each prediction set (``preds``: name -> spans per document): a gold
+    token of label L is found when any predicted span, whatever its label, shares a character with it (so the
+    sum over labels of the missed tokens is the ``token_binary`` fn, up to tokens two gold labels share)."""
+    gold_n: dict[str, int] = {}
+    missed: dict[str, dict[str, int]] = {k: {} for k in preds}
+    for i, d in enumerate(gold):
+        _, gsets = _token_phi(d.text, d.spans)
+        covered = {k: set().union(*_token_phi(d.text, v[i])[1]) for k, v in preds.items()}
+        by_label: dict[str, set[int]] = {}
+        for s, toks in zip(d.spans, gsets, strict=True):
+            by_label.setdefault(s.label, set()).update(toks)
+        for lab, toks in by_label.items():
+            gold_n[lab] = gold_n.get(lab, 0) + len(toks)
+            for k, cov in covered.items():
+                missed[k][lab] = missed[k].get(lab, 0) + len(toks - cov)
+    rows: dict[str, Any] = {}
+    for lab in sorted(gold_n, key=lambda x: -missed[next(iter(preds))].get(x, 0)):
+        n = gold_n[lab]
+        rows[lab] = {"gold_tokens": n, **{f"missed_{k}": missed[k].get(lab, 0) for k in preds},
+                     **{f"recall_{k}": round(1 - missed[k].get(lab, 0) / n, 4) if n else None for k in preds}}
+    total = sum(gold_n.values())
+    return {"gold_tokens": total,
+            "recall": {k: round(1 - sum(missed[k].values()) / total, 4) if total else None for k in preds},
+            "per_label": rows}
+
+
+def recall_study(det: Any, dev: list[Any], prepared: list[Any], chosen: Any) -> dict[str, Any]:
+    """Where the ensemble's token recall is lost, and recall-first combinations scored honestly.
+
+    Fixed a priori (no choice on dev, so each one's dev score is fair; picking the best of them on dev is not):
+    ``union`` everywhere; the ``recall-first`` combination profile (union everywhere + the rules' names, IDs,
+    contacts and dates protected: what the ``default`` detector runs); ``vote`` everywhere; one member everywhere
+    (``<member>_everywhere``: its spans with name propagation and repairs). Chosen on one half of dev and scored
+    on the other (both ways, counts summed): per-label strategies maximising exact-span F2 (``beta=2``: recall
+    weighs twice), with and without the protection. ``members_union``: every member's prepared spans together,
+    before selection (a ceiling on the token recall of any selection, name propagation and repairs aside)."""
+    from clinanon.ensemble import Ensemble, Protection, StrategyTable, choose_strategies
+
+    protected = Ensemble(det.detectors, scheme=det.scheme, table=det.table, tiebreak=det.tiebreak,
+                         lang=det.lang, protect=Protection())
+    union = StrategyTable({}, "union")
+    halves = [list(range(0, len(dev), 2)), list(range(1, len(dev), 2))]
+    out: dict[str, Any] = {}
+
+    def scored(ens: Any, table: Any) -> list[Any]:
+        return [d.with_spans(ens.combine(d, p, table)) for d, p in zip(dev, prepared, strict=True)]
+
+    def cross(ens: Any, beta: float) -> tuple[dict[str, Any], list[Any]]:
+        parts: dict[str, list[dict[str, Any]]] = {"subtask1": [], "subtask2": [], "token_binary": []}
+        spans: list[Any] = [None] * len(dev)
+        tables = []
+        for a, b in ((0, 1), (1, 0)):
+            t_a = choose_strategies([dev[i] for i in halves[a]], {m: [prepared[i][m] for i in halves[a]]
+                                                                  for m in det.members}, ensemble=ens, beta=beta)
+            tables.append(t_a.strategies)
+            for i in halves[b]:
+                spans[i] = ens.combine(dev[i], prepared[i], t_a)
+            sc = score([dev[i] for i in halves[b]], [dev[i].with_spans(spans[i]) for i in halves[b]])
+            for k in parts:
+                parts[k].append(sc[k])
+        return {**{k: _sum_scores(v) for k, v in parts.items()}, "tables_even_odd_half": tables}, spans
+
+    t0 = time.perf_counter()
+    preds: dict[str, list[Any]] = {"ensemble_f1_chosen_on_dev": scored(det, chosen)}
+    for m in det.members:
+        preds[f"member_{m}"] = [p[m] for p in prepared]
+    preds["members_union"] = [[s for m in det.members for s in p[m]] for p in prepared]
+    fixed = [("union", det, union), ("recall_first", protected, union), ("vote", det, StrategyTable({}, "vote")),
+             *((f"{m}_everywhere", det, StrategyTable({}, m)) for m in det.members)]
+    for name, ens, table in fixed:
+        docs = scored(ens, table)
+        preds[name] = [d.spans for d in docs]
+        sc = score(dev, docs)
+        out[name] = {k: sc[k] for k in ("subtask1", "subtask2", "token_binary")}
+    for name, ens in (("f2_cross_selected", det), ("f2_protected_cross_selected", protected)):
+        out[name], spans = cross(ens, 2.0)
+        preds[name] = spans
+    preds["ensemble_f1_chosen_on_dev"] = [d.spans for d in preds["ensemble_f1_chosen_on_dev"]]
+    out["token_recall"] = token_recall_by_label(dev, preds)
+    out["seconds"] = round(time.perf_counter() - t0, 1)
+    return out
+
+
 def score(gold: list[Any], pred: list[Any]) -> dict[str, Any]:
     from clinanon.train import dev_scores
 
@@ -194,6 +305,10 @@ def main() -> None:
                     help="a CRFDetector parameter when training here, e.g. --crf-param clusters=true")
     ap.add_argument("--strategies", type=Path, default=None, help="(inference) a strategy table")
     ap.add_argument("--strategies-out", type=Path, default=None)
+    ap.add_argument("--recall-study", action="store_true",
+                    help="ensemble: token recall per label (ensemble, each member, members together) and "
+                         "recall-first combinations (union, recall-first profile a priori; F2 strategies chosen "
+                         "on one half of dev, scored on the other)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--inference-only", action="store_true")
     ap.add_argument("--out", type=Path, default=None)
@@ -283,6 +398,8 @@ def main() -> None:
         result["cross_selected"] = {k: _sum_scores(v) for k, v in parts.items()}
         pred = [d.with_spans(det.combine(d, p)) for d, p in zip(dev, prepared, strict=True)]
         result["scores"] = score(dev, pred)
+        if args.recall_study:
+            result["recall_study"] = recall_study(det, dev, prepared, table)
         nlp = pipeline_of(det)
         result["pipeline_scores"] = score(dev, [d.with_spans(nlp.detect_spans(d)) for d in dev])
     else:

@@ -163,6 +163,23 @@ def test_choose_strategies_picks_the_best_member_per_label() -> None:
     assert got == [keys(g.spans) for g in gold]
 
 
+def test_choose_strategies_beta_2_prefers_recall() -> None:
+    # a: 2 of 4 gold spans, no false positive; b: all 4 gold spans and 3 false positives.
+    # F1: a 0.667, b 0.727, intersection 0.667; F2 weighs recall: a 0.556, b 0.870 -> b (or union, its superset)
+    gold = [Document("g", TEXT, (S(0, 5, "CALLE"), S(10, 15, "CALLE"), S(20, 25, "CALLE"), S(30, 35, "CALLE")))]
+    a = [[S(0, 5, "CALLE"), S(10, 15, "CALLE")]]
+    b = [[S(0, 5, "CALLE"), S(10, 15, "CALLE"), S(20, 25, "CALLE"), S(30, 35, "CALLE"),
+          S(50, 55, "CALLE"), S(60, 65, "CALLE"), S(70, 75, "CALLE")]]
+    f1 = choose_strategies(gold, {"a": a, "b": b}, scheme="meddocan", candidates=["intersection", "a"])
+    f2 = choose_strategies(gold, {"a": a, "b": b}, scheme="meddocan", candidates=["intersection", "a", "b"],
+                           beta=2.0)
+    assert f1.strategies["CALLE"] == "intersection"  # ties with a at 0.667: the earlier candidate
+    assert f1.scores["CALLE"]["a"] == pytest.approx(0.6667)
+    assert f2.strategies["CALLE"] == "b"
+    assert f2.scores["CALLE"]["b"] == pytest.approx(round(5 * 4 / (5 * 4 + 3), 4))
+    assert f2.scores["CALLE"]["a"] == pytest.approx(round(5 * 2 / (5 * 2 + 4 * 2), 4))
+
+
 def test_strategy_table_round_trips(tmp_path) -> None:  # type: ignore[no-untyped-def]
     t = StrategyTable({"CALLE": "crf"}, "vote", {"CALLE": {"crf": 0.9}})
     t.save(tmp_path / "s.json")

@@ -257,8 +257,10 @@ def choose_strategies(
     candidates: Sequence[str] | None = None,
     tiebreak: str | None = None,
     rounds: int = 2,
+    beta: float = 1.0,
 ) -> StrategyTable:
-    """The per-label strategy with the best exact F1 on ``gold_docs``.
+    """The per-label strategy with the best exact F1 on ``gold_docs`` (F-beta with ``beta``: 2 weighs recall
+    twice as much as precision, a recall-first choice).
 
     ``predictions_by_detector``: member name -> one entry per gold document (same order): the member's
     *prepared* spans (:meth:`Ensemble.prepare`; labels in the target scheme) or a Document holding them.
@@ -287,7 +289,8 @@ def choose_strategies(
             spans = ensemble.combine(a, prepared, table)
             x, y, z, _ = label_f1(doc.spans, spans, only)
             tp, fp, fn = tp + x, fp + y, fn + z
-        return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+        b2 = beta * beta
+        return (1 + b2) * tp / ((1 + b2) * tp + b2 * fn + fp) if tp else 0.0
 
     current: dict[str, str] = {}
     scores: dict[str, dict[str, float]] = {}
