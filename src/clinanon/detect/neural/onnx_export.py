@@ -33,7 +33,7 @@ from __future__ import annotations
 import logging
 import os
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -129,25 +129,31 @@ def _quiet_nbits_logger() -> tuple[logging.Logger, int]:
     return log, level
 
 
+def _float_matrices(graph: Any, reader_ok: Callable[[Any, int], bool]) -> dict[str, Any]:
+    """The float 2-D initializers of ``graph`` that some node reads and every reader accepts (``reader_ok(node,
+    input_index)``), by name: the tables the weight-only quantizers rewrite."""
+    from onnx import TensorProto
+
+    readers: dict[str, list[tuple[Any, int]]] = {}
+    for n in graph.node:
+        for k, x in enumerate(n.input):
+            readers.setdefault(x, []).append((n, k))
+    return {i.name: i for i in graph.initializer
+            if readers.get(i.name) and len(i.dims) == 2 and i.data_type == TensorProto.FLOAT
+            and all(reader_ok(n, k) for n, k in readers[i.name])}
+
+
 def _int8_matmul_weights(model: Any, exclude: set[str]) -> int:
     """Plain ONNX weight-only int8: each float 2-D MatMul weight (every consumer a MatMul reading it as B) becomes
     an int8 initializer + one float scale per output channel + ``DequantizeLinear(axis=1)`` feeding the MatMul.
     Returns the number of weights replaced."""
     import numpy as np
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import helper, numpy_helper
 
     g = model.graph
-    inits = {i.name: i for i in g.initializer}
-    users: dict[str, list[tuple[Any, int]]] = {}
-    for n in g.node:
-        for k, x in enumerate(n.input):
-            users.setdefault(x, []).append((n, k))
+    weights = _float_matrices(g, lambda n, k: n.op_type == "MatMul" and k == 1 and n.name not in exclude)
     new_nodes, done = [], 0
-    for name, init in list(inits.items()):
-        use = users.get(name, [])
-        if (not use or len(init.dims) != 2 or init.data_type != TensorProto.FLOAT
-                or not all(n.op_type == "MatMul" and k == 1 and n.name not in exclude for n, k in use)):
-            continue
+    for name, init in weights.items():
         w = numpy_helper.to_array(init)
         scale = np.abs(w).max(axis=0) / 127.0
         scale[scale == 0] = 1.0
@@ -173,24 +179,17 @@ def _int8_embeddings(model: Any, block_size: int) -> int:
     from onnx import TensorProto, helper, numpy_helper
 
     g = model.graph
-    inits = {i.name: i for i in g.initializer}
-    users: dict[str, list[tuple[Any, int]]] = {}
-    for n in g.node:
-        for k, x in enumerate(n.input):
-            users.setdefault(x, []).append((n, k))
-    tables = {name for name, init in inits.items()
-              if users.get(name) and len(init.dims) == 2 and init.data_type == TensorProto.FLOAT
-              and all(n.op_type == "Gather" and k == 0 for n, k in users[name])}
+    tables = _float_matrices(g, lambda n, k: n.op_type == "Gather" and k == 0)
     shapes: dict[str, tuple[str, str]] = {}
     for name in sorted(tables):
-        w = numpy_helper.to_array(inits[name])
+        w = numpy_helper.to_array(tables[name])
         rows, cols = w.shape
         block = block_size if cols % block_size == 0 else cols
         blocks = w.reshape(rows, cols // block, block)
         scale = np.abs(blocks).max(axis=2, keepdims=True) / 127.0
         scale[scale == 0] = 1.0
         q = np.clip(np.rint(blocks / scale), -127, 127).astype(np.int8).reshape(rows, cols)
-        g.initializer.remove(inits[name])
+        g.initializer.remove(tables[name])
         g.initializer.extend([
             numpy_helper.from_array(q, name + "_int8"), numpy_helper.from_array(scale.astype(np.float32),
                                                                                 name + "_scale"),
