@@ -214,8 +214,9 @@ def _en_not_street(text: str, m: re.Match[str]) -> bool:
     return w in _en_common() and w not in _en_places() and w not in stop_words("en")
 
 
-#: the town after a house number and street, then a comma: "92 Tern St, apt 3, Halbrook, with ...", "418 Elm Ave,
-#: Pell City." (one or two capitalised words, then a comma, a sentence's end, a line's end or "with")
+#: the town after a street, after a comma or "in": "92 Tern St, apt 3, Halbrook, with ...", "418 Elm Ave,
+#: Pell City.", "on Drumlin St in Eastfield." (one or two capitalised words, then a comma, a sentence's end, a
+#: line's end or "with")
 _EN_TOWN_AFTER = re.compile(r"(?:,|[ \t]in)[ \t]{1,2}(?P<town>[A-Z][a-z'’]{2,30}(?:[ \t][A-Z][a-z'’]{2,30})?)"
                             r"(?=[ \t]{0,2}(?:[,.;)]|\r?\n|\Z|[ \t](?i:with|where|and)[ \t]))")
 
@@ -562,9 +563,7 @@ class StreetRecognizer:
                         out.append(Span(m.start(), _rstrip(text, m.start(), m.end()), "LOCATION.STREET",
                                         f"{self.name}:number_name_suffix", 0.75))
                         last = m.end()
-                        town = _EN_TOWN_AFTER.match(text, m.end())
-                        if town is not None and _en_town_words(town.group("town")):
-                            out.append(Span(*town.span("town"), "LOCATION.CITY", f"{self.name}:town_after", 0.65))
+                        out += self._town_after(text, m.end())
                         break
             for h in _EN_HIT.finditer(text):  # "lives on Pine Street", "found down on Maple Ave": no number
                 if h.start() < last or h.group().rstrip(".") not in _EN_PREP_TYPES or (
@@ -575,15 +574,20 @@ class StreetRecognizer:
                     out.append(Span(m.start("name"), _rstrip(text, m.start("name"), h.end()), "LOCATION.STREET",
                                     f"{self.name}:prep_street", 0.7))
                     last = h.end()
-                    town = _EN_TOWN_AFTER.match(text, h.end() + (text[h.end():h.end() + 1] == "."))
-                    if town is not None and _en_town_words(town.group("town")):  # "on Drumlin St in Eastfield"
-                        out.append(Span(*town.span("town"), "LOCATION.CITY", f"{self.name}:town_after", 0.65))
+                    out += self._town_after(text, h.end() + (text[h.end():h.end() + 1] == "."))  # "St. in X"
             out += self._en_more_streets(text)
         box_hits = _PO_BOX.finditer(text) if any(h in text for h in _PO_BOX_HINTS) else ()
         for m in box_hits:
             if not _glued(text, m.start()):
                 out.append(Span(m.start(), m.end(), "LOCATION.STREET", f"{self.name}:box", 0.7))
         return out
+
+    def _town_after(self, text: str, end: int) -> list[Span]:
+        """The town right after an English street that ends at ``end`` (", Halbrook", " in Eastfield"), if any."""
+        town = _EN_TOWN_AFTER.match(text, end)
+        if town is None or not _en_town_words(town.group("town")):
+            return []
+        return [Span(*town.span("town"), "LOCATION.CITY", f"{self.name}:town_after", 0.65)]
 
     def _en_more_streets(self, text: str) -> list[Span]:
         """English streets in capitals, in lower case after a preposition, and numbered roads."""
