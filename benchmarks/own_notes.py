@@ -11,7 +11,8 @@ next to the PhysioNet nursing notes of ``benchmarks/real_notes.py``; ``tests/dat
 note types: ED, H&P, operative, radiology and pathology reports, letters, portal messages, psychiatry, pediatrics,
 obstetrics, EMS, home health, forms) is a third, scored as its own row ``english_notes_2`` by the same code path;
 ``tests/data/en-notes-3`` (50 ICU and step-down nursing progress notes, PhysioNet span boundaries) is a fourth,
-row ``english_notes_3``, the same code path.
+row ``english_notes_3``, the same code path; ``tests/data/en-notes-4`` (60 ICU notes of several hospitals, dense in
+dates, transfers and places, the same convention) is a fifth, row ``english_notes_4``.
 This script scores on them:
 
 * ``rules`` (``detectors.use = ["rules"]``) and ``default`` (the configuration's default detector for the
@@ -29,7 +30,8 @@ GraSCCo's convention) is the unseen estimate next to the GraSCCo dev letters, ro
 ``benchmarks/real_notes.py`` scores those: ``gdpr-strict``, clock-time predictions left out; ``tests/data/de-notes-2``
 (25 more, of other document types: rehabilitation, referral, emergency, nursing, anaesthesia, pathology, laboratory,
 ambulance, assessment, paediatric, obstetric and psychotherapy reports, more Austrian and Swiss) is a second, row
-``german_notes_2``, scored by the same code path.
+``german_notes_2``, scored by the same code path; ``tests/data/de-notes-3`` (30 discharge letters and reports of
+many specialties with full letter heads, the kind GraSCCo holds) is a third, row ``german_notes_3``.
 No note text is written or printed.
 
 Usage: ``python benchmarks/own_notes.py [--out benchmarks/results/own_notes.json]``
@@ -59,19 +61,22 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPORA = {"nl": ROOT / "tests" / "data" / "nl-notes", "sv": ROOT / "tests" / "data" / "sv-notes",
            "nl2": ROOT / "tests" / "data" / "nl-notes-2",
            "en": ROOT / "tests" / "data" / "en-notes", "en2": ROOT / "tests" / "data" / "en-notes-2",
-           "en3": ROOT / "tests" / "data" / "en-notes-3",
-           "de": ROOT / "tests" / "data" / "de-notes", "de2": ROOT / "tests" / "data" / "de-notes-2"}
+           "en3": ROOT / "tests" / "data" / "en-notes-3", "en4": ROOT / "tests" / "data" / "en-notes-4",
+           "de": ROOT / "tests" / "data" / "de-notes", "de2": ROOT / "tests" / "data" / "de-notes-2",
+           "de3": ROOT / "tests" / "data" / "de-notes-3"}
 #: the language of each corpus key (a key is its language unless listed here)
-LANGUAGE = {"nl2": "nl", "en2": "en", "en3": "en", "de2": "de"}
+LANGUAGE = {"nl2": "nl", "en2": "en", "en3": "en", "en4": "en", "de2": "de", "de3": "de"}
 #: corpora scored under a legal profile (both sides filtered) instead of the NOT_ANNOTATED convention; the
 #: invented German letters are scored as real_notes.py scores the GraSCCo letters: ``gdpr-strict`` (professions,
 #: ages and weekdays with dates are PHI) with GraSCCo's own convention for clock times (PRED_CONVENTIONS)
-PROFILES = {"en": "hipaa", "en2": "hipaa", "en3": "hipaa", "de": "gdpr-strict", "de2": "gdpr-strict"}
+PROFILES = {"en": "hipaa", "en2": "hipaa", "en3": "hipaa", "en4": "hipaa", "de": "gdpr-strict", "de2": "gdpr-strict",
+            "de3": "gdpr-strict"}
 #: result row of each corpus key, in output order
 ROWS = {"nl": "dutch_notes", "nl2": "dutch_notes_2", "sv": "swedish_notes", "en": "english_notes",
-        "en2": "english_notes_2", "en3": "english_notes_3", "de": "german_notes", "de2": "german_notes_2"}
+        "en2": "english_notes_2", "en3": "english_notes_3", "en4": "english_notes_4", "de": "german_notes",
+        "de2": "german_notes_2", "de3": "german_notes_3"}
 #: a corpus's own convention applied to the predictions before its profile scores them
-PRED_CONVENTIONS = {"de": without_clock_times, "de2": without_clock_times}
+PRED_CONVENTIONS = {"de": without_clock_times, "de2": without_clock_times, "de3": without_clock_times}
 #: categories the notes do not annotate (dropped from the predictions before scoring)
 NOT_ANNOTATED = ("SEX", "PROFESSION")
 
@@ -140,12 +145,15 @@ def run(corpus: str) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "own_notes.json")
+    ap.add_argument("--only", nargs="+", choices=sorted(ROWS), default=None,
+                    help="score only these corpora (keys of CORPORA; write --out elsewhere than the full result)")
     args = ap.parse_args(argv)
+    rows = {c: r for c, r in ROWS.items() if args.only is None or c in args.only}
     result = {"clinanon": __version__, "python": platform.python_version(),
-              **{row: run(corpus) for corpus, row in ROWS.items()}}
+              **{row: run(corpus) for corpus, row in rows.items()}}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    for corpus in ROWS.values():
+    for corpus in rows.values():
         for use in ("rules", "default"):
             tb = result[corpus][use]["all"]["token_binary"]
             eo = result[corpus][use]["all"]["entity_overlap_unlabeled"]

@@ -287,6 +287,9 @@ HOSPITAL_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
            ("Universitätsspital", "R"), ("Kantonsspital", "R"), ("Spital", "R"), ("Klinik", "B"),
            ("Städtisches Klinikum", "R"), ("Kreiskrankenhaus", "R"), ("Landeskrankenhaus", "R"),
            ("Kreisklinik", "R"), ("Kliniken", "R"), ("Medizinisches Versorgungszentrum", "R"),
+           # genitives ("auf der Intensivstation des Klinikums X") and children's hospitals
+           ("Klinikums", "R"), ("Krankenhauses", "R"), ("Universitätsklinikums", "R"), ("Spitals", "R"),
+           ("Kantonsspitals", "R"), ("Kinderspital", "R"), ("Kinderspitals", "R"), ("Kinderklinik", "R"),
            ("krankenhaus", "C"), ("klinikum", "C"), ("hospital", "C"), ("spital", "C"), ("klinik", "CR")),
 }
 

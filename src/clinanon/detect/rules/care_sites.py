@@ -101,10 +101,10 @@ _UNIVERSITY = re.compile(rf"{_UNI_START}([^\W\d_]{{2,20}}(?:[ \t]{{1,2}}[^\W\d_]
 #: the same with a head after the name, the name as short as it can be ("U OF MD MED CENTER")
 _UNIVERSITY_HEAD = re.compile(rf"{_UNI_START}([^\W\d_]{{2,20}}(?:[ \t]{{1,2}}[^\W\d_]{{2,20}})??){_UNI_HEAD}(?![\w\-])")
 #: heads of a hospital's name after the name ("Union Memorial", "Harbor Hosp"); these stay in the span
-_HEADS_KEPT = ("memorial", "general", "health")
+_HEADS_KEPT = ("memorial", "general", "health", "regional")
 _HEADS = ("hospital", "hosp", "hospitals", "medical center", "med center", "medical ctr", "med ctr", "campus",
           "health center", "health system", "healthcare", "health", "clinic", "infirmary", "rehab", "nursing home",
-          "memorial", "general", "medical", "med", "assisted living", "rehabilitation center",
+          "memorial", "general", "regional", "medical", "med", "assisted living", "rehabilitation center",
           "rehabilitation hospital", "rehab center", "nursing center", "nursing facility", "care center", "hospice",
           "rest home", "retirement home", "living center", "senior living")
 _HOME = ("lives in", "lives alone in", "living in", "lives with", "resides in", "resident of", "home in", "live in",
@@ -299,7 +299,7 @@ class CareSiteRecognizer:
                 if not words or all(w.casefold() in _WING_GENERIC for _, w in words):
                     continue
                 out.append(Span(m.start(g) + words[0][0], m.end(), "LOCATION.DEPARTMENT", f"{self.name}:wing", 0.65))
-        if any(h in lower for h in ("hosp", "memorial", "campus", "general", "medical", "health", "clinic",
+        if any(h in lower for h in ("hosp", "memorial", "campus", "general", "regional", "medical", "health", "clinic",
                                     "infirmary", "rehab", "nursing ", "med ", "assisted living", "care center",
                                     "rest home", "retirement home", "living center", "senior living")):
             out += self._heads(text)
@@ -367,6 +367,7 @@ class CareSiteRecognizer:
             g = m.lastgroup or "room"
             out.append(Span(m.start(g), m.end(g), "LOCATION.ROOM", f"{self.name}:room", 0.65))
         if any(h in lower for h in ("police", "fire", "ems", "rescue", "ambulance", "vna", "visiting", "school",
+                                    "dialysis", "transport", "motel", "church",
                                     "college", "academy", "university", "practice", "medical", "primary care",
                                     "associates")):
             out += self._services(text)
@@ -429,7 +430,15 @@ class CareSiteRecognizer:
             i = h.start()
             while len(back) < 2:
                 m = _LAST_WORD.search(text, max(0, i - 34), i)
-                if m is None or not self._name_word(m.group(1)):
+                if m is None:
+                    break
+                w = m.group(1)
+                if h.group("acronym_not") and ((w.isupper() and len(w) <= 4) or w.casefold() in _DENOMINATIONS):
+                    break  # "CVVH dialysis", "ICU transport", "Catholic church": a kind, not a named service
+                # a capitalised word inside a sentence names one too ("Lifeline ambulance", "Millstone dialysis")
+                if not (self._name_word(w) or ((h.group("acronym_not") or "ambulance" in h.group().casefold())
+                        and _capitalised(w) and w.casefold() not in self.stop and w.casefold() not in _GENERIC
+                        and not _SENTENCE_START.search(text, max(0, m.start(1) - 3), m.start(1)))):
                     break
                 back.insert(0, (m.start(1), m.end(1)))
                 i = m.start(1)
@@ -644,9 +653,17 @@ _KIN_WORDS = frozenset((
 #: "... High School", "... Family Practice")
 _SERVICE_HEAD = re.compile(r"(?<=[ \t])(?:(?i:police|fire|ems|rescue|ambulance)(?:[ \t]{1,2}(?i:department|dept\.?|"
                            r"station|service|squad|company|co\.?))?|(?i:high|middle|elementary|grammar|primary)"
-                           r"[ \t]{1,2}(?i:school)|(?i:college|academy|university|family[ \t]{1,2}practice|"
+                           r"[ \t]{1,2}(?i:school)|(?P<acronym_not>(?i:dialysis|(?:critical[ \t]{1,2}care[ \t]{1,2})?"
+                           r"transport|motel|church))"
+                           r"|(?i:(?:community[ \t]{1,2})?college|academy|university|family[ \t]{1,2}practice|"
                            r"medical[ \t]{1,2}(?:group|associates)|primary[ \t]{1,2}care|internal[ \t]{1,2}medicine"
                            r"[ \t]{1,2}associates))(?![\w\-])")
+#: denominations before "church": a kind of church, not its name
+_DENOMINATIONS = frozenset(("catholic", "baptist", "methodist", "lutheran", "episcopal", "presbyterian", "orthodox",
+                            "pentecostal", "evangelical", "congregational", "unitarian", "adventist", "mormon",
+                            "anglican", "greek", "russian", "korean", "chinese", "local", "community", "his", "her"))
+#: a sentence or line starts right before a word (its capital says nothing)
+_SENTENCE_START = re.compile(r"(?:\A|[.!?:;\n][ \t]{0,2}|\n[ \t]*)\Z")
 #: a visiting-nurse agency named by its town: "VNA of ...", "Visiting Nurse Association of ..."
 _AGENCY_OF = re.compile(r"(?<![\w\-'’])(?:VNA|(?i:visiting[ \t]{1,2}nurses?(?:[ \t]{1,2}(?:association|service))?))"
                         r"[ \t]{1,2}(?i:of)[ \t]{1,2}")

@@ -94,6 +94,18 @@ _FAX_WORDS = ("fax", "telefax", "faxnummer", "faxnr", "faks", "telefaxnummer")
 # when they are the nearest label before a candidate
 _NOT_PHONE_WORDS = ("card", "cc", "visa", "mastercard", "amex", "tarjeta", "crédito", "kaart", "creditcard", "kort",
                     "kreditkort", "karte", "kreditkarte", "iban", "cuenta", "account", "rekening", "konto")
+#: a word of three or more letters: an identifier label followed by such words before a number is not that number's
+#: label ("case mgr Boyd, 508-555-0128": the manager's phone, not a case number)
+_GAP_WORD = re.compile(r"[^\W\d_]{3,}")
+_LABEL_FILLERS = frozenset(("number", "num", "nummer", "numero", "número", "nr", "nro", "no", "for", "des", "der",
+                            "van", "del", "de"))
+
+
+def _words_between(gap: str) -> bool:
+    """Whether ``gap`` (between an identifier label and a number) holds a word other than a label filler."""
+    return any(w.casefold() not in _LABEL_FILLERS for w in _GAP_WORD.findall(gap))
+
+
 _EXT_WORDS = r"ext\.?|ext:|x|extensión|anexo|toestel|anknytning|durchwahl|dw\.?"
 
 # Digit groups separated by at most one separator (or "- "); possessive digit runs make the loop unambiguous, so the
@@ -254,7 +266,8 @@ class PhoneRecognizer:
                 kind, pos = "id", m.end()
         if self.id_label_regex is not None:
             for m in self.id_label_regex.finditer(window):
-                if m.end() >= pos and not (self.lang == "en" and "\n" in window[m.end():]):
+                gap = window[m.end():]
+                if m.end() >= pos and not (self.lang == "en" and "\n" in gap) and not _words_between(gap):
                     kind, pos = "id", m.end()  # English: a label of the line above is another field's
         return kind, has_phone
 
@@ -437,6 +450,9 @@ _CALL_WORDS = frozenset(("call", "called", "calls", "phone", "phoned", "reach", 
                          "charge", "desk", "station"))  # the charge nurse's, the desk's phone ("charge x3388")
 
 
+#: "#" and a pager's four or five digits, and the words of paging that make it one within the sentence before
+_HASH_NUMBER = re.compile(r"(?<![\w#])#[ \t]?(\d{4,5})(?![\w/]|[.,:-]\d)")
+_PAGE_WORDS = frozenset(("page", "paged", "pager", "pgr", "beeper", "beep", "bpr"))
 #: credentials that end a signature, after which a bare "x1234" is the signer's extension ("..., LICSW x6620")
 _EN_CREDENTIAL_WORDS = frozenset(("rn", "md", "np", "pa-c", "msw", "lcsw", "licsw", "lmhc", "lsw", "cnm",
                                   "crna", "pharmd", "slp", "rrt", "lpn", "aprn", "fnp", "dnp",
@@ -469,6 +485,12 @@ class PagerRecognizer:
         out: list[Span] = []
         for m in self._rx.finditer(text):
             out.append(Span(m.start(1), m.end(1), "CONTACT.PHONE", f"{self.name}:pager", 0.85))
+        if self.lang == "en" and "#" in text:  # "pls page Anneliese (SW) at #52788": the page word further back
+            for m in _HASH_NUMBER.finditer(text):
+                window = text[max(0, m.start() - 45):m.start()]
+                window = window[max(window.rfind("."), window.rfind("\n")) + 1:]
+                if _PAGE_WORDS & {w.casefold() for w in _WORD_RE.findall(window)}:
+                    out.append(Span(m.start(1), m.end(1), "CONTACT.PHONE", f"{self.name}:pager", 0.75))
         if self._slash is not None and "/" in text:
             for m in self._slash.finditer(text):
                 if m.group().count("/") > 1:  # "201/324/1423"; not "ratio 300/200/1000", "ABG 7.35/410/555/1234"

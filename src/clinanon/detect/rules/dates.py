@@ -631,7 +631,8 @@ _RANGE_TO: dict[str, re.Pattern[str]] = {
 }
 #: words before a day + month without a year that make it a date ("am 3.5.", "op 14/9", "den 15/11")
 _PARTIAL_WORDS: dict[str, tuple[str, ...]] = {
-    "de": ("am", "vom", "seit", "ab", "bis", "zum", "dem", "den", "datum", "zwischen", "heute", "gestern", "morgen"),
+    "de": ("am", "vom", "seit", "ab", "bis", "zum", "dem", "den", "datum", "zwischen", "heute", "gestern", "morgen",
+           "des", "letzte", "letzten", "letztmalig", "zuletzt", "erneut"),
     "nl": ("op", "d.d", "dd", "van", "tot", "sinds", "vanaf", "datum", "t/m", "per", "opgenomen", "opgen", "opname",
            "ontslag", "ontslagen", "laatste", "volgende", "gezien", "controle", "gestart", "gestopt", "geopereerd",
            "overleden", "tm"),
@@ -659,7 +660,8 @@ def _partial_date_patterns(lang: str, spec: _DateLang) -> list[RulePattern]:
     if lang == "nl":  # Dutch also writes a day and month with a dash, two digits each ("op 24-05", not "op 2-3")
         shape = rf"(?:{shape}|\d\d-\d\d(?![\w/-]|[.,:]\d))"
     # Dutch "t/m 9/11" (tot en met): a date word the word splitter cannot see
-    until = r"(?<![\w/])t/m\.?[ \t]{0,2}$" if lang == "nl" else None
+    # German: alone in brackets after what happened ("6. postoperativer Tag (17.10.)", "CT (23.05., 21:18 Uhr)")
+    until = {"nl": r"(?<![\w/])t/m\.?[ \t]{0,2}$", "de": r"\([ \t]{0,2}$"}.get(lang)
     return [RulePattern("day_month_numeric", first="digit", regex=_NUM_LEFT + shape, score=0.3,
                         validator=_dm_valid, adjust=in_range,
                         context=Context.of(before=_PARTIAL_WORDS[lang], neg_after=_UNITS, n_before=2, n_after=1,
@@ -830,7 +832,7 @@ _MD_EVENT_NOUNS = _wordset(
     "stroke strokes cva tia mi ami nstemi stemi imi nqmi cabg ptca pci stent stents stented arrest seizure seizures "
     "dvt bleed gib ugib lgib sah ich sdh bypass surgery amputation transplant resection hospitalization "
     "admission ppm pacer aicd icd avr mvr thoracotomy laparotomy ex-lap colectomy cholecystectomy appendectomy "
-    "craniotomy crani vats tracheostomy")
+    "craniotomy crani vats tracheostomy fall fell injury mva accident overdose")
 
 
 def _md_sep_adjust(text: str, start: int, end: int) -> float:
@@ -998,7 +1000,9 @@ def _ordinal_cue_adjust(text: str, start: int, end: int) -> float:
 
 #: events of a medical history that notes date with a bare two-digit year ("s/p MI 95", "CABG 98", "09 PTCA")
 _HISTORY_EVENTS = (r"(?:nq|st|nst|ns)?(?:wmi|emi)|mi|imi|ami|cabg(?:[ \t]?x[ \t]?\d)?|ptca|pci|stents?|stented|"
-                   r"avr|mvr|cva|tia|lap[ \t]chole|chole|appy|cholecystectomy|appendectomy|thr|tkr|cea|aaa[ \t]repair")
+                   r"avr|mvr|cva|tia|lap[ \t]chole|chole|appy|cholecystectomy|appendectomy|thr|tkr|cea|aaa[ \t]repair|"
+                   r"bka|aka|amputation|orif|tha|tka|lami|laminectomy|turp|mastectomy|lumpectomy|hysterectomy|"
+                   r"ppm|aicd|icd|pacer|pacemaker|dx'?d|diagnosed|dx|insulin[ \t]since")
 #: the event, then a two-digit year not followed by a unit, a percent or more digits
 _EVENT_YEAR_AFTER = (rf"(?<![\w/])(?i:{_HISTORY_EVENTS})(?:[ \t]{{1,2}}(?i:in|on|of))?[ \t]{{1,2}}['’]?(\d\d)"
                      r"(?![\w%/'’]|[.,:-]\d|[ \t]{0,2}(?i:mm|cm|fr|french|x|%|mg|units?|hrs?|days?|min|yo|y/o)"

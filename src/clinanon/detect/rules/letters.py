@@ -42,7 +42,7 @@ from clinanon.detect.allowlist import allowlist_for
 from clinanon.detect.engine import finditer_word_start, word_start_scan
 from clinanon.document import Document, Span
 from clinanon.lang.fold import fold
-from clinanon.lang.lexicon import ANATOMY_DE, common_lexicon, common_words
+from clinanon.lang.lexicon import ANATOMY_DE, common_lexicon, common_words, drug_words
 from clinanon.lang.wordlists import load_rows
 
 __all__ = ["LANGS", "SPECIALTY", "GermanLetterCueRecognizer", "LetterLayoutRecognizer", "recognizers"]
@@ -127,11 +127,21 @@ def _known_names(lang: str) -> frozenset[str]:
     return frozenset(fold(r[0]) for kind in ("first_name", "surname") for r in load_rows(lang, kind))
 
 
+#: the Swiss cantons' two-letter codes
+_CH_CANTONS = ("AG|AI|AR|BE|BL|BS|FR|GE|GL|GR|JU|LU|NE|NW|OW|SG|SH|SO|SZ|TG|TI|UR|VD|VS|ZG|ZH")
+#: the end of a postcode line's town: the line's end or a separator of a letter head ("90547 Stein · Tel.")
+_TOWN_LINE_END = re.compile(r"[ \t]*(?:$|[,·|;])", re.MULTILINE)
+
+
 @memo
 def _regexes(lang: str) -> dict[str, re.Pattern[str]]:
     saint = r"(?:St\.[ \t]{0,2}|Sankt[ \t])?" if lang == "de" else ""  # "A-3340 St. Anna im Tal", "Sankt Gallen"
+    # German qualifiers after a town's name: "Weiden i. d. OPf.", "Frankfurt a. M.", "Freiburg i. Br.",
+    # "Lahr/Schwarzwald", a Swiss canton's code ("Wald ZH")
+    qualifier = (rf"|[ \t](?:i|a|b)\.[ \t]?(?:d\.[ \t]?)?[{_UP}][\w]{{0,20}}\.?|/[{_UP}][{_LO}]{{2,20}}"
+                 rf"|[ \t](?:{_CH_CANTONS})(?=[ \t]*(?:\r?\n|$|[,·|]))" if lang == "de" else "")
     place = (rf"{saint}{_WORD}(?:[ \t](?:(?:{_CONNECT[lang]})[ \t])?{_WORD}){{0,2}}"
-             rf"(?:[ \t]\([{_UP}][\w.]{{1,20}}\))?")
+             rf"(?:[ \t]\([{_UP}][\w.]{{1,20}}\){qualifier})?")
     date = (r"(?:\d{1,2}\.[ \t]?\d{1,2}\.[ \t]?\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}-\d{1,2}-\d{4}"
             r"|\d{1,2}\.?[ \t]{1,2}[^\W\d_]{3,12}\.?[ \t]{1,2}\d{4})")
     # German: a weekday may stand before the date ("Leipzig, Mi, 22.03.2023", "Graz, Montag, den 3.4.2023")
@@ -142,7 +152,8 @@ def _regexes(lang: str) -> dict[str, re.Pattern[str]]:
     return {
         "postcode": re.compile(rf"(?P<pc>{_POSTCODE[lang]})(?![\w-])[ \t]{{1,3}}(?P<city>{place})(?![\w\-])"),
         "pc_before": re.compile(rf"(?:^|{_PC_BEFORE[lang]})[ \t]{{0,4}}(?:[A-Z]{{1,2}}-)?\Z", re.MULTILINE),
-        "place_date": re.compile(rf"(?m)^[ \t]{{0,8}}(?P<city>{place}),[ \t]{{0,3}}"
+        # (a right-aligned date line of a letter head starts after many blanks)
+        "place_date": re.compile(rf"(?m)^[ \t]{{0,60}}(?P<city>{place}),[ \t]{{0,3}}"
                                  rf"(?:{date_lead[lang]})?{date}[ \t.]{{0,2}}$"),
         # the cue families in one alternation (one scan of the word starts): wards need a digit in their code,
         # so a named ward ("Station Laennec") is tried after them; at most one family matches at a position
@@ -203,6 +214,8 @@ class LetterLayoutRecognizer:
                 if rx["pc_before"].search(text, line, m.start()) is None and not _after_street(text, m.start()):
                     continue
                 ext = self._place_words_ok(text, *m.span("city"))
+                if ext is None and self.lang == "de" and _TOWN_LINE_END.match(text, m.end("city")):
+                    ext = m.span("city")  # a town that is a word ends the postcode line: "90547 Stein"
                 if self.lang == "de" and len(m.group("pc")) == 4 and not _de_four_digit_ok(text, m, ext):
                     continue
                 pc_start = m.start("pc")
@@ -217,6 +230,8 @@ class LetterLayoutRecognizer:
                     out.extend(_de_street_lines(text, m.start(), m.end(), self.name))
             for m in rx["place_date"].finditer(text):
                 ext = self._place_words_ok(text, *m.span("city"))
+                if ext is None and self.lang == "de" and fold(m.group("city")) in _de_town_names():
+                    ext = m.span("city")  # a listed town that is a word dates the letter: "Stein, 14.03.2024"
                 if ext:
                     out.append(Span(*ext, "LOCATION.CITY", f"{self.name}:place_date", 0.7))
         common = _common(self.lang)
@@ -298,6 +313,12 @@ def _de_towns() -> frozenset[str]:
         if m:
             out.add(fold(m.group()))
     return frozenset(out)
+
+
+@memo
+def _de_town_names() -> frozenset[str]:
+    """Folded names of the German-language gazetteer's towns (DE, AT, CH)."""
+    return frozenset(fold(r[0]) for r in load_rows("de", "city"))
 
 
 def _de_four_digit_ok(text: str, m: re.Match[str], ext: tuple[int, int] | None) -> bool:
@@ -383,8 +404,11 @@ _DE_STAFF_CUE = (r"(?:[Gg]eschrieben|[Dd]iktiert|[Ee]rstellt|[Gg]eprüft|[Vv]idi
                  r"|Sonographie|Endoskopie)[ \t]{1,2}durch[ \t]{0,2}:?"
                  r"|(?:Assistenz|Operateur(?:in)?|Untersucher(?:in)?|Befunder(?:in)?|Anästhesist(?:in)?|Anästhesie"
                  r"|Instrumentierung|Springer(?:in)?|Ansprechpartner(?:in)?|Bezugspflege(?:kraft)?|Diktat"
-                 r"|Schreibkraft|Sekretariat|Arzt|Ärztin)[ \t]{0,2}:"
-                 r"|Kollegin|Kollegen|Kollege")  # "Frau Kollegin X" (a comma after the word: the salutation)
+                 r"|Schreibkraft|Sekretariat|Arzt|Ärztin|Hebamme|(?:OP-)?Pflege|Pflegekraft|Physiotherapeut(?:in)?"
+                 r"|Ergotherapeut(?:in)?|Logopäd(?:e|in)|Sozialdienst|Psycholog(?:e|in)|Seelsorge(?:r|rin)?"
+                 r"|Diabetesberater(?:in)?|Case-?Manager(?:in)?)[ \t]{0,2}:"
+                 # "Frau Kollegin X" (a comma after the word: the salutation)
+                 r"|Kollegin|Kollegen|Kollege|Pfarrer(?:in)?|Seelsorger(?:in)?|Diakon(?:in)?|Hebamme")
 #: Swiss cantons after a town in brackets ("Trüllikon (ZH)"), German states' abbreviations are not used so
 _CANTONS = "AG|AI|AR|BE|BL|BS|FR|GE|GL|GR|JU|LU|NE|NW|OW|SG|SH|SO|SZ|TG|TI|UR|VD|VS|ZG|ZH"
 #: what starts a department line of a hospital head ("Abt. für Dermatologie", "Epilepsie-Einheit")
@@ -557,10 +581,20 @@ def _de_word_ok(word: str, *, strict: bool, after_name: bool = False) -> bool:
         return False
     if known:
         return True
+    if f in drug_words("en") or (len(w) >= 8 and _DE_TERM_END.search(f)):
+        return False  # a drug ("Insulin", "Apixaban": the INN are the same in German) or a medical term
     return not (strict and _de_compound_noun(w))
 
 
+#: endings of German medical and abstract nouns, at eight letters or more ("Plexusanästhesie", "Infektion",
+#: "Arthrose", "Gastritis"); not "-ie" or "-ien" alone, which surnames have ("Kamithien")
+_DE_TERM_END = re.compile(r"(?:thesie|skopie|graphie|grafie|tomie|plastie|therapie|pathie|algie|ämie|urie|tion|sion"
+                          r"|tionen|sionen|itis|ose|osen|ismus|ität)$")
+
+
 _DE_WORD_RX = re.compile(rf"{_DE_NW}|,")
+#: the end of a name's slot: the line's end, a comma or bracket, or the wide gap between two signatures
+_SLOT_END = re.compile(r"[ \t]*(?:\r?\n|\Z|[,;()])|[ \t]{3,}")
 
 
 def _de_name_words(text: str, start: int, end: int, *, strict: bool, caps_surname: bool = False
@@ -584,6 +618,8 @@ def _de_name_words(text: str, start: int, end: int, *, strict: bool, caps_surnam
         ok = _de_word_ok(w, strict=(strict and not after) or comma, after_name=after)
         if not ok and caps_surname and not comma and _surname_before_first_name(text, toks, k):
             ok = True
+        if not ok and after and len(out) == 1 and _SLOT_END.match(text, b) and w[:1].isupper() and len(w) > 2:
+            ok = True  # a surname that is a noun where the name's field or line ends: "Assistenz: Jana Wunder"
         if not ok:
             break
         out.append((a, b))
@@ -727,9 +763,44 @@ def _de_institutions(text: str, src: str) -> list[Span]:
     return out
 
 
+#: "als X" with X shaped like an occupation (:data:`_DE_OCCUPATION_END`) in a sentence that speaks of work
+#: (:data:`_DE_WORK_SENTENCE`: "arbeitet seit über 30 Jahren als Dachdecker", "Arbeitsunfähigkeit als
+#: Verkäuferin", "wo er als Schichtleiter in der Fertigung arbeitet", "fährt beruflich als Reisebusfahrer"), and an
+#: occupation right after an age ("Der 59-jährige Hotelfachmann")
+_DE_ALS_OCCUPATION = re.compile(rf"(?<![\w])als[ \t]{{1,2}}(?P<prof>(?:[{_UP}][{_LO}]{{2,25}}(?:-[{_LO}]{{2,25}})?"
+                                rf"(?:e|er|es)[ \t]{{1,2}})?[{_UP}][{_LO}]{{2,30}}(?:-[{_UP}]?[{_LO}]{{2,30}})?)"
+                                r"(?![\w\-])")
+_DE_WORK_SENTENCE = re.compile(r"(?i:arbeit|tätig|beschäftigt|beruf|angestellt|jobb|schicht|dienst\b|stelle\b"
+                               r"|ausbildung|lehre\b|selbstständig|selbständig)")
+_DE_AGED_OCCUPATION = re.compile(rf"(?<![\w])\d{{1,3}}-?[Jj]ährige[rn]?[ \t]{{1,2}}(?P<prof>[{_UP}][{_LO}]{{2,30}}"
+                                 rf"(?:-[{_UP}]?[{_LO}]{{2,30}})?)(?![\w\-])")
+
+
+def _sentence_of(text: str, start: int, end: int, reach: int = 200) -> str:
+    """The sentence (or line) around ``text[start:end]``, at most ``reach`` characters on either side."""
+    lo, hi = max(0, start - reach), min(len(text), end + reach)
+    a = max(text.rfind(c, lo, start) for c in ".!?;\n") + 1 or lo
+    b = min((i for i in (text.find(c, end, hi) for c in ".!?;\n") if i >= 0), default=hi)
+    return text[max(a, lo):b]
+
+
+def _occupation_word(w: str) -> bool:
+    f = w.casefold()
+    return (f not in _DE_NOT_OCCUPATION and f not in _DE_NOT_PROFESSION and f not in _DE_INST_NOT_NAME
+            and _DE_OCCUPATION_END.search(f) is not None)
+
+
 def _de_professions(text: str, src: str) -> list[Span]:
     """The patient's occupation after a cue of work (:data:`_DE_PROFESSION`): ``PROFESSION`` 0.7."""
     out: list[Span] = []
+    if "als" in text:
+        for m in _DE_ALS_OCCUPATION.finditer(text):
+            last = m.group("prof").split()[-1]
+            if _occupation_word(last) and _DE_WORK_SENTENCE.search(_sentence_of(text, m.start(), m.end())):
+                out.append(Span(*m.span("prof"), "PROFESSION", f"{src}:profession", 0.65))
+    for m in _DE_AGED_OCCUPATION.finditer(text):
+        if _occupation_word(m.group("prof")) and not m.group("prof").casefold().startswith(("patient", "pat")):
+            out.append(Span(*m.span("prof"), "PROFESSION", f"{src}:profession", 0.6))
     for m in _DE_PROFESSION.finditer(text):
         key = "prof" if m.group("prof") is not None else "prof2"
         a, b = m.span(key)
@@ -750,7 +821,7 @@ def _de_professions(text: str, src: str) -> list[Span]:
 #: the patient's insurer or payer after its field label ("Kostenträger: AOK Sachsen-Anhalt, IK ...", "Kasse: X",
 #: "Versichert bei der X"), and the insurers that their acronym names anywhere ("AOK Plus", "BKK X", "IKK X")
 _DE_PAYER = re.compile(
-    rf"(?<![\w])(?:(?:Kostenträger|Krankenkasse|Pflegekasse|Kasse|Krankenversicherung|Versicherung"
+    rf"(?<![\w])(?:(?:Kostenträger|Krankenkasse|Pflegekasse|Kasse|Krankenversicherung|Versicherung|KV"
     rf"|Unfallversicherungsträger)[ \t]{{0,2}}:|[Vv]ersichert[ \t]{{1,2}}bei(?:[ \t]{{1,2}}de[rm])?)[ \t]{{1,3}}"
     rf"(?P<org>[{_UP}][\w&.+]{{0,25}}(?:-[{_UP}][\w]{{0,25}})?"
     rf"(?:[ \t]{{1,2}}(?:der|für|und|&|–|-)?[ \t]{{0,2}}[{_UP}][\w&.+]{{0,25}}(?:-[{_UP}][\w]{{0,25}})?){{0,4}})"
@@ -765,10 +836,39 @@ _DE_PAYER_GENERIC = frozenset(("gesetzliche", "gesetzlich", "private", "privat",
 _DE_PAYER_LABEL = re.compile(r"(?:Vers\.|Versicherte|Nr\.|IK(?![\w])|Tel\.|Fax|Kassen-?Nr)")
 
 
+#: nationwide insurers, accident and pension insurance carriers, welfare and self-help organisations named
+#: anywhere, with the region or town of their branch after them ("Deutsche Rentenversicherung Bayern Süd", "BG BAU",
+#: "Caritas Landshut", "Johanniter-Unfall-Hilfe"): which of them a patient deals with is personal
+_DE_NAMED_ORG = re.compile(
+    rf"(?<![\w\-])(?P<org>(?:(?:Deutschen?[ \t]{{1,2}})?Rentenversicherung(?=[ \t]{{1,2}}(?:Bund|Knappschaft|[{_UP}]))"
+    r"|Techniker[ \t]{1,2}Krankenkasse|BARMER|Barmer(?:[ \t]{1,2}GEK)?|DAK(?:-Gesundheit)?|Knappschaft|KKH|HEK"
+    r"|BG[ \t]{1,2}(?:BAU|Bau|ETEM|RCI|Verkehr|Holz[ \t]und[ \t]Metall|Nahrungsmittel[ \t]und[ \t]Gastgewerbe)"
+    r"|BGHM|BGHW|BGN|BGW|SVLFG|Caritas(?:verband)?|Diakonie|Diakonisches[ \t]Werk|AWO|Arbeiterwohlfahrt|DRK"
+    r"|Johanniter(?:-Unfall-Hilfe)?|Malteser(?:[ \t]Hilfsdienst)?|Arbeiter-Samariter-Bund|ASB|Kreuzbund"
+    r"|Blaues[ \t]Kreuz|Volkssolidarität|Lebenshilfe|Pro[ \t]Familia))"
+    rf"(?P<branch>(?:[ \t]{{1,2}}(?:Bund|Region|Regionalverband|Kreisverband|Ortsverband|Landesverband)?[ \t]?"
+    rf"[{_UP}][{_LO}][\w]{{1,25}}(?:-[{_UP}][\w]{{1,25}})?(?:[ \t](?:Süd|Nord|West|Ost|Mitte|Land))?)?)"
+    r"(?![\w\-])")
+
+
+def _de_named_orgs(text: str, src: str) -> list[Span]:
+    """:data:`_DE_NAMED_ORG`: ``LOCATION.ORGANIZATION`` 0.7, a branch's town or region when it is no common word."""
+    out: list[Span] = []
+    common = _common("de")
+    for m in _DE_NAMED_ORG.finditer(text):
+        end = m.end("org")
+        branch = m.group("branch").split()
+        if branch and not all(w.casefold() in common and w not in ("Süd", "Nord", "West", "Ost", "Mitte", "Land")
+                              for w in branch):
+            end = m.end("branch")
+        out.append(Span(m.start("org"), end, "LOCATION.ORGANIZATION", f"{src}:named_org", 0.7))
+    return out
+
+
 def _de_payers(text: str, src: str) -> list[Span]:
     """The patient's insurer (:data:`_DE_PAYER`): ``LOCATION.ORGANIZATION`` 0.7; a generic kind of insurance
     ("Gesetzliche Krankenversicherung", "privat") is none."""
-    out: list[Span] = []
+    out: list[Span] = _de_named_orgs(text, src)
     for m in _DE_PAYER.finditer(text):
         key = "org" if m.group("org") is not None else "acr"
         words = [(w.start(), w.end()) for w in _NON_SPACE.finditer(text, *m.span(key))]

@@ -500,7 +500,10 @@ _MIDDLE_INITIAL = re.compile(rf"{_SP}{_U}\.?{_SP}")
 #: endings of German nouns of roles and abstractions (folded) that no list holds ("Stationsleitung",
 #: "Studienkoordinatorin", "Berufsbetreuer")
 _DE_ROLE_NOUN = re.compile(r"(?:ung|ungen|heit|keit|schaft|leiter|leiterin|koordinator|koordinatorin|betreuer"
-                           r"|betreuerin|pfleger|pflegerin|arzt|arztin|kraft|assistent|assistentin)$")
+                           r"|betreuerin|pfleger|pflegerin|arzt|arztin|kraft|assistent|assistentin|pfarrer|pfarrerin"
+                           r"|seelsorger|seelsorgerin|hebamme|therapeut|therapeutin|ehemann|ehefrau|gatte|gattin"
+                           r"|tochter|sohn|enkel|enkelin|nichte|neffe|nachbar|nachbarin|partner|partnerin"
+                           r"|gefahrte|gefahrtin|kollege|kollegin)$")
 _SENTENCE_END = frozenset(".!?:;\n\r\"“”'«»()[]>*•-–")
 #: German month and weekday names and times of day, never a surname after a first name ("bis Max Juni" is no name)
 _DE_NOT_NOUN_SURNAME = frozenset(("januar", "februar", "marz", "april", "mai", "juni", "juli", "august",
@@ -946,7 +949,8 @@ _CASELESS_CUES: dict[str, dict[str, str]] = {
                          "pharmacist", "therapist", "rt", "rrt", "sw", "cm", "chaplain", "nutritionist",
                          "dietitian", "md", "specialist", "coordinator", "manager", "worker", "liaison",
                          "educator", "consultant", "hospitalist", "intensivist", "anesthesiologist", "pcp",
-                         "crna", "mgr", "interpreter", "paramedic", "midwife", "res"),
+                         "crna", "mgr", "interpreter", "paramedic", "midwife", "res", "ot", "tech", "technician",
+                         "aide", "staff", "charge"),
                       "NAME.DOCTOR"),
         **dict.fromkeys(("wife", "husband", "son", "daughter", "dtr", "dau", "sister", "brother", "sis", "bro",
                          "mother", "father", "mom", "dad", "mum", "friend", "neighbor", "neighbour", "niece",
@@ -957,19 +961,23 @@ _CASELESS_CUES: dict[str, dict[str, str]] = {
                          "grandsons", "granddaughters", "friends", "cousins", "sibling", "siblings", "stepmother",
                          "stepfather", "stepmom", "stepdad", "grandma", "grandpa", "caller", "counselor",
                          "counsellor", "teacher", "pastor", "officer", "trooper", "sgt", "supervisor", "adjuster",
-                         "roommate", "landlord"), "NAME.RELATIVE"),
+                         "roommate", "landlord", "det", "detective", "foreman", "boss"), "NAME.RELATIVE"),
         "thx": "NAME", "thanks": "NAME",
         "mr": "NAME", "mrs": "NAME", "ms": "NAME", "miss": "NAME", "pt": "NAME.PATIENT", "patient": "NAME.PATIENT",
     },
 }
 #: cues written with an abbreviation's dot before a name ("Dr. murray", "dtr. jane"); after the other cues a dot
 #: ends a sentence ("... power of attorney. Legal work")
-_DOT_CUES = frozenset(("dr", "drs", "mr", "mrs", "ms", "dtr", "dau", "sis", "bro", "sgt", "mgr"))
+_DOT_CUES = frozenset(("dr", "drs", "mr", "mrs", "ms", "dtr", "dau", "sis", "bro", "sgt", "mgr", "det"))
 #: cues after which a listed first name or surname must be among the words ("md aware" is no name)
 _WEAK_CUES = frozenset(("pt", "patient", "md", "rn", "pa", "ho", "rt", "sw", "cm", "fellow", "resident", "intern",
                         "attending", "friend", "partner", "proxy", "hcp", "poa", "guardian", "caregiver", "pcp",
                         "mgr", "caller", "thx", "thanks", "officer", "supervisor", "teacher", "counselor",
-                        "counsellor", "interpreter", "paramedic", "sibling", "siblings", "res"))
+                        "counsellor", "interpreter", "paramedic", "sibling", "siblings", "res", "ot", "tech",
+                        "technician", "aide", "staff", "charge", "foreman", "boss"))
+#: verbs of calling before a name and its role ("pls page Anneliese (SW)"): no part of the name
+_CALL_VERBS = frozenset(("page", "paged", "call", "called", "ask", "asked", "tell", "told", "notify", "notified",
+                         "contact", "contacted", "pls", "please", "per", "with", "to", "by"))
 #: words of a note's routine that follow "dr" and are no surname ("dr aware", "DR. HERE", "dr team")
 _NOT_AFTER_TITLE = frozenset((
     "aware", "here", "there", "present", "team", "teams", "office", "note", "notes", "order", "orders", "rounds",
@@ -1246,7 +1254,8 @@ class CaselessCueRecognizer:
         if "(" in text:
             for m in _ROLE_AFTER.finditer(text):  # "DICK ROE (RESIDENT)", "spoke with jane (sw)"
                 words = [(m.start(1) + w.start(), m.start(1) + w.end()) for w in _ANY_WORD.finditer(m.group(1))]
-                while words and not self._role_name_word(text[words[0][0]:words[0][1]]):
+                while words and (not self._role_name_word(text[words[0][0]:words[0][1]])
+                                 or text[words[0][0]:words[0][1]].casefold() in _CALL_VERBS):
                     words.pop(0)  # the words before the name ("... TAP...DICK ROE": "TAP" is no name)
                 full = [text[a:b] for a, b in words if len(text[a:b].rstrip(".")) > 1]
                 if full and all(self._role_name_word(w) for w in full):
@@ -1254,7 +1263,8 @@ class CaselessCueRecognizer:
         if "(" in text:
             for m in _KIN_AFTER.finditer(text):  # "JANE (SIGNIFICANT OTHER)"
                 words = [(m.start(1) + w.start(), m.start(1) + w.end()) for w in _ANY_WORD.finditer(m.group(1))]
-                while words and not self._role_name_word(text[words[0][0]:words[0][1]]):
+                while words and (not self._role_name_word(text[words[0][0]:words[0][1]])
+                                 or text[words[0][0]:words[0][1]].casefold() in _CALL_VERBS):
                     words.pop(0)
                 said = [text[a:b] for a, b in words]
                 if said and ((any(self._known(w) for w in said) and all(self._role_name_word(w) for w in said))
@@ -1315,12 +1325,19 @@ class CaselessCueRecognizer:
             words = [(m.start("name") + w.start(), m.start("name") + w.end())
                      for w in _ANY_WORD.finditer(m.group("name"))]
             said = [text[a:b] for a, b in words if b - a > 1]
-            if not said or not (all(self._known(w) or fold(w) in self.names or self._unlisted([w], single=True)
-                                    for w in said) and not any(w.casefold() in self.stop for w in said)):
+            if not said or not (all(self._bed_list_word(w) for w in said)
+                                and not any(w.casefold() in self.stop for w in said)):
                 continue
             out.append(Span(m.start("room"), m.end("room"), "LOCATION.ROOM", f"{self.name}:bed_list", 0.7))
             out.append(Span(words[0][0], words[-1][1], "NAME.PATIENT", f"{self.name}:bed_list", 0.7))
         return out
+
+    def _bed_list_word(self, w: str) -> bool:
+        """A word of a list line's patient name; in lower case ("bed 4 - mcnulty - trach") only a listed name that
+        is no word of the lexicon ("bed 3 - empty") or a word shaped like a surname that no list holds."""
+        if w[:1].islower():
+            return (fold(w) in self.names and fold(w) not in self.lexicon) or self._unlisted(w.split("-"), single=True)
+        return self._known(w) or fold(w) in self.names or self._unlisted([w], single=True)
 
     def _end_signature(self, text: str) -> list[Span]:
         """The writer's name or initials that end a note, on a line of their own or after its last sentence: after
@@ -1482,7 +1499,7 @@ _BED_LIST_HINT = re.compile(r"(?im)^[ \t]{0,4}(?:rm|room|bed|bd)\b")
 _BED_LIST = re.compile(
     r"(?m)^[ \t]{0,4}(?i:rm|room|bed|bd)\.?[ \t]{0,2}#?[ \t]{0,2}(?P<room>\d{1,4}[A-Da-d]?)"
     r"(?:[ \t]{0,2}[-–:][ \t]{0,2}|[ \t]{1,2})"
-    r"(?P<name>[A-Z][A-Za-z'’]{1,30}(?:-[A-Z][A-Za-z'’]{1,30})?(?:[ \t]{1,2}[A-Z][A-Za-z'’]{1,30}"
+    r"(?P<name>[A-Za-z][A-Za-z'’]{1,30}(?:-[A-Za-z][A-Za-z'’]{1,30})?(?:[ \t]{1,2}[A-Z][A-Za-z'’]{1,30}"
     r"(?:-[A-Z][A-Za-z'’]{1,30})?)?(?:,[ \t]{0,2}[A-Z]\.(?=[ \t]))?)"
     r"(?=[ \t]{0,2}(?:[:,(\-–]|\r?$)|[ \t]{1,2}[a-z])")
 #: a word right before a nurse's credential inside a sentence ("report called to nadia rn on 4")
