@@ -42,7 +42,9 @@ CORPUS_OPTIONS = {"meddocan": [], "physionet": ["--phi-oversample", "4"]}
 #: (privrep_meddocan_full*.json, privrep_physionet_full*.json): phase 3 + head + 30-epoch attack; the first job
 #: of a corpus adds its vectors and phase 1; baselines: 20 epochs each
 #: (privrep_*_full_plain20*.json: 250 / 146 CPU s for the plain tagger, the pseudonymized one alike), plus about
-#: 40 s per process to read and encode the notes
+#: 40 s per process to read and encode the notes. They were measured on a loaded machine: the first full run on 2
+#: free workers took 43.0 min of wall time against the 91 min these estimate (privrep_full_run.json, per-job CPU
+#: seconds there), so the dry run is a conservative upper bound
 COST = {("meddocan", "three_phase"): 1352, ("meddocan", "dann"): 730, ("meddocan", "first"): 235,
         ("meddocan", "baselines"): 540, ("physionet", "three_phase"): 695, ("physionet", "dann"): 360,
         ("physionet", "first"): 150, ("physionet", "baselines"): 330}
