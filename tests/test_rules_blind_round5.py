@@ -175,3 +175,15 @@ def test_round5_rules_linear_on_adversarial_input(lang: str, chunk: str) -> None
     t0 = time.process_time()
     RulesDetector(lang).analyze(text)
     assert time.process_time() - t0 < 20.0
+
+
+@pytest.mark.parametrize(("text", "date"), [("f/u in office dec 26, open 9-12", "dec 26"),
+                                            ("no BM since mar 2", "mar 2"), ("f/u dec 3 with pcp", "dec 3")])
+def test_en_lower_case_may_mar_dec_with_a_day_after_a_cue(en: Pipeline, text: str, date: str) -> None:
+    assert (date, "DATE") in _found(en, text)
+
+
+@pytest.mark.parametrize("text", ["pt may 2 more doses", "HR dec from 120 to 90", "uop dec by 20 cc/hr",
+                                  "after dec 5 mg lasix"])
+def test_en_lower_case_may_mar_dec_as_words(en: Pipeline, text: str) -> None:
+    assert not [t for t, lab in _found(en, text) if lab == "DATE"]

@@ -1025,6 +1025,13 @@ _EN_MONTH_ABBR_ALONE = rf"{_EN_MONTH_CUE}({_EN_MONTH_ABBR_CAP})(?![\w'’])(?!\.
 _EN_MONTH_LOWER_ALONE = (r"(?<![\w])(?:since|until|till|til|SINCE|UNTIL|TILL)[ \t]{1,2}"
                          r"((?-i:jan|feb|apr|jun|jul|aug|sept?|oct|nov|january|february|march|april|june|july|"
                          r"august|september|october|november|december))(?![\w'’])(?!\.?[ \t]?\d)")
+#: "may", "mar" and "dec" in lower case with a day, after a word of time or of a visit, two words between at most
+#: ("since mar 2", "f/u in office dec 26"; "dec" alone is "decreased", "may" the modal verb, "mar" the record)
+_EN_MONTH_DAY_LOWER_CUED = (r"(?<![\w/])(?i:since|until|till|til|on|from|by|due|thru|through|appt|f/u|fu|seen|"
+                            r"starting|started|before|after)[ \t]{1,2}(?:[a-z]{2,10}[ \t]{1,2}){0,2}"
+                            r"((?-i:may|mar|dec)\.?[ \t]{1,2}(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?)"
+                            r"(?![\w.,:/-]?\d)(?![ \t]{0,2}(?i:mg|mcg|g|gm|ml|cc|units?|u|%|pts?|points?|mm|cm|"
+                            r"beats?|bpm|hrs?|hours?|days?|min|mins|x)(?![\w]))")
 _EN_FIRST_MONTH_BEFORE = re.compile(rf"{_EN_MONTH_CUE}(?:{_EN_MONTHS_CAP}|{_EN_MONTH_ABBR_CAP})\.?[ \t]{{1,2}}"
                                     r"(?i:and|or|&|to|through|thru|-|–)[ \t]\Z")
 
@@ -1046,6 +1053,7 @@ def _month_day_numeric_en() -> list[RulePattern]:
     md = r"(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])"
     return [RulePattern("month_abbr_cued", first="letter", regex=_EN_MONTH_ABBR_ALONE, group=1, score=0.75),
             RulePattern("month_lower_cued", first="letter", regex=_EN_MONTH_LOWER_ALONE, group=1, score=0.7),
+            RulePattern("month_day_lower_cued", first="letter", regex=_EN_MONTH_DAY_LOWER_CUED, group=1, score=0.7),
             RulePattern("month_year_range", first="digit", regex=_EN_MONTH_YEAR_RANGE, score=0.8),
             RulePattern("ordinal_day", first="letter",  # "seen on the 14th.", "visiting until the 20th and"
                         regex=_ORDINAL_DAY, group=1, score=0.6),
