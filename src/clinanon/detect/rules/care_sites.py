@@ -430,15 +430,7 @@ class CareSiteRecognizer:
             i = h.start()
             while len(back) < 2:
                 m = _LAST_WORD.search(text, max(0, i - 34), i)
-                if m is None:
-                    break
-                w = m.group(1)
-                if h.group("acronym_not") and ((w.isupper() and len(w) <= 4) or w.casefold() in _DENOMINATIONS):
-                    break  # "CVVH dialysis", "ICU transport", "Catholic church": a kind, not a named service
-                # a capitalised word inside a sentence names one too ("Lifeline ambulance", "Millstone dialysis")
-                if not (self._name_word(w) or ((h.group("acronym_not") or "ambulance" in h.group().casefold())
-                        and _capitalised(w) and w.casefold() not in self.stop and w.casefold() not in _GENERIC
-                        and not _SENTENCE_START.search(text, max(0, m.start(1) - 3), m.start(1)))):
+                if m is None or not self._service_name_word(text, m, h):
                     break
                 back.insert(0, (m.start(1), m.end(1)))
                 i = m.start(1)
@@ -449,6 +441,21 @@ class CareSiteRecognizer:
             if words:
                 out.append(Span(words[0][0], words[-1][1], "LOCATION.ORGANIZATION", f"{self.name}:agency", 0.65))
         return out
+
+    def _service_name_word(self, text: str, word: re.Match[str], head: re.Match[str]) -> bool:
+        """Whether the word before a service's head (``word.group(1)``) is part of the service's name: a name word,
+        or, before a head that also names a kind of care ("dialysis", "transport", "church") or "ambulance", a
+        capitalised word inside a sentence ("Lifeline ambulance", "Millstone dialysis"); never an acronym or a
+        denomination before such a head ("CVVH dialysis", "ICU transport", "Catholic church")."""
+        w = word.group(1)
+        kind = head.group("kind") is not None
+        if kind and ((w.isupper() and len(w) <= 4) or w.casefold() in _DENOMINATIONS):
+            return False
+        if self._name_word(w):
+            return True
+        return ((kind or "ambulance" in head.group().casefold()) and _capitalised(w)
+                and w.casefold() not in self.stop and w.casefold() not in _GENERIC
+                and not _SENTENCE_START.search(text, max(0, word.start(1) - 3), word.start(1)))
 
     def _and_more(self, text: str, found: list[Span]) -> list[Span]:
         """The next care site of a list after one found ("screened by ... Rehab and ...", "... Hospital, ... or
@@ -650,10 +657,11 @@ _KIN_WORDS = frozenset((
     "grandfather", "grandparents", "boyfriend", "girlfriend", "partner", "fiance", "fiancee", "relative",
     "relatives", "family", "someone", "somebody", "everyone", "patient", "pt", "caregiver", "sitter", "nurse"))
 #: a town's police, fire or ambulance service, school or practice after its name ("... police", "... FIRE DEPT",
-#: "... High School", "... Family Practice")
+#: "... High School", "... Family Practice"); ``kind``: heads that also name a kind of care or place ("dialysis",
+#: "transport", "motel", "church"), see CareSiteRecognizer._service_name_word
 _SERVICE_HEAD = re.compile(r"(?<=[ \t])(?:(?i:police|fire|ems|rescue|ambulance)(?:[ \t]{1,2}(?i:department|dept\.?|"
                            r"station|service|squad|company|co\.?))?|(?i:high|middle|elementary|grammar|primary)"
-                           r"[ \t]{1,2}(?i:school)|(?P<acronym_not>(?i:dialysis|(?:critical[ \t]{1,2}care[ \t]{1,2})?"
+                           r"[ \t]{1,2}(?i:school)|(?P<kind>(?i:dialysis|(?:critical[ \t]{1,2}care[ \t]{1,2})?"
                            r"transport|motel|church))"
                            r"|(?i:(?:community[ \t]{1,2})?college|academy|university|family[ \t]{1,2}practice|"
                            r"medical[ \t]{1,2}(?:group|associates)|primary[ \t]{1,2}care|internal[ \t]{1,2}medicine"
