@@ -779,9 +779,9 @@ _DE_AGED_OCCUPATION = re.compile(rf"(?<![\w])\d{{1,3}}-?[Jj]ährige[rn]?[ \t]{{1
 def _sentence_of(text: str, start: int, end: int, reach: int = 200) -> str:
     """The sentence (or line) around ``text[start:end]``, at most ``reach`` characters on either side."""
     lo, hi = max(0, start - reach), min(len(text), end + reach)
-    a = max(text.rfind(c, lo, start) for c in ".!?;\n") + 1 or lo
+    a = max(lo, max(text.rfind(c, lo, start) for c in ".!?;\n") + 1)
     b = min((i for i in (text.find(c, end, hi) for c in ".!?;\n") if i >= 0), default=hi)
-    return text[max(a, lo):b]
+    return text[a:b]
 
 
 def _occupation_word(w: str) -> bool:
@@ -799,7 +799,7 @@ def _de_professions(text: str, src: str) -> list[Span]:
             if _occupation_word(last) and _DE_WORK_SENTENCE.search(_sentence_of(text, m.start(), m.end())):
                 out.append(Span(*m.span("prof"), "PROFESSION", f"{src}:profession", 0.65))
     for m in _DE_AGED_OCCUPATION.finditer(text):
-        if _occupation_word(m.group("prof")) and not m.group("prof").casefold().startswith(("patient", "pat")):
+        if _occupation_word(m.group("prof")) and not m.group("prof").casefold().startswith("patient"):
             out.append(Span(*m.span("prof"), "PROFESSION", f"{src}:profession", 0.6))
     for m in _DE_PROFESSION.finditer(text):
         key = "prof" if m.group("prof") is not None else "prof2"
@@ -852,23 +852,25 @@ _DE_NAMED_ORG = re.compile(
 
 
 def _de_named_orgs(text: str, src: str) -> list[Span]:
-    """:data:`_DE_NAMED_ORG`: ``LOCATION.ORGANIZATION`` 0.7, a branch's town or region when it is no common word."""
+    """:data:`_DE_NAMED_ORG`: ``LOCATION.ORGANIZATION`` 0.7, with the branch after it unless the branch's words are
+    all common words ("die Caritas Beratung"; a compass word counts as part of a region: "Bayern Süd")."""
     out: list[Span] = []
     common = _common("de")
     for m in _DE_NAMED_ORG.finditer(text):
-        end = m.end("org")
         branch = m.group("branch").split()
-        if branch and not all(w.casefold() in common and w not in ("Süd", "Nord", "West", "Ost", "Mitte", "Land")
-                              for w in branch):
-            end = m.end("branch")
-        out.append(Span(m.start("org"), end, "LOCATION.ORGANIZATION", f"{src}:named_org", 0.7))
+        named = any(w.casefold() not in common or w in _DE_REGION_WORDS for w in branch)
+        out.append(Span(m.start("org"), m.end("branch") if named else m.end("org"), "LOCATION.ORGANIZATION",
+                        f"{src}:named_org", 0.7))
     return out
+
+
+_DE_REGION_WORDS = frozenset(("Süd", "Nord", "West", "Ost", "Mitte", "Land"))
 
 
 def _de_payers(text: str, src: str) -> list[Span]:
     """The patient's insurer (:data:`_DE_PAYER`): ``LOCATION.ORGANIZATION`` 0.7; a generic kind of insurance
     ("Gesetzliche Krankenversicherung", "privat") is none."""
-    out: list[Span] = _de_named_orgs(text, src)
+    out: list[Span] = []
     for m in _DE_PAYER.finditer(text):
         key = "org" if m.group("org") is not None else "acr"
         words = [(w.start(), w.end()) for w in _NON_SPACE.finditer(text, *m.span(key))]
@@ -986,6 +988,7 @@ class GermanLetterCueRecognizer:
         out += _de_institutions(text, src)
         out += _de_professions(text, src)
         out += _de_payers(text, src)
+        out += _de_named_orgs(text, src)
         for m in rx["canton"].finditer(text):
             a = m.start("city")
             first = _DE_WORD_RX.match(text, a)
