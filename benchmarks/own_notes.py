@@ -12,7 +12,8 @@ note types: ED, H&P, operative, radiology and pathology reports, letters, portal
 obstetrics, EMS, home health, forms) is a third, scored as its own row ``english_notes_2`` by the same code path;
 ``tests/data/en-notes-3`` (50 ICU and step-down nursing progress notes, PhysioNet span boundaries) is a fourth,
 row ``english_notes_3``, the same code path; ``tests/data/en-notes-4`` (60 ICU notes of several hospitals, dense in
-dates, transfers and places, the same convention) is a fifth, row ``english_notes_4``.
+dates, transfers and places, the same convention) is a fifth, row ``english_notes_4``; ``tests/data/en-notes-5``
+(60 ICU notes by writers of the South, Midwest, Mountain West and Pacific Northwest) a sixth, ``english_notes_5``.
 This script scores on them:
 
 * ``rules`` (``detectors.use = ["rules"]``) and ``default`` (the configuration's default detector for the
@@ -62,18 +63,20 @@ CORPORA = {"nl": ROOT / "tests" / "data" / "nl-notes", "sv": ROOT / "tests" / "d
            "nl2": ROOT / "tests" / "data" / "nl-notes-2",
            "en": ROOT / "tests" / "data" / "en-notes", "en2": ROOT / "tests" / "data" / "en-notes-2",
            "en3": ROOT / "tests" / "data" / "en-notes-3", "en4": ROOT / "tests" / "data" / "en-notes-4",
+           "en5": ROOT / "tests" / "data" / "en-notes-5",
            "de": ROOT / "tests" / "data" / "de-notes", "de2": ROOT / "tests" / "data" / "de-notes-2",
            "de3": ROOT / "tests" / "data" / "de-notes-3"}
 #: the language of each corpus key (a key is its language unless listed here)
-LANGUAGE = {"nl2": "nl", "en2": "en", "en3": "en", "en4": "en", "de2": "de", "de3": "de"}
+LANGUAGE = {"nl2": "nl", "en2": "en", "en3": "en", "en4": "en", "en5": "en", "de2": "de", "de3": "de"}
 #: corpora scored under a legal profile (both sides filtered) instead of the NOT_ANNOTATED convention; the
 #: invented German letters are scored as real_notes.py scores the GraSCCo letters: ``gdpr-strict`` (professions,
 #: ages and weekdays with dates are PHI) with GraSCCo's own convention for clock times (PRED_CONVENTIONS)
-PROFILES = {"en": "hipaa", "en2": "hipaa", "en3": "hipaa", "en4": "hipaa", "de": "gdpr-strict", "de2": "gdpr-strict",
-            "de3": "gdpr-strict"}
+PROFILES = {"en": "hipaa", "en2": "hipaa", "en3": "hipaa", "en4": "hipaa", "en5": "hipaa", "de": "gdpr-strict",
+            "de2": "gdpr-strict", "de3": "gdpr-strict"}
 #: result row of each corpus key, in output order
 ROWS = {"nl": "dutch_notes", "nl2": "dutch_notes_2", "sv": "swedish_notes", "en": "english_notes",
-        "en2": "english_notes_2", "en3": "english_notes_3", "en4": "english_notes_4", "de": "german_notes",
+        "en2": "english_notes_2", "en3": "english_notes_3", "en4": "english_notes_4", "en5": "english_notes_5",
+        "de": "german_notes",
         "de2": "german_notes_2", "de3": "german_notes_3"}
 #: a corpus's own convention applied to the predictions before its profile scores them
 PRED_CONVENTIONS = {"de": without_clock_times, "de2": without_clock_times, "de3": without_clock_times}

@@ -187,3 +187,36 @@ def test_en_lower_case_may_mar_dec_with_a_day_after_a_cue(en: Pipeline, text: st
                                   "after dec 5 mg lasix"])
 def test_en_lower_case_may_mar_dec_as_words(en: Pipeline, text: str) -> None:
     assert not [t for t, lab in _found(en, text) if lab == "DATE"]
+
+
+@pytest.mark.parametrize(("text", "org"), [("roughneck w/ Caprock Well Service out of town", "Caprock Well Service"),
+                                           ("works nights at Northstar Plastics in the city", "Northstar Plastics")])
+def test_en_employers_by_their_trade(en: Pipeline, text: str, org: str) -> None:
+    assert (org, "LOCATION.ORGANIZATION") in _found(en, text)
+    assert not [t for t, lab in _found(en, "Chest Tube Air Leak noted") if lab.startswith("LOCATION")]
+
+
+def test_en_dashed_month_day_closing_a_bracket_or_after_signed(en: Pipeline) -> None:
+    assert ("4-3", "DATE") in _found(en, "bili 18.2 (was 21 on 4-3), inr 2.1")
+    assert ("1-17", "DATE") in _found(en, "MOST form signed 1-17.")
+    assert not [t for t, lab in _found(en, "on 2-3 L NC, weaning") if lab == "DATE"]
+
+
+@pytest.mark.parametrize(("text", "name"), [("Son Tou Xiong is spokesperson", "Tou Xiong"),
+                                            ("Called pt's son, SSgt Dale Hoffner, at 1630", "Dale Hoffner"),
+                                            ("family meeting with Dr. Sattler Tues the 9th", "Sattler")])
+def test_en_kinship_words_ranks_and_weekdays_stay_out_of_names(en: Pipeline, text: str, name: str) -> None:
+    assert name in [t for t, lab in _found(en, text) if lab.startswith("NAME")]
+    assert not [t for t, lab in _found(en, text) if lab.startswith("NAME") and t != name and name in t]
+
+
+def test_en_phone_without_its_brackets_and_area_code_brackets_kept(en: Pipeline) -> None:
+    assert ("334-555-0191", "CONTACT.PHONE") in _found(en, "Grandmother Ollie (334-555-0191) updated")
+    assert ("(617) 555-0123", "CONTACT.PHONE") in _found(en, "call (617) 555-0123 now")
+
+
+@pytest.mark.parametrize("text", ["CV: off levo since 1800. MAP 68-80.", "onset CP 2245 while fueling",
+                                  "R: Pain 4/10 at 0100, 3/10 at 0400. IS 750."])
+def test_en_clock_times_chest_pain_and_pain_lists_are_no_dates_or_zips(en: Pipeline, text: str) -> None:
+    assert not [t for t, lab in _found(en, text) if lab in ("DATE", "LOCATION.ZIP")]
+    assert ("3/10", "DATE") in _found(en, "pain improved since 3/10 per pt")

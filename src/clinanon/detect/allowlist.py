@@ -636,21 +636,54 @@ def word_list_guard(text: str, spans: Iterable[Span], lang: str) -> list[Span]:
     out: :func:`device_guard` (devices, procedures; nationalities relabelled), then :func:`drug_guard` (drug and
     brand words), then :func:`scale_guard` (English grading scales with their grade). The last step of the rules
     detector; a language without those lists passes through."""
-    return _possessive_trim(text, scale_guard(text, drug_guard(text, device_guard(text, spans, lang), lang), lang),
-                            lang)
+    return _en_edges(text, scale_guard(text, drug_guard(text, device_guard(text, spans, lang), lang), lang), lang)
 
 
-def _possessive_trim(text: str, spans: list[Span], lang: str) -> list[Span]:
-    """English name spans without a possessive ``'s`` at their end ("Dr. Aldous Fairweather's office")."""
+#: words that stand before an English name but are none of it: kinship, companions, military and police ranks, a
+#: company's representative ("Son Tou Xiong", "Friend Hank Ostby", "SSgt Dale Hoffner", "CO NAVARRETE", "REP TREVOR
+#: DUNAWAY"), folded
+_EN_LEAD_NOT_NAME = frozenset((
+    "son", "daughter", "dtr", "wife", "husband", "mother", "father", "mom", "dad", "brother", "sister", "friend",
+    "neighbor", "neighbour", "niece", "nephew", "aunt", "uncle", "cousin", "grandson", "granddaughter", "fiance",
+    "fiancee", "girlfriend", "boyfriend", "partner", "roommate", "pvt", "pfc", "spc", "cpl", "sgt", "ssg", "ssgt",
+    "sfc", "msg", "msgt", "1sg", "sgm", "cpo", "po", "lt", "capt", "cpt", "maj", "col", "gen", "a1c", "sra", "co",
+    "cpl", "rep", "tpr", "trooper", "deputy", "officer", "det"))
+#: weekdays after a name are no part of it ("Dr. Sattler Tues the 9th")
+_EN_WEEKDAYS = frozenset(("mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun", "monday",
+                          "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
+_EDGE_WORD = re.compile(r"[^\W\d_][\w.'’\-]*")
+
+
+def _en_edges(text: str, spans: list[Span], lang: str) -> list[Span]:
+    """English spans with their edges set right: a name without a possessive ``'s`` at its end ("Dr. Aldous
+    Fairweather's office"), without a kinship word or a rank before it (:data:`_EN_LEAD_NOT_NAME`) and without a
+    weekday after it (:data:`_EN_WEEKDAYS`); a phone number written in brackets without them ("(334-555-0191)": the
+    PhysioNet gold leaves them out of most such spans and keeps them in a few)."""
     if lang != "en":
         return spans
     out = []
     for s in spans:
-        if (s.label.startswith("NAME") and s.end - s.start > 3 and text[s.end - 1:s.end] in ("s", "S")
-                and text[s.end - 2:s.end - 1] in ("'", "’")):
-            s = Span(s.start, s.end - 2, s.label, s.source, s.score)
+        if s.label.startswith("NAME"):
+            s = _en_name_edges(text, s)
+        elif (s.label == "CONTACT.PHONE" and text[s.start:s.start + 1] == "(" and text[s.end - 1:s.end] == ")"
+              and ")" not in text[s.start + 1:s.end - 1]):
+            s = Span(s.start + 1, s.end - 1, s.label, s.source, s.score)  # the brackets are no part of the number
         out.append(s)
     return out
+
+
+def _en_name_edges(text: str, s: Span) -> Span:
+    words = list(_EDGE_WORD.finditer(text, s.start, s.end))
+    start, end = s.start, s.end
+    while len(words) > 1 and words[0].group().rstrip(".").casefold() in _EN_LEAD_NOT_NAME:
+        words.pop(0)
+        start = words[0].start()
+    while len(words) > 1 and words[-1].group().rstrip(".").casefold() in _EN_WEEKDAYS:
+        words.pop()
+        end = words[-1].end()
+    if end - start > 3 and text[end - 1:end] in ("s", "S") and text[end - 2:end - 1] in ("'", "’"):
+        end -= 2
+    return s if (start, end) == (s.start, s.end) else Span(start, end, s.label, s.source, s.score)
 
 
 @memo

@@ -753,6 +753,8 @@ class PostcodeRecognizer:
         if any(h in text for h in _PC_LOWER_HINTS):
             label_hits += _PC_LABEL_LOWER.finditer(text)
         for m in label_hits:
+            if self.lang == "en" and text[m.start():m.start() + 2] in ("CP", "Cp"):
+                continue  # English "CP" is chest pain ("onset CP 2245"), not the Spanish código postal
             if not _glued(text, m.start()) and sum(c.isdigit() for c in m.group("pc")) >= 3:
                 add(*m.span("pc"), "label", 0.9)
         pcs = self.postcodes.find(text) if postcodes is None else postcodes

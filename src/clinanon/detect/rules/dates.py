@@ -443,8 +443,9 @@ def date_patterns(lang: str) -> tuple[RulePattern, ...]:
         out.append(RulePattern("year_word", first="letter", regex=rf"\b{spec.year_prefix}{_YEAR4}\b(?![.,]\d)",
                                score=0.85, flags=IC, context=Context.of(neg_after=_UNITS, n_after=1, penalty=0.6)))
     out += [
+        # (not 1800-1859: a clock time, "off levo since 1800", never a year of a patient's life)
         RulePattern("year", first="digit", regex=
-                    r"(?<![\w.,/-])(?:1[89]\d\d|20\d\d)(?![\w/]|[.,:-]\d)",
+                    r"(?<![\w.,/-])(?:18[6-9]\d|19\d\d|20\d\d)(?![\w/]|[.,:-]\d)",
                     score=0.35,
                     context=Context.of(before=spec.year_words, neg_after=dm_units, n_before=2, n_after=1,
                                        boost=0.4, penalty=0.8),
@@ -698,6 +699,7 @@ _MD_CUES_BEFORE = _wordset(
     "admitted readmitted admit adm admission extubated extubation extub extubate reintubated intubated "
     "intubation trached d/c dc dc'd d/c'd dced discharged discharge discontinued transferred transfer xfer "
     "s/p sp started start restarted stopped held placed done performed removed inserted pulled changed cultured "
+    "signed "
     "began begun onset "
     "dialysis dialyzed hd cath cabg echo cxr ct mri eeg ekg ecg tee surgery op or mi stent stented ptca ablation "
     "note notes bm last next due scheduled planned seen visited died expired arrived born birthday "
@@ -745,11 +747,20 @@ def _md_neg(w: str) -> bool:
     return w in _MD_NEG_BEFORE or any(p in _MD_NEG_BEFORE for p in re.split(r"[/+]", w) if p and p != w)
 
 
+#: a pain or other scale word earlier in the sentence: a later "N/10" is another score of it
+_PAIN_BEFORE = re.compile(r"(?i:\b(?:pain|painful|score|scores|rated|rates|nrs|vas|discomfort|ache|aching)\b)"
+                          r"[^.\n]{0,70}\Z")
+
+
 def _md_adjust(text: str, start: int, end: int) -> float:
     """The score change of an English ``M/D``: + with a date cue nearer than any measure word (or a clock time, a
     range to another date, a dated line's start), − with a measure word, a fraction, a number before it ("1 1/2")
     or a unit after it."""
     pair = text[start:end]
+    if pair.endswith("/10") and _PAIN_BEFORE.search(text, max(0, start - 80), start):
+        before = _md_words_before(text, start, 1)
+        if not (before and (before[0] in _MD_STRONG_CUES or before[0] in ("on", "since", "from"))):
+            return -0.5  # a pain score of a list ("Pain 4/10 at 0100, 3/10 at 0400"; not "pain since 3/10")
     m, d = (int(x) for x in pair.split("/"))
     if text[start - 1:start] == "." and not text[start - 2:start - 1].isalpha():
         return -0.5  # ".5/10": a decimal, not a date
@@ -859,7 +870,8 @@ def _md_sep_adjust(text: str, start: int, end: int) -> float:
         if i > (0 if dot else 1):
             break  # the cue right before the pair (the word before it too, for a dash)
         if not dot and w in ("on", "since", "from"):
-            return 0.3 if not after or after[0] in _MD_SEP_OK_AFTER or _CLOCK.match(after[0]) else -0.5
+            closed = text[end:end + 1] == ")"  # a bracket closes on it: "(was 21 on 4-3), inr 2.1"
+            return 0.3 if not after or closed or after[0] in _MD_SEP_OK_AFTER or _CLOCK.match(after[0]) else -0.5
         if ((w in _MD_STRONG_CUES and w not in _MD_SEP_WEAK) or w.endswith("'d")
                 or (not dot and (_CLOCK.match(w) or _MILITARY.match(w)))):
             return 0.3  # (a clock time dates a dotted pair no more: "K+ at 0800 5.9")

@@ -217,7 +217,14 @@ _ORG_HEADS = (
     "Medical Group", "Medical Associates", "Lumber", "Freight Lines", "Maternal-Fetal Medicine", "Church",
     "Nursing & Rehabilitation", "Rehabilitation & Nursing Center", "Care Center", "Physical Therapy",
     "Counseling", "Counselling", "Counseling Center", "Counseling Services", "Behavioral Health", "Medical Supply",
-    "Medical Supplies", "Medical Equipment", "Freight", "Trucking", "Oncology", "& Sons")
+    "Medical Supplies", "Medical Equipment", "Freight", "Trucking", "Oncology", "& Sons",
+    # employers and suppliers by their trade ("Red Earth Drilling", "Northstar Plastics", "Heartland Oxygen",
+    # "Big Sky Air", "Meridian Staffing"), written from the trades of rural and industrial patients
+    "Drilling", "Well Service", "Well Services", "Oilfield Services", "Marine", "Plastics", "Packing", "Oxygen",
+    "Staffing", "Home Medical", "Coal", "Beef", "Orchards", "Roofing", "Electric", "Masonry", "Paving",
+    "Poultry", "Mining", "Energy", "Logistics", "Construction", "Builders", "Contracting", "Landscaping",
+    "Plumbing", "Excavating", "Foods", "Dairy", "Manufacturing", "Industries", "Steel", "Concrete", "Tool & Die",
+    "Welding", "Timber", "Air Ambulance", "Air Medical", "Wings")
 _ORG_HEAD_RX = re.compile(
     r"(?<=[ \t])(?:" + "|".join(sorted({re.escape(h).replace("\\ ", "[ \t]") for h in _ORG_HEADS}
                                          | {re.escape(h.upper()).replace("\\ ", "[ \t]") for h in _ORG_HEADS},
