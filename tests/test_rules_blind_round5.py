@@ -160,7 +160,10 @@ def test_de_noun_surname_where_the_field_ends(de: Pipeline) -> None:
 
 
 def test_de_medical_terms_and_role_nouns_are_no_names(de: Pipeline) -> None:
-    # (a drug right after a "Patientin:" field label is still taken for the patient's name: the field rule's check)
+    assert not [t for t, lab in _found(de, "Insulintherapie laut Patientin: Insulin degludec 28 IE abends")
+                if lab.startswith("NAME")]
+    names = [t for t, lab in _found(de, "Patientin: Anna Leber, geb. 1.2.1950") if lab.startswith("NAME")]
+    assert names == ["Anna Leber"]  # a surname that is a word stays a name in the field
     assert not [t for t, lab in _found(de, "Anästhesie: Plexusanästhesie axillär") if lab.startswith("NAME")]
     text = "Begleitung durch Pfarrerin Hanna Ruf (Ev. Kirchengemeinde) ist gewünscht"
     assert [t for t, lab in _found(de, text) if lab.startswith("NAME")] == ["Hanna Ruf"]

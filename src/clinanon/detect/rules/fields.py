@@ -47,7 +47,7 @@ from clinanon.detect.rules.value_end import sentence_end
 from clinanon.document import Document, Span
 from clinanon.lang import LANGUAGES
 from clinanon.lang.fold import fold
-from clinanon.lang.lexicon import common_lexicon, common_words
+from clinanon.lang.lexicon import common_lexicon, common_words, drug_words
 from clinanon.lang.wordlists import load_rows
 
 __all__ = ["FIELD_TABLES", "FieldRecognizer", "FieldSpec", "recognizers", "sex_patterns"]
@@ -439,7 +439,7 @@ class FieldRecognizer:
         if row.shape == "name":
             s, e = _trim(text, start, end)
             ext = _name_extent(text, s, e) if e > s else None
-            if ext:
+            if ext and not (self.lang and _drug_first(text[ext[0]:ext[1]], self.lang)):
                 spans.append((*ext, row.category))
         elif row.shape == "place":
             s, e = _trim(text, start, end)
@@ -612,6 +612,13 @@ def _sex_recognizer(lang: str, min_score: float) -> RuleRecognizer:
 def _known_names(lang: str) -> frozenset[str]:
     """Folded first names and surnames of the gazetteer of ``lang``."""
     return frozenset(fold(r[0]) for kind in ("first_name", "surname") for r in load_rows(lang, kind))
+
+
+def _drug_first(value: str, lang: str) -> bool:
+    """Whether a name field's value starts with a drug (``clinanon.lang.lexicon.drug_words``, English INN and brands,
+    the same in German: "laut Patientin: Insulin degludec 28 IE") that no name list holds."""
+    m = re.match(r"[^\W\d_]+", value)
+    return m is not None and fold(m.group()) in drug_words("en") and fold(m.group()) not in _known_names(lang)
 
 
 def _name_word_ok(word: str, lang: str) -> bool:
