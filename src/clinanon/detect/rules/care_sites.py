@@ -48,7 +48,7 @@ from clinanon.document import Document, Span
 from clinanon.lang import check_language
 from clinanon.lang.fold import fold
 from clinanon.lang.lexicon import CLINICAL_ABBREVIATIONS, common_lexicon, common_words, name_words
-from clinanon.lang.wordlists import load_rows
+from clinanon.lang.wordlists import data_dir, load_rows, read_rows
 from clinanon.text import stop_words
 
 __all__ = ["CareSiteRecognizer", "recognizers"]
@@ -346,6 +346,7 @@ class CareSiteRecognizer:
                 if words:
                     where = _region_label(text[words[0][0]:words[-1][1]], "LOCATION.CITY")
                     out.append(Span(words[0][0], words[-1][1], where, f"{self.name}:home", 0.65))
+        out += self._word_towns(text)
         if "from " in lower:
             towns = _en_lower_towns()
             for m in _FROM_LOWER.finditer(text):  # "pt from springfield", "family from new bedford"
@@ -440,6 +441,31 @@ class CareSiteRecognizer:
             words = self._words(text, m.end(), 3)
             if words:
                 out.append(Span(words[0][0], words[-1][1], "LOCATION.ORGANIZATION", f"{self.name}:agency", 0.65))
+        return out
+
+    def _word_towns(self, text: str) -> list[Span]:
+        """Towns whose name is made of common words (:func:`_en_word_towns`: "Enterprise", "Sisters", "Elk City")
+        right after a word of residence or travel (:data:`_WORD_TOWN_CUE`: "lives alone in Sisters", "drove from
+        Liberal", "farmer near Cascade"), the longest of one to three words; after the weaker cues ("near",
+        "outside", "out of", written in lower case) only a capitalised name; never before a dwelling, a care unit or
+        a word of a normal finding (:data:`_NOT_TOWN_AFTER`: "lives in senior housing", "near central line")."""
+        towns = _en_word_towns()
+        out: list[Span] = []
+        for m in _WORD_TOWN_CUE.finditer(text):
+            words = [(w.start(), w.end()) for w in _WORD_RUN.finditer(text, m.end(), min(len(text), m.end() + 40))]
+            for k in (3, 2, 1):
+                if len(words) < k or fold(text[words[0][0]:words[k - 1][1]]) not in towns:
+                    continue
+                a, b = words[0][0], words[k - 1][1]
+                if k == 1 and text[a:b].casefold() in _NOT_TOWN_WORDS:
+                    break  # "came from home by ambulance", "drove from work"
+                nxt = words[k] if len(words) > k else None
+                if nxt is not None and text[nxt[0]:nxt[1]].casefold() in _NOT_TOWN_AFTER:
+                    break
+                if m.group("weak") and not (m.group("weak").islower() and _capitalised(text[a:b])):
+                    break  # "farmer near Cascade"; not "Near Normal sinus rhythm", "NEAR CENTRAL"
+                out.append(Span(a, b, "LOCATION.CITY", f"{self.name}:word_town", 0.65))
+                break
         return out
 
     def _service_name_word(self, text: str, word: re.Match[str], head: re.Match[str]) -> bool:
@@ -702,6 +728,35 @@ _LIVES_AWAY = re.compile(r"(?<![\w\-'’])(?i:lives|living|resides|residing)(?:[
 #: "from" and one or two lower-case words (a town of the gazetteer: :func:`_en_lower_towns`)
 _FROM_LOWER = re.compile(r"(?<![\w\-'’])(?i:from)[ \t]{1,2}([a-z][a-z'’\-]{3,30}(?:[ \t][a-z][a-z'’\-]{2,30})?)"
                          r"(?![\w\-])")
+
+
+@memo
+def _en_word_towns() -> frozenset[str]:
+    """Folded US places whose name is made of common English words (``en/towns_words.txt``, built by
+    ``scripts/build_city_context.py`` from GeoNames)."""
+    path = data_dir("en") / "towns_words.txt"
+    return frozenset(fold(cols[0]) for _, cols in read_rows(path) if cols and cols[0]) if path.is_file() \
+        else frozenset()
+
+
+#: words of residence or travel right before a town ("lives alone in", "lives w/ grandmother in", "drove from",
+#: "moved to", "originally from"); ``weak``: "near", "nr", "outside", "out of" (a capital needed)
+_WORD_TOWN_CUE = re.compile(
+    r"(?<![\w\-'’])(?:(?i:(?:lives|living|lived|resides|resided|residing|stays|staying)"
+    r"(?:[ \t]{1,2}(?:alone|(?:with|w/)[ \t]{0,2}[^\W\d_]+(?:[ \t][^\W\d_]+)?))?[ \t]{1,2}in"
+    r"|(?:moved|relocated)[ \t]{1,2}(?:to|from)|raised[ \t]{1,2}in|grew[ \t]{1,2}up[ \t]{1,2}in|born[ \t]{1,2}in"
+    r"|(?:is|was|originally|drove|flew|flying|driving|coming|came)(?:[ \t]{1,2}(?:in|down|up))?[ \t]{1,2}from)"
+    r"|(?P<weak>(?i:near|nr|outside(?:[ \t]{1,2}of)?|out[ \t]{1,2}of)))[ \t]{1,2}")
+_WORD_RUN = re.compile(r"[^\W\d_][\w'’\-]*")
+#: places of a day that are also towns' names ("came from home", "drove from work", "is from jail")
+_NOT_TOWN_WORDS = frozenset((*_EN_DWELLINGS, "home", "work", "school", "church", "jail", "prison", "shelter",
+                             "office", "outside", "surgery", "dialysis", "rehab", "there", "here"))
+#: words after a town that say it was none: a dwelling, a line, a care unit ("near central line", "lives in senior
+#: housing", "born in Union hospital")
+_NOT_TOWN_AFTER = frozenset((*_EN_DWELLINGS, "line", "lines", "site", "room", "rooms", "hospital", "hosp", "clinic",
+                             "rehab", "unit", "floor", "ward", "icu", "er", "ed", "center", "centre", "nursing",
+                             "care", "county", "state", "sinus", "rhythm", "limits", "limit", "range", "saline",
+                             "values", "value", "diet", "activity"))
 
 
 @memo
