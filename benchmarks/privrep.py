@@ -129,6 +129,9 @@ def main() -> None:
                     help="minimum scale of the output noise N_out in phase 3 and after (0: none)")
     ap.add_argument("--adv-reset", type=int, default=0,
                     help="phase 3: re-initialise (and warm) the adversaries every K epochs (0: never)")
+    ap.add_argument("--head-group", default=None,
+                    help="regex on the note ids naming the group held out together when the head is chosen "
+                         "(PhysioNet: '^(p\\d+)_', a patient's notes; default: each note alone)")
     ap.add_argument("--head-epochs", type=int, default=0,
                     help="after phase 3: the head trained up to K more epochs on the frozen representation (noise "
                          "drawn once, as at export), early stopping on 10%% of the training notes (0: none)")
@@ -280,7 +283,8 @@ def main() -> None:
         for n in ns:
             m = base.copy(strategy=strategy, n_neighbors=n, lam=lam, adv_steps=args.adv_steps,
                           rep_steps=args.rep_steps, noise_lr=args.noise_lr, noise_floor=args.noise_floor,
-                          adv_reset=args.adv_reset, head_epochs=args.head_epochs, phase3_clip=args.phase3_clip)
+                          adv_reset=args.adv_reset, head_epochs=args.head_epochs, phase3_clip=args.phase3_clip,
+                          head_group=args.head_group)
             m.history = []
             current["model"] = m
             clock.run(f"{strategy}_N{n}", lambda m=m: m.train_private(fit, callback=progress))

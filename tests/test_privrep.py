@@ -583,3 +583,20 @@ def test_cli_train_export_pooled(tmp_path: Path) -> None:
                             "--epochs", "1"])
     assert r.exit_code == 0, r.output
     assert (tmp_path / "head" / "head.pt").is_file()
+
+
+def test_head_group_holds_out_a_patients_notes_together(data) -> None:
+    space, train, _ = data
+    with pytest.raises(ConfigError):
+        _cfg(head_group="(")
+    # notes d1-0 … d1-11 grouped by the first digit after the dash: "1" holds d1-1, d1-10 and d1-11
+    m = PrivRepModel(space, train.tags, _cfg(head_holdout=0.25, head_group=r"^d1-(\d)"))
+    fit_idx, held_idx = m._head_split(train)
+    assert sorted(fit_idx + held_idx) == list(range(len(train.sentences)))
+    group = {k: train.docs[train.sentences[k].doc].id[3] for k in range(len(train.sentences))}
+    held_groups = {group[k] for k in held_idx}
+    assert held_groups and not held_groups & {group[k] for k in fit_idx}
+    assert len(held_groups) == round(10 * 0.25)  # ten groups, a quarter held out
+    # without a group each note is its own unit, as before
+    plain = PrivRepModel(space, train.tags, _cfg(head_holdout=0.25))
+    assert len({train.sentences[k].doc for k in plain._head_split(train)[1]}) == 3

@@ -33,6 +33,7 @@ import json
 import math
 import os
 import random
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -80,7 +81,9 @@ class PrivRepConfig:
     ``head_epochs``: after the privacy training, the representation is frozen and the de-identification head trained
     up to ``head_epochs`` more epochs on it, with the noise drawn once per sentence as at export (floor included),
     as a head trained on exported files is (0: none); early stopping on the notes ``head_holdout`` (a fraction of
-    the *training* notes, seeded) after ``head_patience`` epochs without gain, the best epoch's head kept.
+    the *training* notes, seeded) after ``head_patience`` epochs without gain, the best epoch's head kept;
+    ``head_group`` (a regex on the note ids, its first group or match naming the group: ``"^(p\\d+)_"``) holds out
+    whole groups (a patient's notes together), so the head is chosen on patients it has not seen.
     ``pretrain_loss``: the de-identification loss of the steps with no adversarial term to balance (phase 1 and the
     ``head_epochs``); ``None``: ``deid_loss``. ``"sentence"`` trains them as the plain tagger is trained: the
     gradient clipping (``clip``, a norm) is sized for that loss; with the per-token loss (gradients ≈ 45 times
@@ -117,6 +120,7 @@ class PrivRepConfig:
     head_epochs: int = 0
     head_holdout: float = 0.1
     head_patience: int = 3
+    head_group: str | None = None
     pretrain_loss: DeidLoss | None = None
     phase3_clip: float | None = None
 
@@ -135,6 +139,11 @@ class PrivRepConfig:
             raise ConfigError("head_epochs must be >= 0 (0: no head training on the frozen representation)")
         if not 0 < self.head_holdout < 1 or int(self.head_patience) < 1:
             raise ConfigError("head_holdout must be in (0, 1) and head_patience >= 1")
+        if self.head_group is not None:
+            try:
+                re.compile(self.head_group)
+            except re.error as e:
+                raise ConfigError(f"head_group is no regular expression: {e}") from None
         if int(self.adv_reset) < 0:
             raise ConfigError("adv_reset must be >= 0 (0: never re-initialise the adversaries)")
         if self.noise_lr is not None and self.noise_lr <= 0:
@@ -455,15 +464,31 @@ class PrivRepModel:
         """Sentence indices ``(fit, held)``: ``head_holdout`` of the training notes held out (seeded; sentences
         when the corpus is a single note)."""
         c = self.config
-        docs = sorted({s.doc for s in train.sentences})
-        by_doc = len(docs) > 1
-        units = docs if by_doc else list(range(len(train.sentences)))
+        unit_of = self._head_units(train)
+        units = sorted(set(unit_of))
         n_held = min(len(units) - 1, max(1, round(len(units) * c.head_holdout)))
         held = set(random.Random(c.seed + 2).sample(units, n_held)) if n_held > 0 else set()
         fit, out = [], []
-        for k, s in enumerate(train.sentences):
-            (out if (s.doc if by_doc else k) in held else fit).append(k)
+        for k, unit in enumerate(unit_of):
+            (out if unit in held else fit).append(k)
         return fit, out
+
+    def _head_units(self, train: Corpus) -> list[str]:
+        """The unit each training sentence is held out with: its note, or (``head_group``, a regex on the note ids
+        whose first group or match names the group: ``"^(p\\d+)_"``) the notes of the same patient together, so
+        that the head is chosen on patients it has not seen; the sentence itself when the corpus is one note."""
+        c = self.config
+        docs = {s.doc for s in train.sentences}
+        if len(docs) <= 1:
+            return [str(k) for k in range(len(train.sentences))]
+        if c.head_group is None or not train.docs:
+            return [str(s.doc) for s in train.sentences]
+        rx = re.compile(c.head_group)
+
+        def group(i: int) -> str:
+            m = rx.search(train.docs[i].id)
+            return (m.group(1) if m.groups() else m.group()) if m is not None else train.docs[i].id
+        return [group(s.doc) for s in train.sentences]
 
     def _rep_tensors(self, reps: Sequence[Any], sents: Sequence[Sentence]) -> tuple[Any, Any, Any, Any]:
         """``(x, tags, lengths, mask)`` of fixed representations (NumPy ``[length, dim]`` each) of ``sents``."""
