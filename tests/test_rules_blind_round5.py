@@ -236,3 +236,15 @@ def test_en_towns_that_are_words_after_residence_or_travel(en: Pipeline, text: s
                                   "line placed near central line site", "HR near Normal limits", "lives in fear"])
 def test_en_word_towns_need_their_cue_and_no_clinical_word_after(en: Pipeline, text: str) -> None:
     assert not [t for t, lab in _found(en, text) if lab == "LOCATION.CITY"]
+
+
+@pytest.mark.parametrize(("text", "place"), [("63 yo M from Fort Belknap found down", "Fort Belknap"),
+                                             ("Lives in Ethete on the Wind River reservation", "Wind River"),
+                                             ("son stationed at Malmstrom AFB, called", "Malmstrom")])
+def test_en_military_bases_and_reservations(en: Pipeline, text: str, place: str) -> None:
+    assert (place, "LOCATION.OTHER") in _found(en, text)
+
+
+@pytest.mark.parametrize("text", ["Blood type AB positive", "The Reservation was made for 2pm"])
+def test_en_no_base_without_its_name(en: Pipeline, text: str) -> None:
+    assert not [t for t, lab in _found(en, text) if lab == "LOCATION.OTHER"]

@@ -347,6 +347,14 @@ class CareSiteRecognizer:
                     where = _region_label(text[words[0][0]:words[-1][1]], "LOCATION.CITY")
                     out.append(Span(words[0][0], words[-1][1], where, f"{self.name}:home", 0.65))
         out += self._word_towns(text)
+        if any(h in lower for h in ("fort", "ft", "base", "afb", "ab ", "nas", "reservation", "rez", "pueblo")):
+            for m in _BASE_OR_RESERVATION.finditer(text):
+                g = next(k for k in ("name", "name2", "name3") if m.group(k) is not None)
+                words = [w for w in _WORD_RUN.finditer(text, m.start(g), m.end(g))]
+                while words and words[0].group().casefold() in self.stop:
+                    words.pop(0)  # "The Reservation was made"
+                if words:
+                    out.append(Span(words[0].start(), m.end(g), "LOCATION.OTHER", f"{self.name}:base", 0.7))
         if "from " in lower:
             towns = _en_lower_towns()
             for m in _FROM_LOWER.finditer(text):  # "pt from springfield", "family from new bedford"
@@ -748,6 +756,16 @@ _WORD_TOWN_CUE = re.compile(
     r"|(?:is|was|originally|drove|flew|flying|driving|coming|came)(?:[ \t]{1,2}(?:in|down|up))?[ \t]{1,2}from)"
     r"|(?P<weak>(?i:near|nr|outside(?:[ \t]{1,2}of)?|out[ \t]{1,2}of)))[ \t]{1,2}")
 _WORD_RUN = re.compile(r"[^\W\d_][\w'’\-]*")
+#: military bases and reservations: "Fort X" whole, the name before a base's or reservation's head ("Wind River
+#: reservation", "Kadena AB": the head left out, as for a hospital's); the abbreviations only after "at", "in",
+#: "from", "to" ("stationed at Malmstrom AFB"; not "blood type AB")
+_BASE_NAME = r"[A-Z][a-z'’]{2,20}(?:[ \t][A-Z][a-z'’]{2,20}){0,2}"
+_BASE_OR_RESERVATION = re.compile(
+    rf"(?<![\w\-'’])(?P<name>(?:Fort|Ft\.?|FORT|FT\.?)[ \t]{{1,2}}(?:[A-Z][a-z'’]{{2,20}}|[A-Z]{{3,20}}))(?![\w\-])"
+    rf"|(?<![\w\-'’])(?P<name2>{_BASE_NAME})[ \t]{{1,2}}(?:Air[ \t]Force[ \t]Base|Army[ \t](?:Base|Airfield)"
+    r"|Naval[ \t](?:Air[ \t])?(?:Station|Base)|Marine[ \t]Corps[ \t](?:Base|Air[ \t]Station)|(?i:indian[ \t])?"
+    r"(?i:reservation|rez)|Pueblo)(?![\w\-])"
+    rf"|\b(?:at|in|from|to)[ \t](?P<name3>{_BASE_NAME})[ \t](?:AFB|AB|NAS|MCAS|JB)(?![\w\-])")
 #: places of a day that are also towns' names ("came from home", "drove from work", "is from jail")
 _NOT_TOWN_WORDS = frozenset((*_EN_DWELLINGS, "home", "work", "school", "church", "jail", "prison", "shelter",
                              "office", "outside", "surgery", "dialysis", "rehab", "there", "here"))
