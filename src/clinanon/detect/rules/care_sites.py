@@ -48,7 +48,7 @@ from clinanon.document import Document, Span
 from clinanon.lang import check_language
 from clinanon.lang.fold import fold
 from clinanon.lang.lexicon import CLINICAL_ABBREVIATIONS, common_lexicon, common_words, name_words
-from clinanon.lang.wordlists import data_dir, load_rows, read_rows
+from clinanon.lang.wordlists import load_rows, word_towns
 from clinanon.text import stop_words
 
 __all__ = ["CareSiteRecognizer", "recognizers"]
@@ -350,7 +350,7 @@ class CareSiteRecognizer:
         if any(h in lower for h in ("fort", "ft", "base", "afb", "ab ", "nas", "reservation", "rez", "pueblo")):
             for m in _BASE_OR_RESERVATION.finditer(text):
                 g = next(k for k in ("name", "name2", "name3") if m.group(k) is not None)
-                words = [w for w in _WORD_RUN.finditer(text, m.start(g), m.end(g))]
+                words = list(_WORD.finditer(text, m.start(g), m.end(g)))
                 while words and words[0].group().casefold() in self.stop:
                     words.pop(0)  # "The Reservation was made"
                 if words:
@@ -460,7 +460,7 @@ class CareSiteRecognizer:
         towns = _en_word_towns()
         out: list[Span] = []
         for m in _WORD_TOWN_CUE.finditer(text):
-            words = [(w.start(), w.end()) for w in _WORD_RUN.finditer(text, m.end(), min(len(text), m.end() + 40))]
+            words = [(w.start(), w.end()) for w in _WORD.finditer(text, m.end(), min(len(text), m.end() + 40))]
             for k in (3, 2, 1):
                 if len(words) < k or fold(text[words[0][0]:words[k - 1][1]]) not in towns:
                     continue
@@ -742,9 +742,7 @@ _FROM_LOWER = re.compile(r"(?<![\w\-'’])(?i:from)[ \t]{1,2}([a-z][a-z'’\-]{3
 def _en_word_towns() -> frozenset[str]:
     """Folded US places whose name is made of common English words (``en/towns_words.txt``, built by
     ``scripts/build_city_context.py`` from GeoNames)."""
-    path = data_dir("en") / "towns_words.txt"
-    return frozenset(fold(cols[0]) for _, cols in read_rows(path) if cols and cols[0]) if path.is_file() \
-        else frozenset()
+    return frozenset(fold(name) for name in word_towns("en"))
 
 
 #: words of residence or travel right before a town ("lives alone in", "lives w/ grandmother in", "drove from",
@@ -755,7 +753,6 @@ _WORD_TOWN_CUE = re.compile(
     r"|(?:moved|relocated)[ \t]{1,2}(?:to|from)|raised[ \t]{1,2}in|grew[ \t]{1,2}up[ \t]{1,2}in|born[ \t]{1,2}in"
     r"|(?:is|was|originally|drove|flew|flying|driving|coming|came)(?:[ \t]{1,2}(?:in|down|up))?[ \t]{1,2}from)"
     r"|(?P<weak>(?i:near|nr|outside(?:[ \t]{1,2}of)?|out[ \t]{1,2}of)))[ \t]{1,2}")
-_WORD_RUN = re.compile(r"[^\W\d_][\w'’\-]*")
 #: military bases and reservations: "Fort X" whole, the name before a base's or reservation's head ("Wind River
 #: reservation", "Kadena AB": the head left out, as for a hospital's); the abbreviations only after "at", "in",
 #: "from", "to" ("stationed at Malmstrom AFB"; not "blood type AB")

@@ -836,6 +836,8 @@ _DE_PAYER_GENERIC = frozenset(("gesetzliche", "gesetzlich", "private", "privat",
 _DE_PAYER_LABEL = re.compile(r"(?:Vers\.|Versicherte|Nr\.|IK(?![\w])|Tel\.|Fax|Kassen-?Nr)")
 
 
+#: compass words and "Land" after a branch's region ("Bayern Süd", "Nürnberger Land"): part of the region
+_DE_REGION_WORDS = frozenset(("Süd", "Nord", "West", "Ost", "Mitte", "Land"))
 #: nationwide insurers, accident and pension insurance carriers, welfare and self-help organisations named
 #: anywhere, with the region or town of their branch after them ("Deutsche Rentenversicherung Bayern Süd", "BG BAU",
 #: "Caritas Landshut", "Johanniter-Unfall-Hilfe"): which of them a patient deals with is personal
@@ -847,7 +849,7 @@ _DE_NAMED_ORG = re.compile(
     r"|Johanniter(?:-Unfall-Hilfe)?|Malteser(?:[ \t]Hilfsdienst)?|Arbeiter-Samariter-Bund|ASB|Kreuzbund"
     r"|Blaues[ \t]Kreuz|Volkssolidarität|Lebenshilfe|Pro[ \t]Familia))"
     rf"(?P<branch>(?:[ \t]{{1,2}}(?:Bund|Region|Regionalverband|Kreisverband|Ortsverband|Landesverband)?[ \t]?"
-    rf"[{_UP}][{_LO}][\w]{{1,25}}(?:-[{_UP}][\w]{{1,25}})?(?:[ \t](?:Süd|Nord|West|Ost|Mitte|Land))?)?)"
+    rf"[{_UP}][{_LO}][\w]{{1,25}}(?:-[{_UP}][\w]{{1,25}})?(?:[ \t](?:{'|'.join(sorted(_DE_REGION_WORDS))}))?)?)"
     r"(?![\w\-])")
 
 
@@ -863,8 +865,6 @@ def _de_named_orgs(text: str, src: str) -> list[Span]:
                         f"{src}:named_org", 0.7))
     return out
 
-
-_DE_REGION_WORDS = frozenset(("Süd", "Nord", "West", "Ost", "Mitte", "Land"))
 
 
 def _de_payers(text: str, src: str) -> list[Span]:

@@ -1118,6 +1118,16 @@ class CaselessCueRecognizer:
                 return False
         return True
 
+    def _words_before_bracket(self, text: str, m: re.Match[str]) -> list[tuple[int, int]]:
+        """The words of ``m.group(1)`` (the words before a role or kinship word in brackets) from the first that can
+        be part of a name: no word before the name ("... TAP...DICK ROE": "TAP") and no verb of calling ("pls
+        page Anneliese (SW)")."""
+        words = [(m.start(1) + w.start(), m.start(1) + w.end()) for w in _ANY_WORD.finditer(m.group(1))]
+        while words and (not self._role_name_word(text[words[0][0]:words[0][1]])
+                         or text[words[0][0]:words[0][1]].casefold() in _CALL_VERBS):
+            words.pop(0)
+        return words
+
     def _role_name_word(self, w: str) -> bool:
         """A word of a name before a role in brackets: name-like, or a listed first name that is no stop word."""
         return len(w.rstrip(".")) == 1 or self._name_like(w) or (
@@ -1253,19 +1263,13 @@ class CaselessCueRecognizer:
                 out += self._more(text, words[-1][1], "NAME")
         if "(" in text:
             for m in _ROLE_AFTER.finditer(text):  # "DICK ROE (RESIDENT)", "spoke with jane (sw)"
-                words = [(m.start(1) + w.start(), m.start(1) + w.end()) for w in _ANY_WORD.finditer(m.group(1))]
-                while words and (not self._role_name_word(text[words[0][0]:words[0][1]])
-                                 or text[words[0][0]:words[0][1]].casefold() in _CALL_VERBS):
-                    words.pop(0)  # the words before the name ("... TAP...DICK ROE": "TAP" is no name)
+                words = self._words_before_bracket(text, m)
                 full = [text[a:b] for a, b in words if len(text[a:b].rstrip(".")) > 1]
                 if full and all(self._role_name_word(w) for w in full):
                     out.append(Span(words[0][0], words[-1][1], "NAME.DOCTOR", f"{self.name}:role", 0.7))
         if "(" in text:
             for m in _KIN_AFTER.finditer(text):  # "JANE (SIGNIFICANT OTHER)"
-                words = [(m.start(1) + w.start(), m.start(1) + w.end()) for w in _ANY_WORD.finditer(m.group(1))]
-                while words and (not self._role_name_word(text[words[0][0]:words[0][1]])
-                                 or text[words[0][0]:words[0][1]].casefold() in _CALL_VERBS):
-                    words.pop(0)
+                words = self._words_before_bracket(text, m)
                 said = [text[a:b] for a, b in words]
                 if said and ((any(self._known(w) for w in said) and all(self._role_name_word(w) for w in said))
                              or self._unlisted(said, single=True)):
