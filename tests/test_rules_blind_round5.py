@@ -248,3 +248,15 @@ def test_en_military_bases_and_reservations(en: Pipeline, text: str, place: str)
 @pytest.mark.parametrize("text", ["Blood type AB positive", "The Reservation was made for 2pm"])
 def test_en_no_base_without_its_name(en: Pipeline, text: str) -> None:
     assert not [t for t, lab in _found(en, text) if lab == "LOCATION.OTHER"]
+
+
+def test_en_hospital_named_general_but_no_office(en: Pipeline) -> None:
+    # found by reading the default pipeline's output on a short note
+    text = "Seen by Dr. Okafor; transfer to Mercy General on 3/16."
+    assert ("Mercy General", "LOCATION.HOSPITAL") in _found(en, text)
+    for text in ("per the Attorney General office", "Surgeon General warning", "In General, pt stable"):
+        assert not [t for t, lab in _found(en, text) if lab.startswith("LOCATION")]
+
+
+def test_de_word_town_ending_an_address_in_running_text(de: Pipeline) -> None:
+    assert ("Stein", "LOCATION.CITY") in _found(de, "wohnhaft Hauptstraße 5, 90547 Stein. Er arbeitet als Koch.")

@@ -114,6 +114,10 @@ _HOME = ("lives in", "lives alone in", "living in", "lives with", "resides in", 
          "lived at", "stays at", "staying at")
 _UNIT = re.compile(r"[a-z]{0,4}(?:icu|cu|ru|du)\Z")
 _WORD = re.compile(r"[^\W\d_](?:['’&]?[^\W\d_]){0,30}")
+#: offices named "... General" (before a capitalised "General", a common word names a hospital: "Mercy General")
+_OFFICES = frozenset(("attorney", "surgeon", "solicitor", "inspector", "postmaster", "consul", "secretary",
+                      "brigadier", "major", "lieutenant", "adjutant", "governor", "auditor", "comptroller",
+                      "registrar", "director", "accountant", "paymaster", "quartermaster", "vicar"))
 #: a ward number (1 to 20, a capital letter may follow) that nothing numeric continues ("6", "12B", glued to
 #: the ward's name "QUARTERMAIN3"; not "88", "90s", "5=", "95-97%", nor a dose or a duration after a drug ("ON
 #: INTEGRILLIN 2 MCG/KG/MIN", "on heparin 12 units/kg", "on lasix 3 days")
@@ -159,7 +163,8 @@ _SAINT_POSSESSIVE = re.compile(r"(?<![\w\-])(?:S[Tt]\.?|Saint|SAINT)[ \t]{1,2}(?
                                r"(?![\w\-])")
 #: heads of a hospital's name that make the words before them a name even when they are common words
 _STRONG_HEADS = re.compile(r"(?i:hospital|hosp\.?|medical[ \t]{1,2}cent(?:er|re)|med[ \t]{1,2}ctr|medical[ \t]{1,2}ctr|"
-                           r"med[ \t]{1,2}center|memorial|infirmary|assisted[ \t]living|rehabilitation[ \t]{1,2}"
+                           r"med[ \t]{1,2}center|memorial|general|regional|infirmary|assisted[ \t]living|"
+                           r"rehabilitation[ \t]{1,2}"
                            r"(?:center|hospital)|nursing[ \t]{1,2}(?:home|center|facility)|care[ \t]center"
                            r"|rest[ \t]home|retirement[ \t]home)(?![\w\-])")
 _GAP = re.compile(r"[ \t]{1,3}")
@@ -633,8 +638,8 @@ class CareSiteRecognizer:
                     break
                 back.insert(0, (m.start(1), m.end(1)))
                 i = m.start(1)
-            if not back:
-                continue
+            if not back or (strong and text[back[-1][0]:back[-1][1]].casefold() in _OFFICES):
+                continue  # "the Attorney General", "Surgeon General": an office, not "Mercy General"
             if _specialty_clinic(text, [text[a:b] for a, b in back], h.group(), h.end()):
                 continue  # "Nephrology Clinic": a specialty's clinic is a department, not a place of its own
             # a generic head stays out however it is written ("Bristol Valley Hospital", "harbor hosp"), as in the

@@ -129,8 +129,11 @@ def _known_names(lang: str) -> frozenset[str]:
 
 #: the Swiss cantons' two-letter codes
 _CH_CANTONS = ("AG|AI|AR|BE|BL|BS|FR|GE|GL|GR|JU|LU|NE|NW|OW|SG|SH|SO|SZ|TG|TI|UR|VD|VS|ZG|ZH")
-#: the end of a postcode line's town: the line's end or a separator of a letter head ("90547 Stein · Tel.")
-_TOWN_LINE_END = re.compile(r"[ \t]*(?:$|[,·|;])", re.MULTILINE)
+#: what stands before a postcode that starts an address's last part: the line's start, a separator or a house number
+_ADDRESS_BEFORE = re.compile(r"(?:^|[,·|•]|\d[a-z]?)[ \t]*(?:[A-Z]{1,2}-)?\Z", re.MULTILINE)
+#: the end of a postcode line's town: the line's or sentence's end or a separator of a letter head ("90547 Stein ·
+#: Tel.", "wohnhaft Hauptstraße 5, 90547 Stein. Er ...")
+_TOWN_LINE_END = re.compile(r"[ \t]*(?:$|[,·|;]|\.(?:[ \t]|$))", re.MULTILINE)
 
 
 @memo
@@ -214,8 +217,11 @@ class LetterLayoutRecognizer:
                 if rx["pc_before"].search(text, line, m.start()) is None and not _after_street(text, m.start()):
                     continue
                 ext = self._place_words_ok(text, *m.span("city"))
-                if ext is None and self.lang == "de" and _TOWN_LINE_END.match(text, m.end("city")):
-                    ext = m.span("city")  # a town that is a word ends the postcode line: "90547 Stein"
+                if (ext is None and self.lang == "de" and _TOWN_LINE_END.match(text, m.end("city"))
+                        and _ADDRESS_BEFORE.search(text, line, m.start())):
+                    # a town that is a word ends an address: "90547 Stein" on its line or after a street's
+                    # number and a separator ("Faberstraße 9 · 90547 Stein"); not "in 12345 Fällen"
+                    ext = m.span("city")
                 if self.lang == "de" and len(m.group("pc")) == 4 and not _de_four_digit_ok(text, m, ext):
                     continue
                 pc_start = m.start("pc")
