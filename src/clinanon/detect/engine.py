@@ -90,10 +90,15 @@ def words_before(text: str, start: int, n: int, reach: int = 60) -> list[str]:
     return [w.casefold() for w in _WORD.findall(text, max(0, start - reach), start)[-n:]]
 
 
-def words_after(text: str, end: int, n: int, reach: int = 50) -> list[str]:
-    """The first ``n`` words (case-folded) after ``end``, looking ahead at most ``reach`` chars."""
+def words_after(text: str, end: int, n: int, reach: int = 50, line: bool = False) -> list[str]:
+    """The first ``n`` words (case-folded) after ``end``, looking ahead at most ``reach`` chars (with ``line``: not
+    past the end of the line)."""
     out: list[str] = []
-    for m in _WORD.finditer(text, end, min(len(text), end + reach)):
+    stop = min(len(text), end + reach)
+    if line:
+        nl = text.find("\n", end, stop)
+        stop = stop if nl < 0 else nl
+    for m in _WORD.finditer(text, end, stop):
         out.append(m.group().casefold())
         if len(out) >= n:
             break
@@ -328,7 +333,9 @@ class Context:
     A word of ``before`` among the last ``n_before`` words before the span, or a match of ``before_rx`` ending
     right before the span (searched in the 40 characters before it; write it to end with ``$``), raises the
     score by ``boost`` (once); ``after`` / ``after_rx`` (matched right at the span end) likewise. The ``neg_``
-    counterparts lower it by ``penalty``. Words are compared case-folded; the regexes are case-insensitive.
+    counterparts lower it by ``penalty``; a ``neg_after`` word counts only on the span's own line (a unit or a
+    count word at the start of the next line says nothing about a date that ends a line). Words are compared
+    case-folded; the regexes are case-insensitive.
     """
 
     before: frozenset[str] = frozenset()
@@ -368,6 +375,8 @@ class Context:
             wa = words_after(text, end, self.n_after)
             up_a = not self.after.isdisjoint(wa)
             down_a = not self.neg_after.isdisjoint(wa)
+            if down_a and "\n" in text[end:end + 50]:
+                down_a = not self.neg_after.isdisjoint(words_after(text, end, self.n_after, line=True))
         else:
             up_a = down_a = False
         lo = max(0, start - 40)

@@ -43,7 +43,7 @@ from clinanon.detect.engine import finditer_word_start, word_start_scan
 from clinanon.document import Document, Span
 from clinanon.lang.fold import fold
 from clinanon.lang.lexicon import ANATOMY_DE, common_lexicon, common_words, drug_words
-from clinanon.lang.wordlists import load_rows
+from clinanon.lang.wordlists import context_cities, load_rows
 
 __all__ = ["LANGS", "SPECIALTY", "GermanLetterCueRecognizer", "LetterLayoutRecognizer", "recognizers"]
 
@@ -224,6 +224,9 @@ class LetterLayoutRecognizer:
                     ext = m.span("city")
                 if self.lang == "de" and len(m.group("pc")) == 4 and not _de_four_digit_ok(text, m, ext):
                     continue
+                if (self.lang == "de" and ext is not None and _de_count_noun(text, *ext)
+                        and not _ADDRESS_BEFORE.search(text, line, m.start()) and not _after_street(text, m.start())):
+                    continue  # "in 12345 Fällen", "aus 20000 Proben": a count before a noun, no address
                 pc_start = m.start("pc")
                 if self.lang == "de" and len(m.group("pc")) == 4:  # an Austrian or Swiss postcode keeps its
                     # country prefix ("A-2236", "CH-8001"; GraSCCo annotates it so); a German one does not ("D-")
@@ -325,6 +328,20 @@ def _de_towns() -> frozenset[str]:
 def _de_town_names() -> frozenset[str]:
     """Folded names of the German-language gazetteer's towns (DE, AT, CH)."""
     return frozenset(fold(r[0]) for r in load_rows("de", "city"))
+
+
+def _de_count_noun(text: str, start: int, end: int) -> bool:
+    """Whether the first word of a would-be town after a postcode is a German noun of the lexicon that names no
+    town of the gazetteers ("Fällen", "Proben"; not "Hagen", "Singen")."""
+    m = re.match(r"[\w'’-]+", text[start:end])
+    f = fold(m.group()) if m else ""
+    return bool(_lexicon_de().get(f)) and f not in _de_town_names() and f not in _de_word_town_names()
+
+
+@memo
+def _de_word_town_names() -> frozenset[str]:
+    """Folded German, Austrian and Swiss towns that are also a name or a word ("Hagen", "Singen")."""
+    return frozenset(fold(t) for t in context_cities("de"))
 
 
 def _de_four_digit_ok(text: str, m: re.Match[str], ext: tuple[int, int] | None) -> bool:
