@@ -151,10 +151,11 @@ def test_staff_abbreviations_before_words_are_no_names(text: str) -> None:
 
 
 def test_region_after_health_insurer_is_no_city() -> None:
+    # (a region is a LOCATION.STATE: a state, a Land, a province)
     text = "Versicherung: AOK Hessen, Versichertennummer L901396243\nSie wohnt seit Jahren in Hessen."
-    cities = _spans("de", text, "LOCATION.CITY")
-    assert _at(text, "Hessen", 0) not in cities
-    assert _at(text, "Hessen", 1) in cities
+    regions = _spans("de", text, "LOCATION.STATE")
+    assert _at(text, "Hessen", 0) not in regions
+    assert _at(text, "Hessen", 1) in regions
     assert not any(surface == "Hessen" and start < 50 for start, _, surface, _ in _pipeline("de", text))
 
 

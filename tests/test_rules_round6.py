@@ -3,7 +3,12 @@
 German: a unit or count word at the start of the next line no longer takes a date's span away (``neg_after``
 context words count on the span's own line only: "Entlassung: 14.05.2020" above "x 2 Tbl."); a five-digit number
 before a German noun after "in"/"aus" is no postcode and town ("in 12345 Fällen"), a town that is also a word
-still is ("wohnhaft in 58095 Hagen")."""
+still is ("wohnhaft in 58095 Hagen"). From the sixth English and third Dutch blind sets (``tests/data/en-notes-6``,
+``nl-notes-3``): English M/D before a comma and a drug, after a clock time; a clock time before "note"; "Flight
+RN"; a relative's name that is a modal verb before a place word; states and provinces as ``LOCATION.STATE`` (not
+PHI under ``hipaa``). Dutch: two-digit years after an apostrophe, "febr.", a day and month before a word that is
+also a count word, "23-1" after "op", eight-digit dates after "datum", a weekday alone after "op" (no date), Apgar
+scores, history lists of years, more street suffixes."""
 
 from __future__ import annotations
 
@@ -18,6 +23,16 @@ from clinanon.pipeline import Pipeline
 @pytest.fixture(scope="module")
 def de() -> Pipeline:
     return rules_pipeline("de")
+
+
+@pytest.fixture(scope="module")
+def en() -> Pipeline:
+    return rules_pipeline("en")
+
+
+@pytest.fixture(scope="module")
+def nl() -> Pipeline:
+    return rules_pipeline("nl")
 
 
 @pytest.mark.parametrize(("text", "date"), [
@@ -46,3 +61,70 @@ def test_de_count_before_a_noun_is_no_postcode(de: Pipeline, text: str) -> None:
 ])
 def test_de_towns_after_a_postcode_kept(de: Pipeline, text: str, town: str) -> None:
     assert (town, "LOCATION.CITY") in _found(de, text)
+
+
+@pytest.mark.parametrize(("text", "date"), [
+    ("Klebsiella bacteremia 4/17, vanc thru 5/1 via PICC.", "4/17"),
+    ("flown in by fixed wing, arrived 0820 3/5. Report given.", "3/5"),
+])
+def test_en_month_day_after_a_clock_time_and_before_a_comma(en: Pipeline, text: str, date: str) -> None:
+    assert (date, "DATE") in _found(en, text)
+
+
+@pytest.mark.parametrize("text", ["received 2 3/4 amp", "Addendum to 2100 note: son called back"])
+def test_en_mixed_numbers_and_clock_times_stay_out(en: Pipeline, text: str) -> None:
+    assert not [t for t, lab in _found(en, text) if lab == "DATE"]
+
+
+def test_en_kind_of_nurse_before_rn_is_no_name(en: Pipeline) -> None:
+    assert not [t for t, lab in _found(en, "Pt arrived by air. Flight RN gave report.") if lab.startswith("NAME")]
+
+
+@pytest.mark.parametrize(("text", "name"), [("Husband Will at bedside this evening.", "Will"),
+                                            ("dtr hope in from Tucson", "hope")])
+def test_en_modal_word_name_before_a_place_word(en: Pipeline, text: str, name: str) -> None:
+    assert name in [t for t, lab in _found(en, text) if lab.startswith("NAME")]
+
+
+@pytest.mark.parametrize("text", ["wife hope to visit tomorrow", "daughter may come in am"])
+def test_en_modal_words_stay_words(en: Pipeline, text: str) -> None:
+    assert not [t for t, lab in _found(en, text) if lab.startswith("NAME")]
+
+
+def test_states_are_states_and_not_phi_under_hipaa() -> None:
+    text = "Daughter lives in Nebraska, calls daily."
+    assert ("Nebraska", "LOCATION.STATE") in _found(rules_pipeline("en"), text)
+    assert not [t for t, lab in _found(rules_pipeline("en", "hipaa"), text) if lab.startswith("LOCATION")]
+
+
+@pytest.mark.parametrize(("text", "date"), [
+    ("Laatste controle: 14-06-'22.", "14-06-'22"),
+    ("Woont sinds 1-9-'18 in een aanleunwoning.", "1-9-'18"),
+    ("Mevrouw is op 7 jan gevallen en heeft pijn.", "7 jan"),
+    ("Ontslag gepland op do 15 febr. na overleg.", "do 15 febr."),
+    ("Controle gepland op 19-3.", "19-3"),
+    ("Verwijzing geregistreerd onder datum 20190822; uitslag volgt.", "20190822"),
+])
+def test_nl_more_date_forms(nl: Pipeline, text: str, date: str) -> None:
+    assert (date, "DATE") in _found(nl, text)
+
+
+@pytest.mark.parametrize("text", ["De thuiszorg komt op woensdag en zaterdag.", "Apgar 7/8/9 na de geboorte.",
+                                  "Er werden 12 gevallen gezien."])
+def test_nl_weekdays_alone_and_scores_are_no_dates(nl: Pipeline, text: str) -> None:
+    assert not [t for t, lab in _found(nl, text) if lab == "DATE"]
+
+
+def test_nl_years_of_a_history_list(nl: Pipeline) -> None:
+    text = "Voorgeschiedenis: 2011 appendectomie, 2019 PCI van de RCA"
+    assert [t for t, lab in _found(nl, text) if lab == "DATE"] == ["2011", "2019"]
+
+
+@pytest.mark.parametrize(("text", "street"), [
+    ("Bezoekadres: Dorpspad 7, Ede.", "Dorpspad 7"),
+    ("Zij woont op Lindehof 31 met haar man.", "Lindehof 31"),
+    ("Zij is verhuisd naar Zonneveld 8a in Emmen.", "Zonneveld 8a"),
+    ("Woonachtig aan de Burg. van Rijnstr. 12 te Gouda.", "Burg. van Rijnstr. 12"),
+])
+def test_nl_more_street_suffixes(nl: Pipeline, text: str, street: str) -> None:
+    assert (street, "LOCATION.STREET") in _found(nl, text)

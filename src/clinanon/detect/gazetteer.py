@@ -13,8 +13,9 @@ Case policy (``case``): ``"exact"`` needs the entry's own case (a capitalised fi
 the first token); ``"upper_ok"`` (default) also accepts ALL-CAPS tokens (``GARCÍA``); ``"fold"`` ignores
 case. Accent policy (``accents``): ``"fold"`` (default) lets ``Garcia`` match ``García``; ``"exact"`` does not.
 
-Labels: first names and surnames -> ``NAME``; cities and regions -> ``LOCATION.CITY``; countries ->
-``LOCATION.COUNTRY``; hospitals (list entries and the "hospital word + name" pattern) -> ``LOCATION.HOSPITAL``.
+Labels: first names and surnames -> ``NAME``; cities -> ``LOCATION.CITY``; regions (states, provinces) ->
+``LOCATION.STATE``; countries -> ``LOCATION.COUNTRY``; hospitals (list entries and the "hospital word + name"
+pattern) -> ``LOCATION.HOSPITAL``.
 The span's ``source`` says which list matched (``gazetteer:first_name:F``, ``gazetteer:surname``,
 ``gazetteer:city``, ``gazetteer:hospital_pattern`` ...), so later steps (name assembly, surrogates) can use the
 gender or kind. The detector returns every candidate, overlapping ones included; :mod:`clinanon.steps.resolve`
@@ -84,7 +85,7 @@ DEFAULT_LABELS: Mapping[str, str] = {
     "first_name": "NAME",
     "surname": "NAME",
     "city": "LOCATION.CITY",
-    "region": "LOCATION.CITY",
+    "region": "LOCATION.STATE",
     "country": "LOCATION.COUNTRY",
     "hospital": "LOCATION.HOSPITAL",
     "hospital_pattern": "LOCATION.HOSPITAL",

@@ -117,7 +117,8 @@ _STRONG_SET = frozenset(STRONG_STREET_TYPES)
 _TYPE_START = re.compile(rf"(?:{_alt(STRONG_STREET_TYPES + _WEAK_TYPES + _LOWER_TYPES)})(?![\w])")
 
 _SUFFIXES = {
-    "nl": "straat|laan|weg|plein|gracht|kade|singel|dijk|steeg|dreef|plantsoen|burgwal|wal|markt",
+    "nl": "straat|str\\.|laan|weg|plein|gracht|kade|singel|dijk|steeg|dreef|plantsoen|burgwal|wal|markt|pad|hof|veld"
+          "|erf|baan",
     # (a street named after a person is written with hyphens and a capitalised type word: "Max-Planck-Straße")
     "de": "straße|strasse|str\\.|allee|gasse|ring|damm|ufer|chaussee|pfad|steig|graben|stieg|weg|platz|markt"
           "|-Straße|-Strasse|-Str\\.|-Allee|-Gasse|-Ring|-Damm|-Ufer|-Weg|-Platz|-Markt",

@@ -91,6 +91,12 @@ _UNITS = (
     "kopieën", "kopior", "plaquetas", "leucocitos", "hematíes", "euros", "eur", "dólares", "dollars", "kr",
 )
 
+#: count words of :data:`_UNITS` ("12 patients"): after a month's name they begin the next phrase
+_COUNT_WORDS = frozenset(("pacientes", "patients", "patienten", "patiënten", "casos", "cases", "fälle", "gevallen",
+                          "fall", "veces", "times", "mal", "keer", "gånger"))
+#: scores written like a short date ("Apgar 8/9/10")
+_SCORE_WORDS = ("apgar", "gcs", "emv", "ecog", "nihss")
+
 #: words before "12 de Octubre" that make it a place's name (Hospital Universitario 12 de Octubre)
 _PLACE_WORDS = ("hospital", "universitario", "universitari", "calle", "avenida", "avda", "plaza", "paseo",
                 "colegio", "instituto", "centro", "c", "street", "avenue", "straat", "gatan", "straße", "strasse")
@@ -318,6 +324,13 @@ _YEAR_EVENT: dict[str, re.Pattern[str]] = {
 }
 
 
+#: what stands before a year that starts an item of a history (Dutch, Swedish): a line's start, a colon, a
+#: comma, a semicolon or a bullet
+_LIST_YEAR = {lang: re.compile(r"(?:^|\n|[:;,•\-][ \t]{0,2})[ \t]*\Z") for lang in ("nl", "sv")}
+#: a year that starts an item is followed by the item's word ("2008 TURP", "2015 CABG in Isala")
+_LIST_YEAR_NEXT = re.compile(r"[ \t]{1,2}[^\W\d_]{2,}")
+
+
 def _year_adjust(lang: str) -> Callable[[str, int, int], float]:
     """Extra evidence for a bare year: ``(2014)``, a neighbouring year (``2000 y 2004``), a month before it."""
     spec = _LANG[lang]
@@ -325,12 +338,15 @@ def _year_adjust(lang: str) -> Callable[[str, int, int], float]:
     year = re.compile(r"(?<!\d)(?:1[89]\d\d|20\d\d)(?!\d)")
 
     event = _YEAR_EVENT.get(lang)
+    listed = _LIST_YEAR.get(lang)
 
     def adjust(text: str, start: int, end: int) -> float:
         before = text[max(0, start - 12):start]
         after = text[end:end + 12]
         if before.rstrip().endswith(("(", "[")) and after.lstrip()[:1] in (")", "]", ",", ";"):
             return 0.4
+        if listed is not None and listed.search(before) and _LIST_YEAR_NEXT.match(after):
+            return 0.2  # a history's item: "Voorgeschiedenis: 2008 TURP, 2015 CABG"
         if event is not None:  # "Z.n. Appendektomie 1978", "(ED 2009)", "opererad med resektion 2019"
             lo = max(0, start - 50)
             line = text.rfind("\n", lo, start) + 1 or lo
@@ -373,8 +389,12 @@ def date_patterns(lang: str) -> tuple[RulePattern, ...]:
     IC = re.IGNORECASE
     month_ok = _month_token_ok(lang, spec)
     date_ctx = Context.of(before=spec.date_words, boost=0.15)
+    # a score's name before a short d/m/y makes it no date in any language ("Apgar 8/9/10")
+    short_ctx = Context.of(before=spec.date_words, neg_before=_SCORE_WORDS, boost=0.15, penalty=0.6, n_before=1)
     # English: "c" of "d/c" is no street ("C/ Mayor"), "s" of "s/p" no second ("d/c 24-Sep", "8-Sep s/p MVA")
     dm_units = tuple(u for u in _UNITS if u != "s") if lang == "en" else _UNITS
+    # a count word after a month name is the next phrase's ("op 4 jan gevallen": fallen), not a count of days
+    dm_month_units = tuple(u for u in dm_units if u not in _COUNT_WORDS)
     dm_places = tuple(w for w in _PLACE_WORDS if w != "c") if lang == "en" else _PLACE_WORDS
     # English: no blank line between day, month and short year (a ward's number, then a letter's date after a
     # blank line, "... 6\n\nApril 12, 2023", is no "6 April 12")
@@ -396,8 +416,10 @@ def date_patterns(lang: str) -> tuple[RulePattern, ...]:
                     + _NUM_RIGHT,
                     score=0.9, validator=_numeric_valid(lang), context=date_ctx),
         RulePattern("numeric_dmy_short", first="digit", regex=
-                    _NUM_LEFT + r"(?:\d{1,2} ?/ ?\d{1,2} ?/ ?|\d{1,2}-\d{1,2}-|\d\d\.\d\d\.)" + _YEAR2 + _NUM_RIGHT,
-                    score=0.7, validator=_numeric_valid(lang), context=date_ctx,
+                    # (the year's apostrophe kept: "03-05-'21")
+                    _NUM_LEFT + r"(?:\d{1,2} ?/ ?\d{1,2} ?/ ?|\d{1,2}-\d{1,2}-['’]?|\d\d\.\d\d\.)" + _YEAR2
+                    + _NUM_RIGHT,
+                    score=0.7, validator=_numeric_valid(lang), context=short_ctx,
                     # German: a score's word before it ("APGAR 8/9/10") makes it no date
                     adjust=_de_month_year_adjust if lang == "de" else None),
         # written-out / abbreviated months
@@ -423,7 +445,7 @@ def date_patterns(lang: str) -> tuple[RulePattern, ...]:
         RulePattern("day_month", first="digit", regex=
                     rf"\b{D}(?:{spec.dm_sep}){months}(?![\w-]?\d)",
                     score=0.75, flags=IC, validator=month_ok,
-                    context=Context.of(neg_after=dm_units, neg_before=dm_places, n_after=1, n_before=2)),
+                    context=Context.of(neg_after=dm_month_units, neg_before=dm_places, n_after=1, n_before=2)),
     ]
     if spec.md_sep:
         out.append(RulePattern("month_day", first="letter", regex=
@@ -461,10 +483,15 @@ def date_patterns(lang: str) -> tuple[RulePattern, ...]:
         RulePattern("holiday", first="letter", regex=rf"\b(?:{holiday_regex(lang)})(?![\w'’])", score=0.7, flags=IC),
         RulePattern("weekday", first="letter", regex=  # English: a full name never keeps the sentence's dot
                     rf"\b{trie_regex(weekday_forms(lang))}\b" if lang == "en" else rf"\b{weekday_regex(lang)}",
-                    score=0.4, flags=IC,
-                    context=Context.of(before=spec.date_words, boost=0.2)),
+                    score=0.4, flags=IC,  # (Dutch "op dinsdag": a weekday alone, no date)
+                    context=Context.of(before=tuple(w for w in spec.date_words if (lang, w) != ("nl", "op")),
+                                       boost=0.2)),
     ]
     out += _partial_date_patterns(lang, spec)
+    # year, month and day in eight digits after a date word ("datum 20210403", "Datum: 20190312")
+    out.append(RulePattern("compact_ymd", first="digit", regex=
+                           _NUM_LEFT + r"(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?![\w/]|[.,:-]\d)",
+                           score=0.2, context=Context.of(before=spec.date_words, n_before=2, boost=0.5)))
     if lang in _NL_SV_WEEKDAYS:
         out[:0] = _nl_sv_patterns(lang, M, D, months, spec)
     elif lang in _WEEKDAY_JOINERS:
@@ -658,8 +685,9 @@ def _partial_date_patterns(lang: str, spec: _DateLang) -> list[RulePattern]:
 
     shape = (r"\d{1,2}\.\s?\d{1,2}\.(?![\w.,:/-]?\d)" if lang == "de"
              else r"\d{1,2}/\d{1,2}(?![\w/]|[.,:-]\d)")
-    if lang == "nl":  # Dutch also writes a day and month with a dash, two digits each ("op 24-05", not "op 2-3")
-        shape = rf"(?:{shape}|\d\d-\d\d(?![\w/-]|[.,:]\d))"
+    if lang == "nl":  # Dutch also writes a day and month with a dash, one side of two digits ("op 24-05", "op 23-1";
+        # not "op 2-3")
+        shape = rf"(?:{shape}|(?:\d\d-\d{{1,2}}|\d-\d\d)(?![\w/-]|[.,:]\d))"
     # Dutch "t/m 9/11" (tot en met): a date word the word splitter cannot see
     # German: alone in brackets after what happened ("6. postoperativer Tag (17.10.)", "CT (23.05., 21:18 Uhr)")
     until = {"nl": r"(?<![\w/])t/m\.?[ \t]{0,2}$", "de": r"\([ \t]{0,2}$"}.get(lang)
@@ -766,7 +794,9 @@ def _md_adjust(text: str, start: int, end: int) -> float:
         return -0.5  # ".5/10": a decimal, not a date
     frac = pair in _FRACTIONS
     before = _md_words_before(text, start, 3)
-    after = _md_words_after(text, end, 2)
+    # a unit or a measure word after a comma or a semicolon belongs to the next item ("bacteremia 3/16, amp thru
+    # 4/2"), not to this pair
+    after = [] if text[end:end + 2].lstrip()[:1] in (",", ";") else _md_words_after(text, end, 2)
     prev = text[start - 1:start]
     if prev == "#" or (prev == "(" and text[end:end + 1] == ")" and d == 10):
         return -0.5  # "#9/10", "(7/10)": a score
@@ -782,8 +812,8 @@ def _md_adjust(text: str, start: int, end: int) -> float:
             pm = int(w.split("/")[0])
             if _md_valid(w) and min((m - pm) % 12, (pm - m) % 12) <= 1 and not _md_score_shaped(w, 0, len(w)):
                 return 0.3  # "cultures 10/12, 10/14 and 10/16": a list of dates of the same weeks
-        if i == 0 and w.isdigit() and m < d <= 8:
-            return -0.5  # "1 1/2 hr", "received 2 3/4"
+        if i == 0 and w.isdigit() and len(w) <= 2 and m < d <= 8:
+            return -0.5  # "1 1/2 hr", "received 2 3/4" (not a clock time: "arrived 0710 2/4")
         if w in _RANGE_WORDS and i + 1 < len(before) and _MD_SHAPE.match(before[i + 1]):
             return 0.3  # "8/15 to 8/20"
         if w in ("dose", "doses") and i + 1 < len(before) and before[i + 1] in ("last", "first", "final", "next"):
@@ -1149,7 +1179,8 @@ def _with_clock_guard(adjust: Callable[[str, int, int], float]) -> Callable[[str
                     or (before[:1] and before[0] in ("until", "till", "til") and num[2:] in ("00", "15", "30", "45"))
                     # "here until 2000": an hour on the quarter (not "worked until 2004")
                     or any(_CLOCK.match(w) or _MILITARY.match(w) for w in before[:2])
-                    or (after and (after[0] in ("hrs", "hr", "h", "hours", "shift", "pm", "am")
+                    or (after and (after[0] in ("hrs", "hr", "h", "hours", "shift", "pm", "am", "note", "notes",
+                                                "assessment", "vitals", "vs", "labs", "abg", "meds", "dose", "check")
                                    or _MILITARY.match(after[0])))):
                 return -0.6
         return adjust(text, start, end)

@@ -87,13 +87,16 @@ def month_forms(lang: str) -> Mapping[str, int]:
                         out.setdefault(v, int(num))
                     if width == "wide":
                         wide.setdefault(int(num), set()).update(_variants(name))
-    # a 3-letter truncation of a longer CLDR abbreviation ("sept" -> "sep"), never an invented prefix
+    # a 3-letter truncation of a longer CLDR abbreviation ("sept" -> "sep"), never an invented prefix; and the
+    # conventional 4-letter forms of February and September ("febr.", "Sept.") where the full name starts so
     for num, names in wide.items():
         abbrevs = [f for f, n in out.items() if n == num and f not in names]
         for name in names:
             p3 = name[:3]
             if any(a.startswith(p3) for a in abbrevs):
                 out.setdefault(p3, num)
+            if name[:4] in ("febr", "sept") and len(name) > 4:
+                out.setdefault(name[:4], num)
     return MappingProxyType(out)
 
 

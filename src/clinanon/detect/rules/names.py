@@ -122,7 +122,8 @@ def _split(words: str) -> tuple[str, ...]:
 _ROLE_BEFORE_DEGREE = frozenset(_split(
     "stoma ostomy wound charge float triage case iv picc resource night day evening staff primary covering icu ccu "
     "micu sicu or er ed home hospice school travel travelling traveling agency admitting discharging team unit "
-    "floor nursery psych rehab dialysis cath endo infusion pacu clinic office research transplant"))
+    "floor nursery psych rehab dialysis cath endo infusion pacu clinic office research transplant flight transport "
+    "trauma burn neuro cardiac surgical sedation vascular wound-care school-based"))
 
 
 def _degree_adjust(text: str, start: int, end: int) -> float:
@@ -1383,8 +1384,9 @@ class CaselessCueRecognizer:
     def _modal_name(self, text: str, pos: int) -> list[tuple[int, int]]:
         """After a kinship word, a name that is also a modal verb or a verb of wishing ("may", "will", "hope"):
         a name only where the word after it cannot follow a modal verb: a finite verb ("wife hope called",
-        "Son Will agrees", "son will is here"), or, a capital on a mixed-case line, the end of a clause ("son
-        Will."). "son will call", "wife hope to", "daughter may come" stay words."""
+        "Son Will agrees", "son will is here"), a place or a state ("wife Hope at bedside", "son will aware"),
+        or, a capital on a mixed-case line, the end of a clause ("son Will.").
+        "son will call", "wife hope to", "daughter may come" stay words."""
         m = _ANY_WORD.match(text, pos)
         if m is None or m.group().casefold() not in _MODAL_NAMES:
             return []
@@ -1394,7 +1396,7 @@ class CaselessCueRecognizer:
         if rest and all(text[a:a + 1].isupper() for a, _ in rest) and w[:1].isupper():
             words += rest  # "son Will Lane agrees"
         end = words[-1][1]
-        if _FINITE_NEXT.match(text, end) is not None:
+        if _FINITE_NEXT.match(text, end) is not None or _PLACE_NEXT.match(text, end) is not None:
             return words
         if (w[:1].isupper() and not w.isupper() and _CLAUSE_END.match(text, end) is not None
                 and _mixed_case_line(text, pos)):
@@ -1494,6 +1496,8 @@ _FINITE_NEXT = re.compile(
     r"(?i:is|was|has|had|does|did|says|said|agreed|made|came|went|left|brought|took|gave|got|felt|told|knew|saw|"
     r"spoke|[a-z]{2,}[^e\W\d_]ed|[a-z]{2,}[^s\W\d_]s)(?![\w'’])")
 _CLAUSE_END = re.compile(r"[ \t]{0,2}(?:[.;:,)]|\r?\n|\Z)")
+#: a word after a name that no modal verb takes ("wife Hope at bedside", "son will here", "daughter may from Ohio")
+_PLACE_NEXT = re.compile(r"[ \t]{1,2}(?i:at|in|from|here|present|aware|updated|@|w/)(?![\w'’])")
 #: one to three words at a sentence's start, then "is a 70 yo", "was a 45 year old": the patient's name
 _AGED = re.compile(r"(?<![\w'’.\-])((?:[^\W\d_][\w'’\-]{0,30}\.?[ \t]{1,2}){0,2}[^\W\d_][\w'’\-]{1,30})"
                    r"[ \t]{1,2}(?i:is|was)[ \t]{1,2}(?i:an?)[ \t]{1,2}\d{1,3}[ \t]?(?:-[ \t]?)?"
