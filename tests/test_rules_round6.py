@@ -128,3 +128,73 @@ def test_nl_years_of_a_history_list(nl: Pipeline) -> None:
 ])
 def test_nl_more_street_suffixes(nl: Pipeline, text: str, street: str) -> None:
     assert (street, "LOCATION.STREET") in _found(nl, text)
+
+
+# --- from the fourth blind German set (tests/data/de-notes-4) -----------------------------------------------------
+
+@pytest.mark.parametrize(("text", "dates"), [
+    ("Stationärer Aufenthalt vom 3. bis 11.02.2023 auf Station 5", ["3.", "11.02.2023"]),
+    ("Kontrollen am 2., 9. und 16.05.2022 in der Ambulanz", ["2.", "9.", "16.05.2022"]),
+    ("Erstdiagnose Anfang 09/2020, histologisch gesichert", ["Anfang 09/2020"]),
+    ("Sie führte die Praxis bis Ende 2018 weiter.", ["Ende 2018"]),
+    ("Die Operation ist für KW 22 geplant.", ["KW 22"]),
+    ("Aufnahme am 7. Feber wegen Atemnot", ["7. Feber"]),
+])
+def test_de_more_date_forms(de: Pipeline, text: str, dates: list[str]) -> None:
+    assert [t for t, lab in _found(de, text) if lab == "DATE"] == dates
+
+
+@pytest.mark.parametrize(("text", "age"), [("Sie war bis zu ihrem 61. Lebensjahr gesund.", "61"),
+                                           ("Anamnese: 68 J., ECOG 1, Gewichtsverlust", "68")])
+def test_de_more_age_forms(de: Pipeline, text: str, age: str) -> None:
+    assert (age, "AGE") in _found(de, text)
+
+
+@pytest.mark.parametrize(("text", "prof"), [
+    ("Der 58-jährige Gastwirt stellte sich vor.", "Gastwirt"),
+    ("Herr Yilmaz ist Lokführer bei der Bahn.", "Lokführer"),
+    ("Der Vater sei Dachdecker.", "Dachdecker"),
+    ("Danach Ausbildung zum Industriekaufmann.", "Industriekaufmann"),
+    ("Er erlernte den Beruf des Schreiners.", "Schreiners"),
+    ("Herr Brandt ist selbständiger Malermeister.", "Malermeister"),
+])
+def test_de_more_profession_cues(de: Pipeline, text: str, prof: str) -> None:
+    assert (prof, "PROFESSION") in _found(de, text)
+
+
+@pytest.mark.parametrize("text", ["Sie ist Vegetarierin.", "Auf dem Weg sei Frau Berger gestürzt.",
+                                  "Er ist Nichtraucher."])
+def test_de_no_profession_without_an_occupation(de: Pipeline, text: str) -> None:
+    assert not [t for t, lab in _found(de, text) if lab == "PROFESSION"]
+
+
+@pytest.mark.parametrize("text", ["Temperatur 38,1 °C. Feuchte Rasselgeräusche basal.",
+                                  "weitere Marker (z. B. Genexpressionstest) sind möglich",
+                                  "Verdacht auf Berufskrankheit Nr. 2108, möglicherweise auch Nr. 2109"])
+def test_de_no_initial_name_or_id_in_units_abbreviations_and_law_lists(de: Pipeline, text: str) -> None:
+    assert not [t for t, lab in _found(de, text) if lab.startswith(("NAME", "ID"))]
+
+
+def test_de_austrian_titles_are_no_names(de: Pipeline) -> None:
+    text = "Vorstand: Prim. Univ.-Doz. Dr. Walter Huber"
+    assert [t for t, lab in _found(de, text) if lab.startswith("NAME")] == ["Walter Huber"]
+
+
+@pytest.mark.parametrize(("text", "town"), [("Sie zog 1962 mit den Eltern nach Gera. Dort", "Gera"),
+                                            ("Er wurde in Izmir (Türkei) geboren.", "Izmir"),
+                                            ("geboren in Stettin (heute Szczecin, Polen)", "Szczecin")])
+def test_de_towns_after_a_move_and_before_a_country(de: Pipeline, text: str, town: str) -> None:
+    assert (town, "LOCATION.CITY") in _found(de, text)
+
+
+def test_de_method_after_nach_is_no_town(de: Pipeline) -> None:
+    assert not [t for t, lab in _found(de, "Resektion nach Billroth II") if lab.startswith("LOCATION")]
+
+
+@pytest.mark.parametrize(("text", "org"), [
+    ("MRT vom 02.03.2024 (Radiologie Lindenau): unauffällig", "Radiologie Lindenau"),
+    ("nachrichtlich: Palliativnetz Minden (SAPV)", "Palliativnetz Minden"),
+    ("An die\nStaatsanwaltschaft Kassel\nz. Hd.", "Staatsanwaltschaft Kassel"),
+])
+def test_de_more_institution_heads(de: Pipeline, text: str, org: str) -> None:
+    assert (org, "LOCATION.ORGANIZATION") in _found(de, text)

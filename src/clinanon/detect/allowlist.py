@@ -380,7 +380,8 @@ class AllowList:
                 eponym = contexts.get((start, end))
                 if eponym is None:
                     eponym = contexts[(start, end)] = self.in_eponym_context(text, start, end, tokens)
-                if eponym:
+                if eponym and not (self.lang == "de" and _label.startswith("LOCATION")
+                                   and _DE_MOVE_NACH.search(text, max(0, start - 40), start)):
                     continue
             out.append(row)
         if self._deny:
@@ -390,6 +391,12 @@ class AllowList:
         return sorted(set(out))
 
 
+#: a move before German "nach" ("zog nach Suhl", "Verlegung nach Gera"): the place is a place, not an eponym's
+#: method ("Resektion nach Billroth")
+_DE_MOVE_NACH = re.compile(r"(?i:zog|zogen|gezogen|umgezogen|verzogen|kam|kamen|zurück|rückkehr|verlegung|verlegt"
+                           r"|überwiesen|reise|reiste|flug|flog|fahrt|fuhr|transport|gebracht|ausgewandert"
+                           r"|übergesiedelt|geflohen|flucht|pendelt|umzug|heimreise)(?:[ \t]{1,2}[\w.]+){0,4}?"
+                           r"[ \t]{1,2}nach[ \t]{1,2}\Z")
 #: languages whose single-word list hits that are common words are dropped where capitals say nothing (a line's
 #: or sentence's first word, a word in capitals): "Good u/o", "Endo: QID FS", "CLEAR YELLOW URINE"
 _LEXICON_GUARD_LANGS = frozenset({"en"})

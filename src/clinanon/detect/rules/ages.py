@@ -489,9 +489,17 @@ def _german_patterns(digits: str) -> list[RulePattern]:
                     r"(?i:jahren)(?![^\W\d_])(?![ \t]{1,2}[A-ZÄÖÜ][a-zäöüß])",  # not "mit 3 Jahren Laufzeit"
                     score=0.8, group=1, validator=_validator),
         RulePattern("age_life_year", first="letter",
+                    # (a possessive too: "seit ihrem 4. Lebensjahr", "bis zu seinem 57. Lebensjahr")
                     regex=rf"(?i:\b(?:im|ab[ \t]{{1,2}}dem|seit[ \t]{{1,2}}dem|bis[ \t]{{1,2}}zum|vor[ \t]{{1,2}}dem"
-                          rf"|nach[ \t]{{1,2}}dem))[ \t]{{1,2}}({digits})\.[ \t]{{0,2}}(?i:lebensjahr(?:es|s)?|lj\.)",
+                          rf"|nach[ \t]{{1,2}}dem"
+                          rf"|(?:seit|ab|bis[ \t]{{1,2}}zu|vor|nach|in)[ \t]{{1,2}}(?:ihrem|seinem)))"
+                          rf"[ \t]{{1,2}}({digits})\.[ \t]{{0,2}}(?i:lebensjahr(?:es|s)?|lj\.)",
                     score=0.85, group=1, validator=_validator),
+        # the age opening a history's field ("Anamnese: 72 J., ECOG 1")
+        RulePattern("age_history_field", first="letter",
+                    regex=rf"(?i:\b(?:anamnese|pat\.|patientin|patient))[ \t]{{0,2}}:[ \t]{{0,2}}({digits})[ \t]?J\."
+                          r"(?=[ \t]?[,;])",
+                    score=0.8, group=1, validator=_validator),
     ]
 
 

@@ -602,9 +602,14 @@ def _german_numeric_patterns(M: str) -> list[RulePattern]:
         # a two-letter weekday before a numeric date, one span ("Mi, 19.01.2022", "Mo., 03.04.2023", "Fr 3.3.");
         # capitalised only ("so 3.4." is no weekday), and the day and month must be valid
         # a part of a month or a season of a year, one span ("bis Ende Juni", "Anfang März 2022", "im Herbst 2021")
+        # (also of a numeric month or a year: "Anfang 04/2019", "bis Ende 2022")
         RulePattern("de_part_of_month", first="letter", regex=
-                    rf"\b(?-i:Anfang|Mitte|Ende)[ \t]{{1,2}}{M}(?:[ \t]{{1,2}}{_YEAR4})?(?![\w])", score=0.85,
+                    rf"\b(?-i:Anfang|Mitte|Ende)[ \t]{{1,2}}(?:{M}(?:[ \t]{{1,2}}{_YEAR4})?(?![\w])"
+                    rf"|{MO}/{_YEAR4}{_NUM_RIGHT}|{_YEAR4}{_NUM_RIGHT})", score=0.85,
                     flags=re.IGNORECASE),
+        # a calendar week ("in KW 14", "KW 46/2024"): a date of the letter's year
+        RulePattern("de_calendar_week", first="letter", regex=
+                    r"\b(?-i:KW)[ \t]?(?:0?[1-9]|[1-4]\d|5[0-3])(?:/(?:\d\d){1,2})?(?![\w/,.]\d|[\w/])", score=0.7),
         RulePattern("de_season_year", first="letter", regex=
                     rf"\b(?:Frühjahr|Frühling|Sommer|Herbst|Winter)[ \t]{{1,2}}{_YEAR4}{_NUM_RIGHT}", score=0.8),
         RulePattern("de_weekday_abbr_date", first="letter", regex=
@@ -613,6 +618,11 @@ def _german_numeric_patterns(M: str) -> list[RulePattern]:
         # the first end of a range, up to the range mark (the second end is matched on its own)
         RulePattern("de_day_to_month", first="digit", regex=
                     rf"\b{D}\.(?=\s{{0,2}}(?:-|–|bis)\s{{0,3}}{D}\.\s{{0,3}}{M})", score=0.85, flags=re.IGNORECASE),
+        # a bare day before a range's or a list's numeric end ("vom 12. bis 19.03.2024", "am 4., 11. und
+        # 18.10.2023", "9. bis 13.1."): its own date, as annotated
+        RulePattern("de_day_to_dm", first="digit", regex=
+                    _NUM_LEFT + rf"{D}\.(?=\s{{0,2}}(?:-|–|bis|und|,)\s{{0,3}}(?:{D}\.\s{{0,2}}(?:,|und)\s{{0,3}})*"
+                    rf"{D}\.{MO}\.)", score=0.8),
         RulePattern("de_dm_to_dm", first="digit", regex=
                     _NUM_LEFT + rf"{D}\.{MO}\.?(?=\s{{0,2}}[-–]\s{{0,2}}{D}\.{MO}\.)", score=0.8,
                     validator=_dm_valid),

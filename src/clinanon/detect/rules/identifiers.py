@@ -591,11 +591,15 @@ _DE_NUMBERED = re.compile(
     r"(?P<value>(?:[A-Z]{1,3}-(?=\d))?(?=[A-Za-z]{0,3}\d)[A-Za-z]{0,3}\d[0-9A-Za-z]{0,30}(?:[-/.][0-9A-Za-z]{1,30}){0,4})"
     r"(?![\w-])")
 _DE_NOT_ID_LABEL = re.compile(r"(?i)(?:tel|telefon|fax|handy|mobil|ruf|haus|kw|zyklus|zyklen|seiten?|abb|tab|"
-                              r"kapitel|anlage|punkt|stück|anzahl|gesamtzahl|zellzahl|leukozytenzahl|thrombozytenzahl|"
+                              r"berufskrankheit|kapitel|anlage|punkt|stück|anzahl|gesamtzahl|zellzahl|leukozytenzahl|thrombozytenzahl|"
                               r"herzzahl|atemzahl|pulszahl|fallzahlen)")
 
 
 _DE_DECIMAL = re.compile(r"\d{1,4}[.,]\d{1,3}")
+#: before a bare "Nr.": an occupational disease's list ("Berufskrankheit Nr. 4103", "BK-Nr." has its own head), a
+#: paragraph or an annex of a law, or "auch" / "nach" continuing such a list ("möglicherweise auch Nr. 4104")
+_DE_LEGAL_NUMBER_BEFORE = re.compile(r"(?i:berufskrankheit(?:en)?(?:[ \t]{1,2}nach)?|bk|bkv|§{1,2}[ \t]?\d+\w?"
+                                     r"|anlage|nach|auch|und|oder)[ \t]{1,2}\Z")
 
 
 class GermanNumberedFieldRecognizer:
@@ -614,6 +618,8 @@ class GermanNumberedFieldRecognizer:
                 continue  # "Zellzahl 1200": a count
             if head and _DE_NOT_ID_LABEL.fullmatch(head):
                 continue
+            if not head and _DE_LEGAL_NUMBER_BEFORE.search(text, max(0, m.start() - 40), m.start()):
+                continue  # "Berufskrankheit Nr. 4103", "nach Nr. 4104": an entry of a list of the law
             value = m.group("value")
             if head.casefold() == "i" or _DE_DECIMAL.fullmatch(value):
                 continue  # "INR 0.99": a lab value

@@ -325,6 +325,28 @@ def _de_towns() -> frozenset[str]:
 
 
 @memo
+def _de_town_country_rx() -> re.Pattern[str]:
+    """A town after "in"/"aus"/"nach"/"bei" and before its country in brackets ("in Kayseri (Türkei)", "in Breslau
+    (heute Wrocław, Polen)"): towns abroad that no German list holds."""
+    countries = sorted({r[0] for r in load_rows("de", "country")}, key=len, reverse=True)
+    alt = "|".join(re.escape(c) for c in countries)
+    return re.compile(rf"(?<![\w])(?:in|aus|nach|bei)[ \t]{{1,2}}"
+                      rf"(?P<town>[{_UP}][{_LO}]{{2,25}}(?:-[{_UP}][{_LO}]{{2,25}})?)[ \t]{{0,2}}"
+                      rf"\((?:heute[ \t]{{1,2}}(?P<now>[{_UP}][\w]{{2,25}}),[ \t]{{1,2}})?(?:{alt})\)")
+
+
+def _de_town_before_country(text: str, src: str) -> list[Span]:
+    out: list[Span] = []
+    for m in _de_town_country_rx().finditer(text):
+        if not _de_word_ok(m.group("town"), strict=True):
+            continue
+        out.append(Span(*m.span("town"), "LOCATION.CITY", f"{src}:town_country", 0.75))
+        if m.group("now"):
+            out.append(Span(*m.span("now"), "LOCATION.CITY", f"{src}:town_country", 0.75))
+    return out
+
+
+@memo
 def _de_town_names() -> frozenset[str]:
     """Folded names of the German-language gazetteer's towns (DE, AT, CH)."""
     return frozenset(fold(r[0]) for r in load_rows("de", "city"))
@@ -406,7 +428,7 @@ _DE_NW = rf"[{_UP}][{_LO}{_UP}'’]{{1,30}}(?:-[{_UP}][{_LO}{_UP}'’]{{1,30}}){
 #: "Prim. DDr.", "Dr.in", "OÄ", "DGKS" (Austrian certified nurse), "Mag.", "Univ.-Prof."); the doctor titles
 #: proper are the first group
 _DE_DOC_TITLE = (r"(?:(?:Ao\.?[ \t]?)?Univ\.[ \t]?-?[ \t]?Prof\.|Assoz\.[ \t]?-?[ \t]?Prof\.|Prof\."
-                 r"|Priv\.[ \t]?-?[ \t]?Doz\.|Doz\.|PD|DDr\.|Dres\.|Dr\.in(?![\w])"
+                 r"|(?:Priv|Univ)\.[ \t]?-?[ \t]?Doz\.|Doz\.|PD|DDr\.|Dres\.|Dr\.in(?![\w])"
                  r"|Dr\.(?:[ \t]?(?i:med|univ|univers|rer|nat|dent|habil|vet|phil|sc|hum|biol|pharm|jur|dipl|psych)\.)"
                  r"{0,3}|Dr(?=[ \t])|Prim\.|Primar(?:ius|ia)?"
                  r"|OA|OÄ|OÄin|FA|FÄ|FOA|Ass\.[ \t]?-?[ \t]?(?:Ärztin|Arzt|Dr\.)?)")
@@ -456,12 +478,17 @@ _DE_NOUN_END = re.compile(r"(?i).{3,}(?:ung|ungen|heit|keit|schaft|ion|ionen|it�
 _DE_INST = re.compile(
     rf"(?<![\w\-.])(?P<head>(?:[{_UP}][\w.]{{0,20}}-){{0,2}}(?:[{_UP}][{_LO}]{{0,25}})?"
     r"(?:[Zz]entrum|[Kk]liniken|[Kk]linikum|[Kk]linik|[Kk]rankenhaus|[Hh]ospital|[Ss]pital|[Hh]eim|[Ss]tift|[Pp]raxis"
-    r"|[Aa]mbulanz|[Pp]flegedienst|[Ss]ozialstation|[Hh]ospiz|[Rr]esidenz|[Ll]abor|Kita|Kindergarten|Kinderkrippe))"
+    r"|[Aa]mbulanz|[Pp]flegedienst|[Ss]ozialstation|[Hh]ospiz|[Rr]esidenz|[Ll]abor|Kita|Kindergarten|Kinderkrippe"
+    # networks, imaging and pathology practices, schools, clubs, hotels, authorities and services
+    r"|[Nn]etz|[Rr]adiologie|[Nn]uklearmedizin|[Pp]athologie|[Hh]otel|[Ss]chule|[Gg]ymnasium|[Vv]erein"
+    r"|[Ss]taatsanwaltschaft|[Gg]ericht|[Ll]andkreis|[Aa]mt|[Hh]eilstätte|[Dd]ienst))"
     r"(?![\w\-])")
 #: the head nouns of :data:`_DE_INST`, as literals: found first (:func:`_de_head_ends`), then the word is matched
 _DE_INST_HEADS = ("zentrum", "kliniken", "klinikum", "klinik", "krankenhaus", "hospital", "spital", "heim", "stift",
                   "praxis", "ambulanz", "pflegedienst", "sozialstation", "hospiz", "residenz", "labor", "kita",
-                  "kindergarten", "kinderkrippe")
+                  "kindergarten", "kinderkrippe", "netz", "radiologie", "nuklearmedizin", "pathologie", "hotel",
+                  "schule", "gymnasium", "verein", "staatsanwaltschaft", "gericht", "landkreis", "amt", "heilstätte",
+                  "dienst")
 #: heads whose institutions are hospitals (the others: care homes, practices, services, laboratories, day care)
 _DE_INST_HOSPITAL = re.compile(r"(?i).*(?:klinik|kliniken|klinikum|krankenhaus|hospital|spital|zentrum)$")
 _DE_INST_NOT_HOSPITAL = re.compile(r"(?i)(?:senioren|alten|pflege|wohn|kinder|sozial).*")
@@ -514,10 +541,17 @@ _DE_NOT_PROFESSION = frozenset(("teilzeit", "vollzeit", "aushilfe", "minijob", "
 _DE_PROFESSION_WEAK = re.compile(
     rf"(?<![\w])(?:(?P<rente>[Bb]is[ \t]{{1,2}}zur[ \t]{{1,2}}(?:Rente|Berentung|Pensionierung))"
     rf"|(?:[Ee]hemalige[rn]?|[Ff]rüher(?:e[rn]?)?|[Ss]päter|[Zz]uletzt(?:[ \t]{{1,2}}als)?|[Tt]ätigkeit[ \t]{{1,2}}als"
-    rf"|[Zz]eit[ \t]{{1,2}}als|war(?:[ \t]{{1,2}}(?:früher|zuletzt))?))[ \t]{{1,3}}"
-    rf"(?P<prof3>[{_UP}][{_LO}]{{2,30}}(?:-[{_UP}]?[{_LO}]{{2,30}})?)(?![\w\-])")
+    rf"|[Zz]eit[ \t]{{1,2}}als|(?:war|ist|sei)(?:[ \t]{{1,2}}(?:früher|zuletzt))?"
+    # "ist selbständiger Elektromeister", "sei gelernte Friseurin"
+    rf"(?:[ \t]{{1,2}}(?:selb(?:st)?ständige|gelernte|angestellte|ausgebildete|examinierte|verbeamtete)[rn]?)?))"
+    rf"[ \t]{{1,3}}(?P<prof3>[{_UP}][{_LO}]{{2,30}}(?:-[{_UP}]?[{_LO}]{{2,30}})?)(?![\w\-])"
+    # strong cues, any word: "Ausbildung zum Fachlageristen", "Lehre zum Kfz-Mechatroniker", "Beruf des
+    # Textilmaschinenführers"
+    rf"|(?<![\w])(?:[Aa]usbildung|[Ll]ehre|[Uu]mschulung)[ \t]{{1,2}}(?:zum|zur|als)[ \t]{{1,2}}"
+    rf"(?P<prof4>[{_UP}][\w]{{1,30}}(?:-[{_UP}]?[{_LO}]{{2,30}})?)(?![\w\-])"
+    rf"|(?<![\w])[Bb]eruf[ \t]{{1,2}}(?:des|der)[ \t]{{1,2}}(?P<prof5>[{_UP}][{_LO}]{{2,30}})(?![\w\-])")
 _DE_OCCUPATION_END = re.compile(r"(?:er|erin|ist|istin|eur|eurin|euse|ant|antin|ent|entin|frau|mann|kraft|hilfe"
-                                r"|meister|meisterin|arbeiter|arbeiterin|helfer|helferin|angestellte[rn]?)$")
+                                r"|wirt|wirtin|meister|meisterin|arbeiter|arbeiterin|helfer|helferin|angestellte[rn]?)$")
 _DE_NOT_OCCUPATION = frozenset((
     "raucher", "raucherin", "nichtraucher", "nichtraucherin", "exraucher", "exraucherin", "trinker", "trinkerin",
     "alkoholiker", "alkoholikerin", "diabetiker", "diabetikerin", "allergiker", "allergikerin", "patient",
@@ -525,7 +559,11 @@ _DE_NOT_OCCUPATION = frozenset((
     "beifahrerin", "teilnehmer", "teilnehmerin", "träger", "trägerin", "partner", "partnerin", "ehemann", "mann",
     "bruder", "vater", "mutter", "schwester", "tochter", "sohn", "fieber", "zimmer", "winter", "sommer", "oktober",
     "november", "dezember", "september", "oberarzt", "kollege", "kollegin", "nachbar", "nachbarin", "spender",
-    "spenderin", "empfänger", "empfängerin", "sportler", "sportlerin", "läufer", "läuferin", "wanderer"))
+    "spenderin", "empfänger", "empfängerin", "sportler", "sportlerin", "läufer", "läuferin", "wanderer",
+    "frau", "herr", "herrn", "vegetarier", "vegetarierin", "veganer", "veganerin", "rollstuhlfahrer",
+    "rollstuhlfahrerin", "autofahrer",
+    "autofahrerin", "nichtschwimmer", "bluter", "betreuer", "betreuerin", "vormund", "erbe", "erbin",
+    "mitglied", "experte", "expertin", "ansprechpartner", "ansprechpartnerin", "angehöriger", "pflegefall"))
 
 _DE_RX = {
     # cue + name; the name's words are checked in code (_de_name_words)
@@ -832,12 +870,13 @@ def _de_professions(text: str, src: str) -> list[Span]:
             continue
         out.append(Span(a, b, "PROFESSION", f"{src}:profession", 0.7))
     for m in _DE_PROFESSION_WEAK.finditer(text):
-        w = m.group("prof3").casefold()
+        key = next(k for k in ("prof3", "prof4", "prof5") if m.group(k) is not None)
+        w = m.group(key).casefold()
         if w in _DE_NOT_OCCUPATION or w in _DE_NOT_PROFESSION or w in _DE_INST_NOT_NAME:
             continue
-        if m.group("rente") is None and not _DE_OCCUPATION_END.search(w):
+        if key == "prof3" and m.group("rente") is None and not _DE_OCCUPATION_END.search(w):
             continue
-        out.append(Span(*m.span("prof3"), "PROFESSION", f"{src}:profession", 0.65))
+        out.append(Span(*m.span(key), "PROFESSION", f"{src}:profession", 0.65))
     return out
 
 
@@ -978,6 +1017,8 @@ class GermanLetterCueRecognizer:
             ext = _de_name_words(text, *m.span("name"), strict=strict)
             if ext:
                 out.append(Span(*ext, "NAME.DOCTOR", f"{src}:title", 0.8))
+        if "(" in text:
+            out.extend(_de_town_before_country(text, src))
         for m in rx["staff"].finditer(text):
             ext = _de_name_words(text, *m.span("name"), strict=True)
             if ext:

@@ -97,6 +97,8 @@ def month_forms(lang: str) -> Mapping[str, int]:
                 out.setdefault(p3, num)
             if name[:4] in ("febr", "sept") and len(name) > 4:
                 out.setdefault(name[:4], num)
+    if lang == "de":
+        out.setdefault("feber", 2)  # Austrian, beside CLDR's "Jänner"
     return MappingProxyType(out)
 
 

@@ -201,6 +201,9 @@ def _trim(text: str, spans: list[Span], lang: str) -> list[Span]:
                         and not (lang == "nl" and fold(last) in _listed_names("nl") and not last.isupper()))
                     or allow.in_eponym_context(text, s.start, s.end)
                     or (last.isupper() and len(last) <= 3)  # "S. SBP", "R. IJ": an abbreviation, not a surname
+                    # a unit's or an abbreviation's letter: "37,2 °C. Kostaufbau", "(z. B. Multigen-Assay)"
+                    or (_UNIT_OR_ABBR_BEFORE.search(text, max(0, s.start - 4), s.start) is not None
+                        and fold(last) not in _listed_names(lang))  # (not "i. A. Kerstin Schneider")
                     or (lang in ("nl", "sv") and is_latin_anatomy(text[s.start:s.end]))  # "V. Cava", "N. Suralis"
                     or (lang == "de" and _de_roman_grade(text, s.start, last))):  # "AV-Block I. Grades"
                 continue
@@ -1479,6 +1482,8 @@ _LOWER_CH = re.compile(r"[^\W\d_A-Z]")
 _UPPER_CH = re.compile(rf"[{UPPER}]")
 
 
+#: right before an "initial": the degree sign of "°C." or the first letter of an abbreviation ("z. B.", "u. a.")
+_UNIT_OR_ABBR_BEFORE = re.compile(r"(?:°|(?<![\w.])[a-zäöü]\.[ \t]?)\Z")
 #: names that collide with common words but are names after a cue ("son rob", "wife rose", "daughter pat")
 _COLLISION_NAMES = frozenset(w.casefold() for w in COMMON_COLLISIONS.get("en", ()))
 #: collisions that after a kinship word are still not a name ("daughter may come", "son will call")
