@@ -198,3 +198,48 @@ def test_de_method_after_nach_is_no_town(de: Pipeline) -> None:
 ])
 def test_de_more_institution_heads(de: Pipeline, text: str, org: str) -> None:
     assert (org, "LOCATION.ORGANIZATION") in _found(de, text)
+
+
+# --- from the sixth and seventh blind English sets (tests/data/en-notes-6, en-notes-7) ---------------------------
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("NICU NSG NOTE 11P-7A\nBABY BOY LINDQVIST DOL 3, 36 2/7 WK", "LINDQVIST"),
+    ("Weekly summary\nBaby girl Abernathy, ex-27 wk, DOL 40", "Abernathy"),
+    ("NPN 7p-7a   Twins Okonjo-Reyes\nTwin A (boy) DOL 5", "Okonjo-Reyes"),
+])
+def test_en_newborn_surname_after_baby_boy_girl_and_twins(en: Pipeline, text: str, name: str) -> None:
+    assert (name, "NAME.PATIENT") in _found(en, text)
+
+
+def test_en_parents_list_and_twin_letters(en: Pipeline) -> None:
+    found = _found(en, "Parents Marisol and Teodoro visit daily. Sister (Twin A) at level II.")
+    assert [t for t, lab in found if lab.startswith("NAME")] == ["Marisol", "Teodoro"]
+
+
+def test_en_bed_numbers_are_no_rooms_and_sign_out_names_before_age_and_sex(en: Pipeline) -> None:
+    text = "MICU sign-out\nbed 1 - Thibodeaux 74M sepsis\nbed 2 - empty\nRm 12 - Lane: CHF\npt moved to room 14"
+    found = _found(en, text)
+    assert ("Thibodeaux", "NAME.PATIENT") in found
+    assert [t for t, lab in found if lab == "LOCATION.ROOM"] == ["12", "14"]
+
+
+@pytest.mark.parametrize("text", ["Son Raymond visited 1400-1600, updated.", "Mom in 2100-2300, held baby."])
+def test_en_clock_time_ranges_are_no_phones(en: Pipeline, text: str) -> None:
+    assert not [t for t, lab in _found(en, text) if lab.startswith("CONTACT")]
+
+
+def test_en_quoted_nickname_after_a_name(en: Pipeline) -> None:
+    assert ("Bunny", "NAME") in _found(en, 'husband Bernard ("Bunny") here all eve')
+
+
+@pytest.mark.parametrize(("text", "org"), [("EI referral to Pine Ridge EI.", "Pine Ridge"),
+                                           ("accepted at Crescent Lake LTAC, bed Mon", "Crescent Lake"),
+                                           ("d/c to Harlow Farm rehab at 1400", "Harlow Farm")])
+def test_en_organisation_before_a_lower_case_or_abbreviated_head(en: Pipeline, text: str, org: str) -> None:
+    # (a care site's movement rule may call it a hospital: replaced as a place either way)
+    assert [lab for t, lab in _found(en, text) if t == org and lab.startswith("LOCATION.")]
+
+
+@pytest.mark.parametrize("text", ["Discussed Hospice with family", "pt to rehab in am", "Inpatient rehab eval"])
+def test_en_generic_care_words_are_no_organisations(en: Pipeline, text: str) -> None:
+    assert not [t for t, lab in _found(en, text) if lab.startswith("LOCATION")]

@@ -137,6 +137,8 @@ _NANP = re.compile(r"\([2-9]\d\d\)[ \u00a0]?[2-9]\d\d[-.]\d{4}|[2-9]\d\d([-.])[2
 #: a range of round numbers written like a local number ("200-1000", "500-1500"): a measure, not a phone number
 _ROUND_RANGE = re.compile(r"\d{2}0-\d{3}0")
 #: a one-digit decimal ("7.35") inside a run of hyphenated numbers: laboratory values, not a phone number
+#: two 24-hour clock times joined by a dash ("1400-1600"): a time span
+_CLOCK_RANGE = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d[ \t]?[-–][ \t]?(?:[01]\d|2[0-4])[0-5]\d")
 _DECIMAL_RUN = re.compile(r"(?:^|[-\s])\d\.\d{1,3}(?:-|$)|-\d\.\d")
 _AFTER_WORD = re.compile(r"[ \t\-,]{0,3}(\w+)(?![ \t]*[:.]?[ \t]*[+(\d])")
 #: an ascending range at a number's start ("800-1000 15 minutes later", "400-450 12"): settings or vitals
@@ -320,6 +322,10 @@ class PhoneRecognizer:
             if verdict is None:
                 continue
             context, is_fax = verdict
+            if (self.lang == "en" and _CLOCK_RANGE.fullmatch(num.strip()) and after is None
+                    and not self._phone_word_before(text, start - 1) and text[max(0, start - 2):start].strip()
+                    not in ("#", ":")):
+                continue  # "visited 1400-1600", "Mom in 2100-2300": two clock times, not a number to call
             if self.lang == "en" and not context and self._en_measure_range(text, start, num.strip(), groups):
                 continue  # "VT 800-1000 15 minutes later": a range of settings, not a number to call
             if self.lang == "nl" and not context and num.strip()[:1] not in ("0", "+", "("):

@@ -965,7 +965,10 @@ _CASELESS_CUES: dict[str, dict[str, str]] = {
                          "grandsons", "granddaughters", "friends", "cousins", "sibling", "siblings", "stepmother",
                          "stepfather", "stepmom", "stepdad", "grandma", "grandpa", "caller", "counselor",
                          "counsellor", "teacher", "pastor", "officer", "trooper", "sgt", "supervisor", "adjuster",
-                         "roommate", "landlord", "det", "detective", "foreman", "boss"), "NAME.RELATIVE"),
+                         "roommate", "landlord", "det", "detective", "foreman", "boss", "parents", "grandparents",
+                         "gma", "gpa", "nana"), "NAME.RELATIVE"),
+        # a newborn's surname ("Twins Adeyemi-Grant"; "baby boy pham", "BB GIRL OKAFOR": two-word cues below)
+        "twins": "NAME.PATIENT",
         "thx": "NAME", "thanks": "NAME",
         "mr": "NAME", "mrs": "NAME", "ms": "NAME", "miss": "NAME", "pt": "NAME.PATIENT", "patient": "NAME.PATIENT",
     },
@@ -996,7 +999,12 @@ _FLOW_BEFORE = re.compile(r"(?i:\d[ \t]?(?:l|lpm|l/min|liters?)|o2)[ \t]{1,2}\Z"
 #: cue phrases of two words (the second word is the one in the table above, the first one is checked here)
 #: ("contact person (X)", "EMERGENCY CONTACT: X": the person the family named to be called, a relative or a friend)
 _TWO_WORD_CUES = {"other": ("significant",), "law": ("in",), "person": ("contact",),
-                  "contact": ("emergency", "primary", "family")}
+                  "contact": ("emergency", "primary", "family"), "boy": ("baby", "bb"), "girl": ("baby", "bb")}
+#: a newborn's chart abbreviations after its name: day of life, (corrected / postmenstrual) gestational age,
+#: birth weight, hour of life
+_NEONATAL_TERMS = frozenset(("dol", "cga", "ga", "pma", "bw", "hol", "ex", "apgars", "twin", "twins"))
+#: two-word cues that name the patient (a newborn: "baby boy pham", "Baby girl Whitfield")
+_PATIENT_TWO_WORD_CUES = frozenset(("boy", "girl"))
 #: clinical credentials at the end of a signature line ("irene snell, rn", "J. Doe RN", "jane roe bsn/rn")
 _CREDENTIALS = (r"(?:rn|bsn|msn|lpn|lvn|np|cnp|fnp|aprn|crna|rrt|crt|rt|pt|ot|slp|msw|lcsw|licsw|md|do|pa|pa-c|"
                 r"phd|pharmd|rd|ccrn|cns|sn|lmhc|lpc|lcpc|lmft|lsw|cnm|psyd|dpm|dnp|cma|emt|emt-p)")
@@ -1086,8 +1094,8 @@ class CaselessCueRecognizer:
         if "-" in w:
             return all(self._name_like(p, cased) for p in w.split("-"))
         f = w.casefold()
-        if _service_word(f):
-            return False  # "Nurse Practitioner", "seen by Cardiology"
+        if _service_word(f) or f in _NEONATAL_TERMS:
+            return False  # "Nurse Practitioner", "seen by Cardiology", "baby boy Pham DOL 4"
         if cased and w[:1].isupper() and len(w) > 1 and f not in self.stop and f not in self.common \
                 and f not in self.cues and not self.allow.is_allowed(w) and (cased() if callable(cased) else cased) \
                 and (fold(w) in self.names or not _inflected(w, self.lang)):
@@ -1210,7 +1218,9 @@ class CaselessCueRecognizer:
                 before = text[max(0, m.start() - 14):m.start()].casefold()
                 if not any(first in before for first in _TWO_WORD_CUES[cue]):
                     continue
-                label = "NAME.RELATIVE"
+                if cue in _PATIENT_TWO_WORD_CUES and re.search(r"(?:baby|bb)[ \t]{1,2}\Z", before) is None:
+                    continue  # "baby boy X", not "boy" somewhere after "baby"
+                label = "NAME.PATIENT" if cue in _PATIENT_TWO_WORD_CUES else "NAME.RELATIVE"
             if label is None:
                 continue
             punct = text[m.end(1):m.end()]
@@ -1320,6 +1330,10 @@ class CaselessCueRecognizer:
                 out.append(Span(words[0][0], words[-1][1], "NAME.PATIENT", f"{self.name}:aged", 0.65))
         if self.lang == "en" and _BED_LIST_HINT.search(text):
             out += self._bed_list(text)
+        if "(" in text:
+            for m in _QUOTED_NICKNAME.finditer(text):  # 'husband Ignatius ("Iggy")', 'WIFE PATRICIA ("PATTY")'
+                if fold(m.group(1)) in self.names and self._name_like(m.group(2), True):
+                    out.append(Span(*m.span(2), "NAME", f"{self.name}:nickname", 0.7))
         return out
 
     def _bed_list(self, text: str) -> list[Span]:
@@ -1336,7 +1350,8 @@ class CaselessCueRecognizer:
             if not said or not (all(self._bed_list_word(w) for w in said)
                                 and not any(w.casefold() in self.stop for w in said)):
                 continue
-            out.append(Span(m.start("room"), m.end("room"), "LOCATION.ROOM", f"{self.name}:bed_list", 0.7))
+            if not m.group(0).lstrip().lower().startswith("b"):  # a room's number; a bed's is none (care_sites)
+                out.append(Span(m.start("room"), m.end("room"), "LOCATION.ROOM", f"{self.name}:bed_list", 0.7))
             out.append(Span(words[0][0], words[-1][1], "NAME.PATIENT", f"{self.name}:bed_list", 0.7))
         return out
 
@@ -1508,13 +1523,17 @@ _AGED = re.compile(r"(?<![\w'’.\-])((?:[^\W\d_][\w'’\-]{0,30}\.?[ \t]{1,2}){
                    r"[ \t]{1,2}(?i:is|was)[ \t]{1,2}(?i:an?)[ \t]{1,2}\d{1,3}[ \t]?(?:-[ \t]?)?"
                    r"(?i:y/?o|y\.o\.|yo|yr|yrs|year|years)(?![\w])")
 #: a sign-out or census list line: "Rm 12 - Lane: ...", "Bed 4 Lane, R. ...", "RM 7: OKAFOR (FULL CODE)"
+#: a name, then a nickname in quotes in brackets ('Ignatius ("Iggy")', 'Whitfield ("Juniper" per parents)')
+_QUOTED_NICKNAME = re.compile(r"(?<![\w'’])([^\W\d_][\w'’\-]{1,30})[ \t]{0,2}\([ \t]{0,2}[\"“']"
+                              r"([^\W\d_][\w'’\-]{1,20})[\"”']")
 _BED_LIST_HINT = re.compile(r"(?im)^[ \t]{0,4}(?:rm|room|bed|bd)\b")
 _BED_LIST = re.compile(
     r"(?m)^[ \t]{0,4}(?i:rm|room|bed|bd)\.?[ \t]{0,2}#?[ \t]{0,2}(?P<room>\d{1,4}[A-Da-d]?)"
     r"(?:[ \t]{0,2}[-–:][ \t]{0,2}|[ \t]{1,2})"
     r"(?P<name>[A-Za-z][A-Za-z'’]{1,30}(?:-[A-Za-z][A-Za-z'’]{1,30})?(?:[ \t]{1,2}[A-Z][A-Za-z'’]{1,30}"
     r"(?:-[A-Z][A-Za-z'’]{1,30})?)?(?:,[ \t]{0,2}[A-Z]\.(?=[ \t]))?)"
-    r"(?=[ \t]{0,2}(?:[:,(\-–]|\r?$)|[ \t]{1,2}[a-z])")
+    # (then a colon, comma, dash or bracket, a word in lower case, or the age and sex: "bed 2 - Sun 45F SLE")
+    r"(?=[ \t]{0,2}(?:[:,(\-–]|\r?$)|[ \t]{1,2}[a-z]|[ \t]{1,2}\d{1,3}[ \t]?(?:[MFmf]|yo|y/o)(?![\w/]))")
 #: a word right before a nurse's credential inside a sentence ("report called to nadia rn on 4")
 _FIRST_THEN_RN = re.compile(r"(?<![\w'’\-./])([^\W\d_]{3,30})[ \t]{1,2},?[ \t]{0,2}(?i:rn|lpn)(?![\w\-/])")
 #: what follows the last word of a name in a list: a comma, a clause's end or "and" ("Drs Roe, Okafor and Li")
