@@ -274,7 +274,13 @@ HOSPITAL_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
            ("Verloskundigenpraktijk", "R"), ("Tandartspraktijk", "R"), ("Fysiotherapiepraktijk", "R"),
            ("Praktijk", "R"), ("Thuiszorg", "R"), ("Kraamzorg", "R"), ("Thuiszorgorganisatie", "R"),
            ("Woongroep", "R"), ("Zorgboerderij", "R"), ("Basisschool", "R"), ("Apotheek", "R"),
-           ("Kinderdagverblijf", "R"), ("Kinderopvang", "R"), ("Peuterspeelzaal", "R")),
+           ("Kinderdagverblijf", "R"), ("Kinderopvang", "R"), ("Peuterspeelzaal", "R"),
+           # foundations, home care, the GP out-of-hours service, youth protection, courts, occupational health
+           # services, schools ("Stichting Het Werkhuys", "Buurtzorg Hengelo-Noord", "HAP Kennemerland", "Veilig Thuis
+           # Utrecht", "Rechtbank Gelderland", "Arbodienst Midden-Holland", "OBS De Toverbal", "Hanzehogeschool")
+           ("Stichting", "R"), ("Buurtzorg", "R"), ("HAP", "R"), ("Veilig Thuis", "R"), ("Jeugdbescherming", "R"),
+           ("Rechtbank", "R"), ("Arbodienst", "R"), ("OBS", "R"), ("CBS", "R"), ("Hogeschool", "B"),
+           ("hogeschool", "C")),
     "sv": (("sjukhus", "L"), ("sjukhuset", "L"), ("Universitetssjukhuset", "R"),
            ("universitetssjukhus", "L"), ("Vårdcentralen", "R"), ("Vårdcentral", "R"), ("vårdcentral", "L"),
            ("lasarett", "L"), ("Lasarettet", "R"), ("Länssjukhuset", "R"),

@@ -243,3 +243,73 @@ def test_en_organisation_before_a_lower_case_or_abbreviated_head(en: Pipeline, t
 @pytest.mark.parametrize("text", ["Discussed Hospice with family", "pt to rehab in am", "Inpatient rehab eval"])
 def test_en_generic_care_words_are_no_organisations(en: Pipeline, text: str) -> None:
     assert not [t for t, lab in _found(en, text) if lab.startswith("LOCATION")]
+
+
+# --- from the fourth blind Dutch set (tests/data/nl-notes-4) and more of set 3 -------------------------------------
+
+@pytest.mark.parametrize(("text", "dates"), [
+    ("Gezien op 4.2.23 door de dienstdoende arts.", ["4.2.23"]),
+    ("Vaccinatie gegeven op 11 - 06 - 2018 volgens schema.", ["11 - 06 - 2018"]),
+    ("Diabetes sinds '97, pomp sinds 2012.", ["'97", "2012"]),
+    ("Bloedafname 12-02 en 19-02 toonde een daling.", ["12-02", "19-02"]),
+    ("Antistolling gestaakt van 2-5 t/m 6-5-2023.", ["2-5", "6-5-2023"]),
+    ("Laatste aanval op Tweede Paasdag 2021.", ["Tweede Paasdag 2021"]),
+    ("Klachten sinds de winter van 2019.", ["winter van 2019"]),
+    ("Opgenomen van 3 t/m 9 maart.", ["3", "9 maart"]),
+    ("Operatie gepland op di 12 nov. '24.", ["di 12 nov. '24"]),
+])
+def test_nl_dates_of_the_fourth_set(nl: Pipeline, text: str, dates: list[str]) -> None:
+    assert [t for t, lab in _found(nl, text) if lab == "DATE"] == dates
+
+
+@pytest.mark.parametrize("text", ["Neem 2-3 dagen rust.", "1-2 keer per dag innemen.", "Score 3 op 10 mei"])
+def test_nl_counts_and_durations_are_no_day_and_month(nl: Pipeline, text: str) -> None:
+    assert [t for t, lab in _found(nl, text) if lab == "DATE"] in ([], ["10 mei"])
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("SEH-nummer: 2024-039911", "2024-039911"), ("Pat.nr.: 7711029", "7711029"), ("Z-nummer Z7730012", "Z7730012"),
+    ("Zaaknummer: JBZ-23-1177", "JBZ-23-1177"), ("BIG-nummer 39012345601", "39012345601"),
+])
+def test_nl_more_id_labels(nl: Pipeline, text: str, value: str) -> None:
+    assert [t for t, lab in _found(nl, text) if lab.startswith("ID")] == [value]
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("Oom Yusuf komt morgen.", "Yusuf"), ("AIOS Marloes belt terug.", "Marloes"),
+    ("SPV Kuipers ziet mevrouw.", "Kuipers"),
+])
+def test_nl_more_person_words(nl: Pipeline, text: str, name: str) -> None:
+    assert (name, "NAME") in _found(nl, text)
+
+
+def test_nl_person_word_before_an_organisation_is_no_name(nl: Pipeline) -> None:
+    assert not [t for t, lab in _found(nl, "mentor van Stichting Zorgkracht Noord") if lab.startswith("NAME")]
+
+
+@pytest.mark.parametrize(("text", "org"), [("Dagbesteding bij Stichting De Brug in Ede.", "Stichting De Brug"),
+                                           ("Melding van de HAP Zuid-Limburg om 03.40 uur.", "HAP Zuid-Limburg"),
+                                           ("Bekend bij Veilig Thuis Twente.", "Veilig Thuis Twente")])
+def test_nl_more_institution_heads(nl: Pipeline, text: str, org: str) -> None:
+    assert [lab for t, lab in _found(nl, text) if t == org and lab.startswith("LOCATION.")]
+
+
+@pytest.mark.parametrize(("text", "streets"), [
+    ("Op de kruising van de Kerkweg met de Burgemeester Smitstraat.", ["Kerkweg", "Burgemeester Smitstraat"]),
+    ("Gevallen op de hoek van de Dorpsstraat en de Beukenlaan.", ["Dorpsstraat", "Beukenlaan"]),
+])
+def test_nl_streets_without_a_number(nl: Pipeline, text: str, streets: list[str]) -> None:
+    assert [t for t, lab in _found(nl, text) if lab == "LOCATION.STREET"] == streets
+
+
+def test_nl_airway_is_no_street(nl: Pipeline) -> None:
+    assert not [t for t, lab in _found(nl, "Zuurstof via de luchtweg") if lab.startswith("LOCATION")]
+
+
+@pytest.mark.parametrize(("lang", "text", "ages"), [
+    ("nl", "Kinderen van 7 en 12 jaar wonen bij vader.", ["7", "12"]),
+    ("de", "Mutter zweier Kinder (6 und 3 Jahre).", ["6", "3"]),
+    ("de", "Kinder seit 3 und 5 Jahren aus dem Haus", []),
+])
+def test_ages_of_two_children(lang: str, text: str, ages: list[str]) -> None:
+    assert [t for t, lab in _found(rules_pipeline(lang), text) if lab == "AGE"] == ages

@@ -116,6 +116,22 @@ _LOWER_PREFIX_STREET = re.compile(rf"({_alt(_LOWER_TYPES)}){_AFTER_TYPE}(?P<comm
 _STRONG_SET = frozenset(STRONG_STREET_TYPES)
 _TYPE_START = re.compile(rf"(?:{_alt(STRONG_STREET_TYPES + _WEAK_TYPES + _LOWER_TYPES)})(?![\w])")
 
+#: a Dutch street named without its number after a preposition and "de" ("op de kruising van de Stationsweg met de
+#: Wethouder Klapstraat", "woont aan de Esdoornlaan"): a capitalised word that ends in a street type, perhaps a title
+#: word before it; no common noun of Dutch is capitalised inside a sentence
+_NL_STREET_NO_NUMBER = re.compile(
+    r"(?<![\w])(?:aan|op|in|van|naar|bij|via|langs|over|met|uit|vanaf|en)[ \t]{1,2}de[ \t]{1,2}"
+    rf"(?P<name>(?:[{_UP}][{_LO}]{{1,15}}\.?[ \t]{{1,2}})?[{_UP}][{_LO}]{{2,30}}"
+    r"(?:straat|weg|laan|gracht|kade|singel|plein|dreef|steeg|dijk|pad))(?![\w\-])")
+
+
+def _nl_streets_without_number(text: str) -> list[Span]:
+    if "de " not in text:
+        return []
+    return [Span(*m.span("name"), "LOCATION.STREET", "street_nl:without_number", 0.6)
+            for m in _NL_STREET_NO_NUMBER.finditer(text)]
+
+
 _SUFFIXES = {
     "nl": "straat|str\\.|laan|weg|plein|gracht|kade|singel|dijk|steeg|dreef|plantsoen|burgwal|wal|markt|pad|hof|veld"
           "|erf|baan",
@@ -676,6 +692,7 @@ class StreetRecognizer:
         if self._anchored is not None:
             out += self._before_postcode(text, out, pcs_all)
         if self.lang == "nl":
+            out += [s for s in _nl_streets_without_number(text) if not _overlaps(out, s.start, s.end)]
             out = [_nl_street_edges(text, s) for s in out]
         return sorted(out)
 

@@ -321,6 +321,8 @@ def age_patterns(lang: str) -> tuple[RulePattern, ...]:
         out += _german_patterns(digits)
     if lang == "nl":
         out += _dutch_patterns(digits)
+    if lang in _CHILDREN_AGES:
+        out += _children_ages(lang)
     out += _apposition_patterns(lang)
     ctx = Context.of(neg_before=spec.duration_before, before_rx=spec.person_before, after_rx=spec.age_after,
                      neg_after_rx=spec.duration_after, n_before=2, boost=0.45, penalty=0.45)
@@ -542,6 +544,40 @@ def _dutch_patterns(digits: str) -> list[RulePattern]:
                     regex=rf"(?<=\(\d[ \t]|\d\d[ \t])(?<!\d\d\d[ \t]){years_months}(\d{{1,2}})"
                           rf"(?=[ \t]{{0,2}}(?:maanden|mnd)\))",
                     score=0.3, group=1, validator=_validator, adjust=person_line),
+    ]
+
+
+#: children (or grandchildren) words, the joiners and the unit of their ages ("Kinderen van 8 en 11 jaar", "zwei
+#: Kinder (8 und 4 Jahre)"), and the words of a duration before the first number ("seit 3 und 5 Jahren")
+_CHILDREN_AGES = {
+    "nl": (r"kinderen|kind|zonen|zoons|dochters|kleinkinderen", ("en", ","), r"jaar|jr\.?", r"sinds|geleden|na|voor"),
+    "de": (r"kinder|kind|söhne|töchter|enkel|enkelkinder", ("und", ","), r"jahre|jahren|j\.", r"seit|vor|nach|für"),
+}
+
+
+def _children_ages(lang: str) -> list[RulePattern]:
+    """Both ages of two children written as a list ("Kinderen van 8 en 11 jaar", "twee kinderen (6 en 9 jaar)",
+    "Mutter zweier Kinder (8 und 4 Jahre)"): each number is an age, when a children's word comes shortly before."""
+    kids, joins, unit, duration = _CHILDREN_AGES[lang]
+    kids_rx = re.compile(rf"(?i:\b(?:{kids}))\b[^.\n;]{{0,25}}\Z")
+    join = "|".join(joins)
+    duration_rx = re.compile(rf"(?i:\b(?:{duration}))[ \t]{{1,2}}\d{{0,2}}[ \t]{{0,2}}(?:{join})?[ \t]{{0,2}}\Z")
+
+    def after_kids(text: str, start: int, end: int) -> float:
+        lo = max(0, start - 45)
+        if duration_rx.search(text, lo, start) or not kids_rx.search(text, lo, start):
+            return 0.0
+        return 0.45
+
+    # (after the word only: "geb. 19.07.1944, 79 J." is the age pattern's)
+    second_lb = "|".join(rf"(?<=\d[ \t]{j}[ \t])" for j in joins if j != ",")
+    return [
+        RulePattern("age_children_first", first="digit", regex=rf"(?<![\w.,])\d{{1,2}}(?=[ \t]{{0,2}}(?i:{join})"
+                    rf"[ \t]{{1,2}}\d{{1,2}}[ \t]{{1,2}}(?i:{unit})(?![\w]))", score=0.3, adjust=after_kids,
+                    validator=_validator),
+        RulePattern("age_children_second", first="digit", regex=rf"(?:{second_lb})(\d{{1,2}})"
+                    rf"(?=[ \t]{{1,2}}(?i:{unit})(?![\w]))", score=0.3, group=1, adjust=after_kids,
+                    validator=_validator),
     ]
 
 

@@ -250,7 +250,7 @@ def _nl_sv_patterns(lang: str, M: str, D: str, months: str, spec: _DateLang) -> 
     wd = rf"\b(?:{_NL_SV_WEEKDAYS[lang]})\.?,?[ \t]{{1,2}}"
     valid = _numeric_valid(lang)
     dm_num = rf"{_DAY}[-/.]{_MONTH_NUM}(?:[-/.](?:{_YEAR4}|{_YEAR2}))?"
-    full = rf"{D}(?:{spec.dm_sep}){months}(?:(?:{spec.my_sep}){_YEAR4})?"
+    full = rf"{D}(?:{spec.dm_sep}){months}(?:(?:{spec.my_sep}){_YEAR4}|[ \t]{{1,2}}['’]\d\d(?![\w'’]))?"
     out = [
         RulePattern("weekday_date", first="letter",
                     regex=rf"{wd}(?:{full}|{dm_num})(?![\w/%]|[.,:-]\d)", score=0.9, flags=IC),
@@ -268,6 +268,28 @@ def _nl_sv_patterns(lang: str, M: str, D: str, months: str, spec: _DateLang) -> 
                      rf"(?:[ \t]{{1,2}}(?:van|in|uit)[ \t]{{1,2}}|,[ \t]{{0,2}}|[ \t]{{0,2}}\([ \t]{{0,2}}){_YEAR4}"
                      r"(?:[ \t]{0,2}\))?(?![\w/%]|[.,:-]\d)")
         out.append(RulePattern("week_of_year", first="letter", regex=week_year, score=0.85, flags=IC))
+        out += [
+            # "7.1.24": day and month of one digit with a two-digit year, after a date word
+            RulePattern("dmy_dots_short", first="digit", regex=_NUM_LEFT + rf"{_DAY}\.{_MONTH_NUM}\.{_YEAR2}"
+                        + _NUM_RIGHT, score=0.45, validator=valid,
+                        context=Context.of(before=spec.date_words, n_before=2, boost=0.3)),
+            # "08 - 05 - 2019": blanks around the separators
+            RulePattern("dmy_spaced_separators", first="digit", regex=_NUM_LEFT + rf"{_DAY}[ \t]{{1,2}}[-/][ \t]{{1,2}}"
+                        rf"{_MONTH_NUM}[ \t]{{1,2}}[-/][ \t]{{1,2}}{_YEAR4}" + _NUM_RIGHT, score=0.85,
+                        validator=lambda t: valid(re.sub(r"[ \t]", "", t))),
+            # a two-digit year after a word of time ("sinds '98", "in '05"), its apostrophe in the span
+            RulePattern("apostrophe_year_nl", first="letter", regex=r"\b(?i:sinds|in|vanaf|tot|rond|na|voor)[ \t]{1,2}"
+                        r"(['’]\d\d)(?![\w'’]|[.,]\d)", group=1, score=0.8),
+            # a season of a year ("zomer van 2021", "voorjaar 2019")
+            RulePattern("season_year_nl", first="letter", regex=rf"\b(?:voorjaar|lente|zomer|najaar|herfst|winter)"
+                        rf"(?:[ \t]{{1,2}}van)?[ \t]{{1,2}}{_YEAR4}\b", score=0.85, flags=IC),
+            # the first end of a range to a day and month, a bare day ("van 10 t/m 14 januari", "ma 2 t/m vr 6
+            # september", "de nacht van 6 op 7 februari"), a weekday's abbreviation with it
+            RulePattern("nl_day_to_month", regex=rf"\b(?:(?:ma|di|wo|do|vr|za|zo)\.?[ \t]{{1,2}})?"
+                        rf"{_DAY}(?=[ \t]{{0,2}}(?:-|–|t/m|tot(?:[ \t]en[ \t]met)?|(?<=van[ \t]\d)[ \t]op"
+                        rf"|(?<=van[ \t]\d\d)[ \t]op)[ \t]{{0,3}}"
+                        rf"(?:(?:ma|di|wo|do|vr|za|zo)\.?[ \t]{{1,2}})?{_DAY}[ \t]{{1,3}}{M})", score=0.8, flags=IC),
+        ]
     if lang == "sv":
         words = "|".join(re.escape(w) for w in (*spec.date_words, "inskriven", "utskriven", "inkom", "opererad",
                                                  "besök", "återbesök", "remiss", "daterad", "undersökt"))
@@ -480,7 +502,9 @@ def date_patterns(lang: str) -> tuple[RulePattern, ...]:
                     adjust=_month_second_adjust if lang == "en" else None),
         # public holidays name a day of the year ("over Christmas"): clinanon.lang.holidays, shared with the
         # surrogates; tried before the weekday, which a holiday may start with ("Jueves Santo", "Good Friday")
-        RulePattern("holiday", first="letter", regex=rf"\b(?:{holiday_regex(lang)})(?![\w'’])", score=0.7, flags=IC),
+        # (with its year: "Kerstmis 2019", "Christmas 2021")
+        RulePattern("holiday", first="letter", regex=rf"\b(?:{holiday_regex(lang)})(?:[ \t]{{1,2}}{_YEAR4})?(?![\w'’])",
+                    score=0.7, flags=IC),
         RulePattern("weekday", first="letter", regex=  # English: a full name never keeps the sentence's dot
                     rf"\b{trie_regex(weekday_forms(lang))}\b" if lang == "en" else rf"\b{weekday_regex(lang)}",
                     score=0.4, flags=IC,  # (Dutch "op dinsdag": a weekday alone, no date)
@@ -664,7 +688,7 @@ def _dm_valid(s: str) -> bool:
 _RANGE_TO: dict[str, re.Pattern[str]] = {
     "de": re.compile(r"\s{0,2}(?:-|–|bis(?:\s{1,2}(?:zum|einschl\.?|einschließlich))?)\s{0,2}\d{1,2}\.\s?\d{1,2}\.",
                      re.IGNORECASE),
-    "nl": re.compile(r"\s{0,2}(?:-|–|t/m|tot(?:\s{1,2}en\s{1,2}met)?)\s{0,2}\d{1,2}[/-]\d{1,2}", re.IGNORECASE),
+    "nl": re.compile(r"\s{0,2}(?:-|–|t/m|tot(?:\s{1,2}en\s{1,2}met)?|en)\s{0,2}\d{1,2}[/-]\d{1,2}", re.IGNORECASE),
     "sv": re.compile(r"\s{0,2}(?:-|–|till|t\.o\.m\.?)\s{0,2}\d{1,2}/\d{1,2}", re.IGNORECASE),
 }
 #: words before a day + month without a year that make it a date ("am 3.5.", "op 14/9", "den 15/11")
@@ -673,7 +697,7 @@ _PARTIAL_WORDS: dict[str, tuple[str, ...]] = {
            "des", "letzte", "letzten", "letztmalig", "zuletzt", "erneut"),
     "nl": ("op", "d.d", "dd", "van", "tot", "sinds", "vanaf", "datum", "t/m", "per", "opgenomen", "opgen", "opname",
            "ontslag", "ontslagen", "laatste", "volgende", "gezien", "controle", "gestart", "gestopt", "geopereerd",
-           "overleden", "tm"),
+           "overleden", "tm", "vóór", "uiterlijk", "bloedafname", "afname", "controle"),
     "sv": ("den", "från", "till", "sedan", "datum", "t.o.m", "fr.o.m", "opererad", "opererades", "inkom", "utskriven",
            "inskriven"),
 }
@@ -685,7 +709,7 @@ def _partial_date_patterns(lang: str, spec: _DateLang) -> list[RulePattern]:
     if lang not in _RANGE_TO:
         return []
     rng = _RANGE_TO[lang]
-    sep = r"\.?\s{0,2}(?:-|–|bis|till|tot|t/m|t\.o\.m\.?)\s{0,2}\Z"
+    sep = r"\.?\s{0,2}(?:-|–|bis|till|tot|t/m|t\.o\.m\.?" + (r"|en" if lang == "nl" else "") + r")\s{0,2}\Z"
     rng_from = re.compile((r"\d{1,2}\.\s?\d{1,2}" if lang == "de" else r"\d{1,2}[/-]\d{1,2}") + sep, re.IGNORECASE)
 
     def in_range(text: str, start: int, end: int) -> float:
@@ -695,15 +719,21 @@ def _partial_date_patterns(lang: str, spec: _DateLang) -> list[RulePattern]:
 
     shape = (r"\d{1,2}\.\s?\d{1,2}\.(?![\w.,:/-]?\d)" if lang == "de"
              else r"\d{1,2}/\d{1,2}(?![\w/]|[.,:-]\d)")
-    if lang == "nl":  # Dutch also writes a day and month with a dash, one side of two digits ("op 24-05", "op 23-1";
-        # not "op 2-3")
-        shape = rf"(?:{shape}|(?:\d\d-\d{{1,2}}|\d-\d\d)(?![\w/-]|[.,:]\d))"
+    neg = _UNITS
+    if lang == "nl":  # Dutch also writes a day and month with a dash ("op 24-05", "op 23-1", "van 3-4 t/m 7-4"),
+        # not before a duration or a count ("op 2-3 dagen", "1-2 keer")
+        # (both of one digit only before a range's end or a punctuation mark: "van 3-4 t/m 7-4", not "op 2-3
+        # momenten")
+        shape = (rf"(?:{shape}|(?:\d\d-\d{{1,2}}|\d-\d\d)(?![\w/-]|[.,:]\d)"
+                 rf"|\d-\d(?![\w/-]|[.,:]\d)(?=[ \t]{{0,2}}(?:t/m|tot|en[ \t]{{1,2}}\d|[.,;:)]|\r?\n|\Z)))")
+        neg = (*_UNITS, "dag", "dagen", "week", "weken", "maand", "maanden", "jaar", "jaren", "uur", "uren",
+               "minuten", "min", "stuks", "tabletten", "tabl", "x")
     # Dutch "t/m 9/11" (tot en met): a date word the word splitter cannot see
     # German: alone in brackets after what happened ("6. postoperativer Tag (17.10.)", "CT (23.05., 21:18 Uhr)")
     until = {"nl": r"(?<![\w/])t/m\.?[ \t]{0,2}$", "de": r"\([ \t]{0,2}$"}.get(lang)
     return [RulePattern("day_month_numeric", first="digit", regex=_NUM_LEFT + shape, score=0.3,
                         validator=_dm_valid, adjust=in_range,
-                        context=Context.of(before=_PARTIAL_WORDS[lang], neg_after=_UNITS, n_before=2, n_after=1,
+                        context=Context.of(before=_PARTIAL_WORDS[lang], neg_after=neg, n_before=2, n_after=1,
                                            boost=0.4, penalty=0.8, before_rx=until))]
 
 

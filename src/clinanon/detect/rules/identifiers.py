@@ -162,9 +162,15 @@ FIELD_LABELS: dict[str, tuple[FieldLabel, ...]] = {
         _L("patientnummer", rf"pati[eë]nt(?:en)?(?:nummer|nr\.?|-?id)|pati[eë]nt\s(?:{_NO}|id)|ziekenhuisnummer"
                             r"|zh-?nr\.?|dossiernummer|dossier\s?nr\.?|registratienummer|epd-?nummer"
                             # a GGZ client's number, the hospital information system's ("ZIS 0093381", "HiX-nr")
-                            r"|cli[eë]nt(?:en)?(?:nummer|nr\.?|-?id)|zis(?:-?(?:nummer|nr\.?))?|hix(?:-?(?:nummer|nr\.?))?",
+                            r"|cli[eë]nt(?:en)?(?:nummer|nr\.?|-?id)|zis(?:-?(?:nummer|nr\.?))?|hix(?:-?(?:nummer|nr\.?))?"
+                            # "Pat.nr.: 8820417", "SEH-nummer: 2025-041873", "Z-nummer Z1283455", "Z-nr: Z0459812"
+                            r"|pat\.?[ \t]?nr\.?|seh-?(?:nummer|nr\.?)|z-?(?:nummer|nr\.?)",
            "ID.MEDICALRECORD", ("patient", "patiënt", "ziekenhuisnummer", r"\bzh", "dossier", "registratienummer",
-                                r"\bepd", "client", "cliënt", r"\bzis", r"\bhix")),
+                                r"\bepd", "client", "cliënt", r"\bzis", r"\bhix", r"\bpat", r"\bseh", r"\bz-",
+                                r"\bznummer", r"\bznr")),
+        # a court's or a youth-protection case's number ("Zaaknummer: JBO-24-08813")
+        _L("zaak", r"zaaknummer|zaak\s?nr\.?|kenmerk", "ID.IDNUM", ("zaak", "kenmerk")),
+        _L("big_nummer", r"big-?(?:nummer|nr\.?|registratie(?:nummer)?)", "ID.LICENSE", (r"\bbig",)),
         _L("bsn", r"bsn|burgerservicenummer|sofi-?nummer", "ID.SSN", (r"\bbsn\b", "burgerservicenummer", "sofi")),
         _L("polis", r"polisnummer|polis\s?nr\.?|verzekerings?nummer|verzekerdennummer|zorgverzekeringsnummer",
            "ID.HEALTHPLAN", ("polis", "verzeker")),

@@ -405,7 +405,14 @@ def name_patterns(lang: str) -> tuple[RulePattern, ...]:
 _NL_PERSON_WORDS = (r"pati[ëe]nte?|cli[ëe]nte?|pt|pat|huisarts|supervisor|collega|verpleegkundige|arts|specialist|"
                     r"internist|chirurg|cardioloog|neuroloog|kinderarts|psychiater|casemanager|verloskundige|"
                     r"fysiotherapeut|zoon|dochter|broer|zus|vader|moeder|partner|echtgeno(?:o)?te?|buurvrouw|"
-                    r"buurman|kleinzoon|kleindochter|schoonzoon|schoondochter|neef|nicht|juf|zuster")
+                    r"buurman|kleinzoon|kleindochter|schoonzoon|schoondochter|neef|nicht|juf|zuster|"
+                    # more relatives and carers ("Oom Abdi", "AIOS Jorien", "SPV Dekkers", "Diëtist Fatima Bouzid")
+                    r"oom|tante|opa|oma|ex-partner|ex-man|ex-vrouw|zwager|schoonzus|schoonmoeder|schoonvader|"
+                    r"stiefvader|stiefmoeder|vriend|vriendin|mentor|meester|aios|anios|coassistent|di[ëe]tist[e]?|"
+                    r"spv|ergotherapeut|logopedist[e]?|psycholoog|orthopedagoog|apotheker|tandarts|bedrijfsarts|"
+                    r"jeugdarts|wijkverpleegkundige|praktijkondersteuner|poh|begeleider|gezinsvoogd|"
+                    r"jeugdbeschermer|anesthesioloog|uroloog|longarts|geriater|dermatoloog|oogarts|kno-arts|"
+                    r"gynaecoloog|radioloog|patholoog|intensivist|assistent|arts-assistent|verzorgende")
 #: Dutch particles in lower case after a hyphen of a double surname ("Mulder-van der Linden", "Claessens-de Jong")
 _NL_LOWER_PARTICLES = r"(?:van(?:[ \t](?:de|der|den|het|'t))?|de|den|der|ten|ter|te|in[ \t]'t|in[ \t]de|op[ \t]de|'t)"
 #: an honorific before a Dutch name typed in lower case ("mw. bets van der meer", "pt. j. mulder")
@@ -433,7 +440,9 @@ def _dutch_name_patterns() -> list[RulePattern]:
                           rf"{name})(?![\w])", group=1, trigger=r"\)[ \t]{1,2}"),
         RulePattern("person_word", first="letter", label="NAME", score=0.7, adjust=_not_caps,
                     # (not "kinder-MDL-arts van het Erasmus MC": "van het" after a role is "of the")
-                    regex=rf"(?<![\w.-])(?i:{_NL_PERSON_WORDS})\.?[ \t]{{1,2}}(?![Vv]an[ \t]het[ \t]|[Hh]et[ \t])"
+                    # (nor "mentor van Stichting X": an organisation's head after "van")
+                    regex=rf"(?<![\w.-])(?i:{_NL_PERSON_WORDS})\.?[ \t]{{1,2}}(?![Vv]an[ \t]het[ \t]|[Hh]et[ \t]"
+                          rf"|[Vv]an[ \t](?:de[ \t])?(?:Stichting|Gemeente|Zorggroep|Praktijk|Afdeling|GGZ)(?![\w]))"
                           rf"((?:{_U}\.[ \t]?){{0,3}}{name}(?:{_SP}{CAPW})?)(?![\w])", group=1),
         RulePattern("lower_honorific", first="letter", label="NAME", score=0.4, adjust=_nl_lower_adjust,
                     regex=rf"(?<![\w.])(?i:{_NL_LOWER_HONORIFIC})\.[ \t]{{1,2}}((?:{_LOW}\.[ \t]?){{0,3}}"
