@@ -71,8 +71,9 @@ def _dir_size(p: Path | None) -> int:
 
 
 def build(detector: str, crf_model: Path | None, spacy_model: Path | None, strategies: Path | None,
-          with_spacy: bool, extra_crf: Path | None = None, bilstm_model: Path | None = None) -> Any:
-    """The detector to measure (labels: MEDDOCAN)."""
+          with_spacy: bool, extra_crf: Path | None = None, bilstm_model: list[Path] | None = None) -> Any:
+    """The detector to measure (labels: MEDDOCAN). Several BiLSTM-CRF models (other seeds) become the ensemble
+    members ``bilstm_crf``, ``bilstm_crf2``, ..."""
     from clinanon.detect.rules.detector import RulesDetector
     from clinanon.ensemble import Ensemble, StrategyTable
 
@@ -89,7 +90,7 @@ def build(detector: str, crf_model: Path | None, spacy_model: Path | None, strat
     if detector == "bilstm_crf":
         from clinanon.detect.neural.bilstm_crf import BiLSTMCRFDetector
 
-        return BiLSTMCRFDetector.load(bilstm_model)  # type: ignore[arg-type]
+        return BiLSTMCRFDetector.load(bilstm_model[0])  # type: ignore[index]
     from clinanon.detect.crf import CRFDetector
 
     members: dict[str, Any] = {"crf": CRFDetector.load(crf_model)}  # type: ignore[arg-type]
@@ -99,10 +100,11 @@ def build(detector: str, crf_model: Path | None, spacy_model: Path | None, strat
         from clinanon.detect.spacy_ner import SpacyNERDetector
 
         members["spacy"] = SpacyNERDetector.load(spacy_model)  # type: ignore[arg-type]
-    if bilstm_model is not None:
+    if bilstm_model:
         from clinanon.detect.neural.bilstm_crf import BiLSTMCRFDetector
 
-        members["bilstm_crf"] = BiLSTMCRFDetector.load(bilstm_model)
+        for i, path in enumerate(bilstm_model):
+            members["bilstm_crf" + (str(i + 1) if i else "")] = BiLSTMCRFDetector.load(path)
     members["rules"] = RulesDetector("es")
     table = StrategyTable.load(strategies) if strategies is not None else StrategyTable()
     return Ensemble(members, scheme="meddocan", table=table, tiebreak="crf", lang="es")
@@ -294,9 +296,10 @@ def main() -> None:
     ap.add_argument("--crf-model", type=Path, default=None, help="a CRF trained on MEDDOCAN train only")
     ap.add_argument("--spacy-model", type=Path, default=None, help="a spaCy model trained on MEDDOCAN train only")
     ap.add_argument("--with-spacy", action="store_true", help="ensemble: add the spaCy model as a member")
-    ap.add_argument("--bilstm-model", type=Path, default=None,
+    ap.add_argument("--bilstm-model", type=Path, nargs="+", default=None,
                     help="a BiLSTM-CRF trained on MEDDOCAN train only (clinanon train "
-                         "configs/train_bilstm_crf_meddocan.toml)")
+                         "configs/train_bilstm_crf_meddocan.toml); several (other seeds): ensemble members "
+                         "bilstm_crf, bilstm_crf2, ...")
     ap.add_argument("--with-bilstm", action="store_true", help="ensemble: add the BiLSTM-CRF as a member")
     ap.add_argument("--extra-crf", type=Path, default=None,
                     help="ensemble: a second CRF (trained on train only, other settings) as member 'crf2'")
@@ -353,7 +356,7 @@ def main() -> None:
         import torch
 
         torch.set_num_threads(1)  # one core (and no spinning thread pool on a shared machine)
-        meta = json.loads((args.bilstm_model / "meta.json").read_text(encoding="utf-8"))
+        meta = json.loads((args.bilstm_model[0] / "meta.json").read_text(encoding="utf-8"))
         tr = meta.get("training") or {}
         training["bilstm_crf_seconds"] = tr.get("total_seconds")
         training["bilstm_crf_epochs"] = tr.get("epochs")
@@ -361,6 +364,12 @@ def main() -> None:
         training["bilstm_crf_stopped"] = tr.get("stopped")
         training["bilstm_crf_dev_span_f1_per_epoch"] = tr.get("dev_span_f1_per_epoch")
         training["bilstm_crf_params"] = meta.get("params")
+        if len(args.bilstm_model) > 1:
+            training["bilstm_crf_more_models"] = [
+                {k: (json.loads((p / "meta.json").read_text(encoding="utf-8")).get("training") or {}).get(k)
+                 for k in ("total_seconds", "epochs", "best_epoch")}
+                | {"seed": json.loads((p / "meta.json").read_text(encoding="utf-8"))["params"].get("seed")}
+                for p in args.bilstm_model[1:]]
     else:
         args.bilstm_model = None
     training["peak_rss_mb"] = rss_mb()
@@ -415,7 +424,9 @@ def main() -> None:
     for flag, val in (("--crf-model", args.crf_model), ("--spacy-model", args.spacy_model),
                       ("--strategies", strategies_path), ("--extra-crf", args.extra_crf),
                       ("--bilstm-model", args.bilstm_model)):
-        if val is not None:
+        if isinstance(val, list):
+            cmd += [flag, *map(str, val)]
+        elif val is not None:
             cmd += [flag, str(val)]
     if args.with_spacy:
         cmd.append("--with-spacy")
@@ -425,9 +436,10 @@ def main() -> None:
                              "crf2": _dir_size(args.extra_crf),
                              "spacy": (_dir_size(args.spacy_model)
                                        if args.detector == "spacy" or args.with_spacy else 0),
-                             "bilstm_crf": _dir_size(args.bilstm_model)}
+                             "bilstm_crf": sum(_dir_size(p) for p in args.bilstm_model or [])}
     name = (args.detector + ("_crf2" if args.extra_crf else "") + ("_spacy" if args.with_spacy else "")
-            + ("_bilstm" if args.with_bilstm else ""))
+            + ("_bilstm" if args.with_bilstm else "")
+            + (f"x{len(args.bilstm_model)}" if args.with_bilstm and len(args.bilstm_model or []) > 1 else ""))
     out = args.out or RESULTS / f"meddocan_{name}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
