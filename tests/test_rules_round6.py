@@ -313,3 +313,13 @@ def test_nl_airway_is_no_street(nl: Pipeline) -> None:
 ])
 def test_ages_of_two_children(lang: str, text: str, ages: list[str]) -> None:
     assert [t for t, lab in _found(rules_pipeline(lang), text) if lab == "AGE"] == ages
+
+
+@pytest.mark.parametrize(("text", "date"), [("mother visiting from Lagos thru May, on the list", "May"),
+                                            ("son flying in from Manila, arrives the 9th.", "9th")])
+def test_en_month_after_thru_and_a_day_after_arrives(en: Pipeline, text: str, date: str) -> None:
+    assert (date, "DATE") in _found(en, text)
+
+
+def test_en_floor_after_arrives_is_no_date(en: Pipeline) -> None:
+    assert not [t for t, lab in _found(en, "transport arrives the 4th floor at 1400") if lab == "DATE"]

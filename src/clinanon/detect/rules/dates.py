@@ -125,7 +125,7 @@ _LANG: dict[str, _DateLang] = {
                     "before", "after", "by", "and", "or", "of", "spring", "summer", "autumn", "fall", "winter",
                     "born", "date", "dated", "between", "circa", "ca", "around"),
         month_words=("in", "since", "from", "until", "till", "during", "early", "late", "mid", "by", "of",
-                     "last", "next", "this", "on"),
+                     "last", "next", "this", "on", "thru", "through", "til", "before", "after"),
         date_words=("date", "dated", "on", "dob", "born", "admitted", "discharged", "admission", "discharge"),
         capital_months=frozenset({"may", "mar", "dec"}),  # the modal verb, MAR (medication record), decreased
     ),
@@ -1055,7 +1055,8 @@ _ORDINAL_NOT_CUES = _wordset("of or ct am pm op or")
 #: meeting the 3rd", "scheduled for the 12th")
 _ORDINAL_CUES = _wordset(
     "weaned off ami stroke arrest cva emesis pancultured mtg meeting conference f/u follow for at until till since "
-    "from after before by through thru over around about approximately approx to moved rescheduled")
+    "from after before by through thru over around about approximately approx to moved rescheduled arrives arriving "
+    "arrive returns returning leaves leaving due expected scheduled planned")
 
 
 def _ordinal_cue_adjust(text: str, start: int, end: int) -> float:
