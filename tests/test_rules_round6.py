@@ -323,3 +323,25 @@ def test_en_month_after_thru_and_a_day_after_arrives(en: Pipeline, text: str, da
 
 def test_en_floor_after_arrives_is_no_date(en: Pipeline) -> None:
     assert not [t for t, lab in _found(en, "transport arrives the 4th floor at 1400") if lab == "DATE"]
+
+
+@pytest.mark.parametrize(("text", "org"), [("arrived via Blue Ridge Air fixed wing from the clinic", "Blue Ridge Air"),
+                                           ("medevac by tern wings lear jet, clipped 9/3", "tern wings")])
+def test_en_air_ambulance_services(en: Pipeline, text: str, org: str) -> None:
+    assert (org, "LOCATION.ORGANIZATION") in _found(en, text)
+
+
+@pytest.mark.parametrize("text", ["on room air, helicopter crew here", "via air ambulance crew"])
+def test_en_air_words_are_no_services(en: Pipeline, text: str) -> None:
+    assert not [t for t, lab in _found(en, text) if lab.startswith("LOCATION")]
+
+
+@pytest.mark.parametrize(("text", "ward"), [("transferred to step-down Kessling 3. Report given", "Kessling"),
+                                            ("poss tx to floor (Lindquist 2) tmrw", "Lindquist")])
+def test_en_numbered_wards(en: Pipeline, text: str, ward: str) -> None:
+    assert (ward, "LOCATION.DEPARTMENT") in _found(en, text)
+
+
+@pytest.mark.parametrize("text", ["WEAN PACER DOWN TO ADEMAND 66", "changed to Apaced 88, no VEA", "up to Chair 2 hrs"])
+def test_en_modes_and_settings_are_no_wards(en: Pipeline, text: str) -> None:
+    assert not [t for t, lab in _found(en, text) if lab.startswith("LOCATION")]

@@ -47,7 +47,7 @@ from clinanon.detect.rules.us_address import US_STATE_NAMES
 from clinanon.document import Document, Span
 from clinanon.lang import check_language
 from clinanon.lang.fold import fold
-from clinanon.lang.lexicon import CLINICAL_ABBREVIATIONS, common_lexicon, common_words, name_words
+from clinanon.lang.lexicon import CLINICAL_ABBREVIATIONS, common_lexicon, common_words, is_drug_word, name_words
 from clinanon.lang.wordlists import load_rows, word_towns
 from clinanon.text import stop_words
 
@@ -352,6 +352,21 @@ class CareSiteRecognizer:
                     where = _region_label(text[words[0][0]:words[-1][1]], "LOCATION.CITY")
                     out.append(Span(words[0][0], words[-1][1], where, f"{self.name}:home", 0.65))
         out += self._word_towns(text)
+        if "wing" in lower or "helicopter" in lower or "crew" in lower or "jet" in lower or "helo" in lower:
+            for m in _AIR_SERVICE.finditer(text):  # "via Big Sky Air fixed wing", "Prairie Wings fixed wing"
+                before = list(_WORD.finditer(text, max(0, m.start() - 40), m.start()))[-3:]
+                # the words right before the head that are no stop, generic or clinical word ("via Big Sky"; common
+                # words may name the service: "Big Sky Air", "arctic wings")
+                while before and not all(w.group().casefold() not in self.stop and w.group().casefold() not in _GENERIC
+                                         and w.group().casefold() not in _NOT_AIR_NAME for w in before):
+                    before.pop(0)
+                if before and text[before[-1].end():m.start()].strip() == "":
+                    out.append(Span(before[0].start(), m.end("head"), "LOCATION.ORGANIZATION", f"{self.name}:air",
+                                    0.65))
+        for m in _NUMBERED_WARD.finditer(text):  # "step-down Owyhee 3", "called to Pikes Peak 6", "(Deschutes 2)"
+            words = [(w.start(), w.end()) for w in _WORD.finditer(text, m.start("name"), m.end("name"))]
+            if words and all(self._name_word(text[a:b]) and not is_drug_word(text[a:b], "en") for a, b in words):
+                out.append(Span(words[0][0], words[-1][1], "LOCATION.DEPARTMENT", f"{self.name}:ward", 0.65))
         if any(h in lower for h in ("fort", "ft", "base", "afb", "ab ", "nas", "reservation", "rez", "pueblo")):
             for m in _BASE_OR_RESERVATION.finditer(text):
                 g = next(k for k in ("name", "name2", "name3") if m.group(k) is not None)
@@ -748,6 +763,20 @@ _COMMUNITY_GENERIC = frozenset((
 _LIVES_AWAY = re.compile(r"(?<![\w\-'’])(?i:lives|living|resides|residing)(?:[ \t]{1,2}(?!(?i:in)[ \t])[\w'’/]{1,15})"
                          r"{1,4}[ \t]{1,2}(?i:in)[ \t]{1,3}")
 #: "from" and one or two lower-case words (a town of the gazetteer: :func:`_en_lower_towns`)
+#: an air ambulance service: one to three words and "Air" / "Wings" / "Aviation", then its aircraft or crew
+#: ("via Big Sky Air fixed wing", "Prairie Wings fixed wing", "COASTAL STAR AIR MEDICAL", "arctic wings lear jet")
+_AIR_SERVICE = re.compile(
+    r"(?<=[ \t])(?P<head>(?i:air|wings|aviation))"
+    r"(?=[ \t]{1,2}(?i:medical[ \t]|ambulance[ \t])?(?i:fixed[ \t-]?wing|rotor[ \t-]?wing|helicopter|helo|crew|"
+    r"lear[ \t]?jet|jet|plane|medevac|flight[ \t]crew)(?![\w]))")
+#: words before "air" that name no air service ("room air", "on air")
+_NOT_AIR_NAME = frozenset(("room", "ambient", "fresh", "free", "by", "via", "per", "pt", "patient", "flown", "flight",
+                           "medical", "ambulance", "emergency", "transport", "helicopter", "rotor", "fixed"))
+#: a ward named by a word and its number after a unit word or a move ("step-down Owyhee 3", "Called to Pikes Peak 6
+#: rm 614", "tx to floor (Deschutes 2)"): the name is the span, as the PhysioNet gold marks "Quartermain 3"
+_NUMBERED_WARD = re.compile(
+    r"(?<![\w\-])(?i:step-?down|stepdown|floor|unit|ward|called[ \t]to)[ \t]{1,2}\(?"
+    r"(?P<name>[A-Z][a-z'’]{2,20}(?:[ \t][A-Z][a-z'’]{2,20})?)[ \t]{1,2}\d{1,2}[A-Za-z]?(?![\w/:-]|[.,]\d)")
 _FROM_LOWER = re.compile(r"(?<![\w\-'’])(?i:from)[ \t]{1,2}([a-z][a-z'’\-]{3,30}(?:[ \t][a-z][a-z'’\-]{2,30})?)"
                          r"(?![\w\-])")
 
