@@ -280,7 +280,8 @@ HOSPITAL_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
            # Utrecht", "Rechtbank Gelderland", "Arbodienst Midden-Holland", "OBS De Toverbal", "Hanzehogeschool")
            ("Stichting", "R"), ("Buurtzorg", "R"), ("HAP", "R"), ("Veilig Thuis", "R"), ("Jeugdbescherming", "R"),
            ("Rechtbank", "R"), ("Arbodienst", "R"), ("OBS", "R"), ("CBS", "R"), ("Hogeschool", "B"),
-           ("hogeschool", "C")),
+           ("hogeschool", "C"), ("IKC", "R"), ("Crisisdienst", "R"), ("GGD", "R"), ("Ambulancezorg", "R"),
+           ("Meldkamer Ambulancezorg", "R"), ("University", "L")),
     "sv": (("sjukhus", "L"), ("sjukhuset", "L"), ("Universitetssjukhuset", "R"),
            ("universitetssjukhus", "L"), ("Vårdcentralen", "R"), ("Vårdcentral", "R"), ("vårdcentral", "L"),
            ("lasarett", "L"), ("Lasarettet", "R"), ("Länssjukhuset", "R"),

@@ -159,7 +159,7 @@ PINNED: dict[str, list[tuple[str, tuple[str, ...], str]]] = {
         ('Sinterklaas', ('Sinterklaas',), 'Hemelvaartsdag'),
         ('Sinterklaasavond', ('Sinterklaasavond',), 'Kerstmis'),
         ('kerstvakantie', (), 'Koningsdag'),
-        ('Kerst', (), 'Pinksteren'),
+        ('Kerst', ('Kerst',), 'Pinksteren'),  # ("met Kerst", "tussen Kerst en Oud en Nieuw": a date since 2026-11-28)
         ('Oudejaarsdag', (), 'Oud en Nieuw'),
         ('Nieuwjaar', (), 'Oud en Nieuw'),
         ('Paasweekend', (), 'Koningsdag'),

@@ -345,3 +345,55 @@ def test_en_numbered_wards(en: Pipeline, text: str, ward: str) -> None:
 @pytest.mark.parametrize("text", ["WEAN PACER DOWN TO ADEMAND 66", "changed to Apaced 88, no VEA", "up to Chair 2 hrs"])
 def test_en_modes_and_settings_are_no_wards(en: Pipeline, text: str) -> None:
     assert not [t for t, lab in _found(en, text) if lab.startswith("LOCATION")]
+
+
+# --- from the fifth blind Dutch set (tests/data/nl-notes-5) --------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "name"), [("De heer J. Brouwers (roepnaam Sjaak) wil dat", "Sjaak"),
+                                            ("Cliënt: mw. A. Jansen, roepnaam Annie", "Annie")])
+def test_nl_roepnaam(nl: Pipeline, text: str, name: str) -> None:
+    assert (name, "NAME") in _found(nl, text)
+
+
+def test_nl_nickname_between_first_names_and_surname_stays_one_name(nl: Pipeline) -> None:
+    text = "Patiënt: mevr. Johanna Maria (Annie) Visser-Bakker"
+    assert [t for t, lab in _found(nl, text) if lab.startswith("NAME")] == ["Johanna Maria (Annie) Visser-Bakker"]
+
+
+@pytest.mark.parametrize(("text", "dates"), [
+    ("Ontslagdatum: 3.2.25", ["3.2.25"]),
+    ("Appendectomie 1991, cholecystectomie 2014.", ["1991", "2014"]),
+    ("Graag terugkomen in week 14 voor de uitslag.", ["week 14"]),
+    ("Operatie gepland in week 36 van 2024.", ["week 36 van 2024"]),
+    ("Zwangerschapsduur 14+3 weken, echo in week 20 gepland.", []),
+    ("Sinds Carnaval is hij somber; tussen Kerst en Oud en Nieuw vrij.", ["Carnaval", "Kerst", "Oud en Nieuw"]),
+    ("Opname van dinsdag 1 tot en met donderdag 10 oktober.", ["dinsdag 1", "donderdag 10 oktober"]),
+])
+def test_nl_dates_of_the_fifth_set(nl: Pipeline, text: str, dates: list[str]) -> None:
+    assert [t for t, lab in _found(nl, text) if lab == "DATE"] == dates
+
+
+@pytest.mark.parametrize(("text", "ages"), [("Geboren: 30-06-1941 (83 jaar)", ["83"]),
+                                            ("Kinderen: een zoon (14) en een dochter (11).", ["14", "11"])])
+def test_nl_ages_in_brackets(nl: Pipeline, text: str, ages: list[str]) -> None:
+    assert [t for t, lab in _found(nl, text) if lab == "AGE"] == ages
+
+
+@pytest.mark.parametrize("text", ["Nijmegen-vragenlijst score 28", "Groningen Frailty Indicator 5",
+                                  "Amsterdam II-criteria niet van toepassing"])
+def test_nl_towns_in_the_names_of_scales_and_criteria(nl: Pipeline, text: str) -> None:
+    assert not [t for t, lab in _found(nl, text) if lab.startswith("LOCATION")]
+
+
+@pytest.mark.parametrize("lang", ["nl", "de"])
+def test_brackets_around_a_phone_number_stay_out(lang: str) -> None:
+    text = {"nl": "Dochter Marieke is contactpersoon (06-55501623).",
+            "de": "Bevollmächtigte Frau Kruse (0162 5550 1427), lebt in Greifswald"}[lang]
+    phones = [t for t, lab in _found(rules_pipeline(lang), text) if lab == "CONTACT.PHONE"]
+    assert phones and not phones[0].startswith("(") and not phones[0].endswith(")")
+
+
+@pytest.mark.parametrize(("text", "org"), [("Zit in groep 7 van IKC De Zonnewijzer.", "IKC De Zonnewijzer"),
+                                           ("Overleg met de Crisisdienst Zuid-Limburg.", "Crisisdienst Zuid-Limburg")])
+def test_nl_more_institution_heads_of_the_fifth_set(nl: Pipeline, text: str, org: str) -> None:
+    assert [lab for t, lab in _found(nl, text) if t == org and lab.startswith("LOCATION.")]

@@ -193,7 +193,8 @@ _CONTEXT_AFTER: dict[str, tuple[str, ...]] = {
            "diverticulum", "anomaly", "tetralogy", "needle", "wire", "nail", "splint", "classification"),
     "nl": ("syndroom", "ziekte", "test", "score", "schaal", "classificatie", "katheter", "fractuur", "teken",
            "patiënten", "patienten", "manoeuvre", "reflex", "operatie", "techniek", "methode", "index",
-           "fenomeen", "parese", "sonde", "criteria", "stadium", "lymfoom", "thyreoïditis", "contractuur"),
+           "fenomeen", "parese", "sonde", "criteria", "stadium", "lymfoom", "thyreoïditis", "contractuur",
+           "vragenlijst", "frailty", "questionnaire", "richtlijn", "protocol"),
     "sv": ("sjukdom", "sjukdomen", "syndrom", "syndromet", "tecken", "test", "skala", "skalan", "klassifikation",
            "kateter", "fraktur", "poäng", "manöver", "reflex", "operation", "metod", "index", "pares",
            "stadium", "kriterier", "lymfom", "arterit", "tyreoidit", "kontraktur"),
@@ -327,6 +328,8 @@ class AllowList:
             w = w.lstrip("- ")
             first = w.split(maxsplit=1)[0] if w.split() else ""
             first = first.strip(".,;:()")
+            if re.match(r"(?i:i{1,3}|iv|v|vi{1,3})-", first):
+                first = first.split("-", 1)[1]  # "Amsterdam II-criteria": a version of the criteria
             if first and _fold(first) in self._after:
                 return True
         return False
@@ -665,12 +668,11 @@ def _en_edges(text: str, spans: list[Span], lang: str) -> list[Span]:
     """English spans with their edges set right: a name without a possessive ``'s`` at its end ("Dr. Aldous
     Fairweather's office"), without a kinship word or a rank before it (:data:`_EN_LEAD_NOT_NAME`) and without a
     weekday after it (:data:`_EN_WEEKDAYS`); a phone number written in brackets without them ("(334-555-0191)": the
-    PhysioNet gold leaves them out of most such spans and keeps them in a few)."""
-    if lang != "en":
-        return spans
+    PhysioNet gold leaves them out of most such spans and keeps them in a few; the Dutch and German sets too: in
+    every language)."""
     out = []
     for s in spans:
-        if s.label.startswith("NAME"):
+        if s.label.startswith("NAME") and lang == "en":
             s = _en_name_edges(text, s)
         elif (s.label == "CONTACT.PHONE" and text[s.start:s.start + 1] == "(" and text[s.end - 1:s.end] == ")"
               and ")" not in text[s.start + 1:s.end - 1]):

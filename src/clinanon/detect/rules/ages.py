@@ -346,10 +346,11 @@ _PERSON_LINE: dict[str, re.Pattern[str]] = {
     lang: re.compile(rf"(?<![\w.])(?:{words})(?![\w])|^[ \t]{{0,4}}[A-ZÄÖÜÅ][\w'’-]{{1,30}}"
                      rf"(?:[ \t]{{1,2}}[A-ZÄÖÜÅ][\w'’-]{{1,30}}){{1,3}},", re.MULTILINE)
     for lang, words in {
-        "de": r"Herrn?|Frau|Hr\.|Fr\.|Pat\.|Patientin|Patient|Patienten|Name|Patient:",
+        "de": r"Herrn?|Frau|Hr\.|Fr\.|Pat\.|Patientin|Patient|Patienten|Name|Patient:|Geboren|geboren|geb\.",
         "nl": r"[Dd]hr\.?|[Mm]evr\.?|[Mm]w\.?|[Mm]evrouw|[Mm]eneer|[Dd]e[ \t]heer|[Pp]ati[ëe]nte?|[Pp]t\.?|[Pp]at\.?"
               r"|Naam|[Ee]chtgeno(?:o|t)te?|[Zz]oon|[Dd]ochter|[Kk]ind|[Bb]aby|[Vv]ader|[Mm]oeder|[Pp]artner"
-              r"|[Cc]li[ëe]nte?|Betreft|[Bb]roer(?:tje)?|[Zz]us(?:je)?|[Kk]lein(?:zoon|dochter)|[Oo]pa|[Oo]ma",
+              r"|[Cc]li[ëe]nte?|Betreft|[Bb]roer(?:tje)?|[Zz]us(?:je)?|[Kk]lein(?:zoon|dochter)|[Oo]pa|[Oo]ma"
+              r"|[Gg]eboren|[Gg]eb\.",
         "sv": r"[Pp]at\.?|[Pp]atient(?:en)?|[Hh]err|[Ff]ru|Namn|[Bb]arnet|[Hh]ustrun|[Mm]aken|[Mm]akan|[Ss]onen"
               r"|[Dd]ottern|[Mm]annen|[Kk]vinnan|[Ss]ambon",
     }.items()
@@ -357,6 +358,9 @@ _PERSON_LINE: dict[str, re.Pattern[str]] = {
 _AGE_UNIT: dict[str, str] = {"de": r"Jahre|Jahren|J\.|J(?![\w.])|Lj\.", "nl": r"jaar|jr\.?", "sv": r"år|år\.|å\."}
 
 
+#: a Dutch child or relative word right before an age in parentheses ("een zoon (12)", "broertje (4)")
+_NL_KIN_PAREN = re.compile(r"(?<![\w])(?:zoon|zoontje|dochter|dochtertje|broer|broertje|zus|zusje|kind|kleinzoon"
+                           r"|kleindochter|neef|nicht)[ \t]?\([ \t]?\Z")
 #: the word right before an age in parentheses, and the German kinship nouns that may stand there
 _DE_WORD_BEFORE_PAREN = re.compile(r"([A-ZÄÖÜ][\w'’-]{1,30})[ \t]?\([ \t]?\Z")
 _DE_KIN_PAREN = re.compile(r"Tochter|Sohn|Bruder|Schwester|Enkel|Enkelin|Kind|Kinder|Mutter|Vater|Ehefrau|Ehemann"
@@ -391,6 +395,8 @@ def _apposition_patterns(lang: str) -> list[RulePattern]:
     def bare_adjust(text: str, start: int, end: int) -> float:
         if lang == "nl" and _NL_HONORIFIC_NAME_PAREN.search(text, max(0, start - 80), start) is not None:
             return 0.5  # "mw. bets van der meer (88)": a name in lower case after an honorific
+        if lang == "nl" and _NL_KIN_PAREN.search(text, max(0, start - 20), start) is not None:
+            return 0.5  # "een zoon (12) en een dochter (9)"
         if bare_before.search(text[max(0, start - 34):start]) is None:
             return 0.0
         return person_before(text, start, end)

@@ -241,6 +241,14 @@ def _weekday_date_pattern(lang: str, M: str, D: str, months: str, spec: _DateLan
                        score=0.9, flags=re.IGNORECASE, validator=valid)
 
 
+_NL_PREGNANCY = re.compile(r"(?i:zwanger|amenorroe|graviditeit|gestatie|termijn|zwangerschapsduur|\bAD\b|\becho\b)")
+
+
+def _nl_pregnancy_week(text: str, start: int, end: int) -> float:
+    """A week of a pregnancy ("Zwangerschapsduur 14+3 weken, echo in week 20") is no date of the calendar."""
+    return -0.5 if _NL_PREGNANCY.search(text, max(0, start - 80), start) else 0.0
+
+
 def _nl_sv_patterns(lang: str, M: str, D: str, months: str, spec: _DateLang) -> list[RulePattern]:
     """Dutch and Swedish date forms: a weekday (or its abbreviation) before a date ("vrijdag 9 februari 2024",
     "zo 8 okt 2023", "di 14-11"); day, month and year separated by spaces ("23 10 2011"); year, month name, day
@@ -272,7 +280,8 @@ def _nl_sv_patterns(lang: str, M: str, D: str, months: str, spec: _DateLang) -> 
             # "7.1.24": day and month of one digit with a two-digit year, after a date word
             RulePattern("dmy_dots_short", first="digit", regex=_NUM_LEFT + rf"{_DAY}\.{_MONTH_NUM}\.{_YEAR2}"
                         + _NUM_RIGHT, score=0.45, validator=valid,
-                        context=Context.of(before=spec.date_words, n_before=2, boost=0.3)),
+                        context=Context.of(before=spec.date_words, n_before=2, boost=0.3,
+                                           before_rx=r"datum[ \t]{0,2}:?[ \t]{0,2}$")),
             # "08 - 05 - 2019": blanks around the separators
             RulePattern("dmy_spaced_separators", first="digit", regex=_NUM_LEFT + rf"{_DAY}[ \t]{{1,2}}[-/][ \t]{{1,2}}"
                         rf"{_MONTH_NUM}[ \t]{{1,2}}[-/][ \t]{{1,2}}{_YEAR4}" + _NUM_RIGHT, score=0.85,
@@ -285,10 +294,16 @@ def _nl_sv_patterns(lang: str, M: str, D: str, months: str, spec: _DateLang) -> 
                         rf"(?:[ \t]{{1,2}}van)?[ \t]{{1,2}}{_YEAR4}\b", score=0.85, flags=IC),
             # the first end of a range to a day and month, a bare day ("van 10 t/m 14 januari", "ma 2 t/m vr 6
             # september", "de nacht van 6 op 7 februari"), a weekday's abbreviation with it
-            RulePattern("nl_day_to_month", regex=rf"\b(?:(?:ma|di|wo|do|vr|za|zo)\.?[ \t]{{1,2}})?"
+            RulePattern("nl_day_to_month", regex=rf"\b(?:(?:{_NL_SV_WEEKDAYS['nl']})\.?[ \t]{{1,2}})?"
                         rf"{_DAY}(?=[ \t]{{0,2}}(?:-|–|t/m|tot(?:[ \t]en[ \t]met)?|(?<=van[ \t]\d)[ \t]op"
                         rf"|(?<=van[ \t]\d\d)[ \t]op)[ \t]{{0,3}}"
-                        rf"(?:(?:ma|di|wo|do|vr|za|zo)\.?[ \t]{{1,2}})?{_DAY}[ \t]{{1,3}}{M})", score=0.8, flags=IC),
+                        rf"(?:(?:{_NL_SV_WEEKDAYS['nl']})\.?[ \t]{{1,2}})?{_DAY}[ \t]{{1,3}}{M})", score=0.8, flags=IC),
+            # a week of this year after a word of time ("terugkomen in week 12", "vanaf week 3"); not a pregnancy's
+            RulePattern("week_after_word_nl", first="letter", regex=r"\b(?i:in|vanaf|tot|na|rond|uiterlijk|voor)"
+                        r"[ \t]{1,2}((?i:week)[ \t]?(?:[1-9]|[1-4]\d|5[0-3]))(?![\w/%+]|[.,:-]\d)"
+                        r"(?![ \t]{1,2}(?i:van[ \t]de[ \t]zwangerschap|zwangerschap|amenorroe|ad|postpartum))"
+                        r"(?![ \t]{1,2}(?:van|in|uit)[ \t]{1,2}(?:19|20)\d\d|[ \t]{0,2}[,(][ \t]{0,2}(?:19|20)\d\d)",
+                        group=1, score=0.75, adjust=_nl_pregnancy_week),
         ]
     if lang == "sv":
         words = "|".join(re.escape(w) for w in (*spec.date_words, "inskriven", "utskriven", "inkom", "opererad",
@@ -340,7 +355,7 @@ _YEAR_EVENT: dict[str, re.Pattern[str]] = {
     "de": re.compile(r"(?<![\w.])(?:ED|Erstdiagnose|Erstdiagn\.|[ZS]t?\.[ \t]?n\.|Zustand[ \t]nach|(?i:diagnostiziert"
                      r"|operiert|implantiert|entfernt))(?![\w])"),
     "nl": re.compile(r"(?<![\w.])(?i:status[ \t]na|st\.[ \t]?na|s\.p\.|gediagnosticeerd|geopereerd|geïmplanteerd"
-                     r"|verwijderd)(?![\w])"),
+                     r"|verwijderd|[a-z]{3,}(?:ectomie|otomie|ostomie|plastiek|scopie))(?![\w])"),
     "sv": re.compile(r"(?<![\w.])(?i:opererad|opererades|diagnostiserad|diagnostiserades|genomgått|genomgick"
                      r"|st\.[ \t]?p\.)(?![\w])"),
 }
@@ -350,7 +365,7 @@ _YEAR_EVENT: dict[str, re.Pattern[str]] = {
 #: comma, a semicolon or a bullet
 _LIST_YEAR = {lang: re.compile(r"(?:^|\n|[:;,•\-][ \t]{0,2})[ \t]*\Z") for lang in ("nl", "sv")}
 #: a year that starts an item is followed by the item's word ("2008 TURP", "2015 CABG in Isala")
-_LIST_YEAR_NEXT = re.compile(r"[ \t]{1,2}[^\W\d_]{2,}")
+_LIST_YEAR_NEXT = re.compile(r"[ \t]{1,2}[^\W\d_]{2,}|[ \t]{0,2}:[ \t]{0,2}[^\W\d_]{2,}")
 
 
 def _year_adjust(lang: str) -> Callable[[str, int, int], float]:

@@ -164,10 +164,12 @@ FIELD_LABELS: dict[str, tuple[FieldLabel, ...]] = {
                             # a GGZ client's number, the hospital information system's ("ZIS 0093381", "HiX-nr")
                             r"|cli[eë]nt(?:en)?(?:nummer|nr\.?|-?id)|zis(?:-?(?:nummer|nr\.?))?|hix(?:-?(?:nummer|nr\.?))?"
                             # "Pat.nr.: 8820417", "SEH-nummer: 2025-041873", "Z-nummer Z1283455", "Z-nr: Z0459812"
-                            r"|pat\.?[ \t]?nr\.?|seh-?(?:nummer|nr\.?)|z-?(?:nummer|nr\.?)",
+                            r"|pat\.?[ \t]?nr\.?|seh-?(?:nummer|nr\.?)|z-?(?:nummer|nr\.?)"
+                            # an ambulance ride's, a pathology sample's number ("Ritnummer: 2503-118742", "PA-nummer")
+                            r"|rit-?(?:nummer|nr\.?)|pa-?(?:nummer|nr\.?)",
            "ID.MEDICALRECORD", ("patient", "patiënt", "ziekenhuisnummer", r"\bzh", "dossier", "registratienummer",
                                 r"\bepd", "client", "cliënt", r"\bzis", r"\bhix", r"\bpat", r"\bseh", r"\bz-",
-                                r"\bznummer", r"\bznr")),
+                                r"\bznummer", r"\bznr", r"\brit", r"\bpa-?n")),
         # a court's or a youth-protection case's number ("Zaaknummer: JBO-24-08813")
         _L("zaak", r"zaaknummer|zaak\s?nr\.?|kenmerk", "ID.IDNUM", ("zaak", "kenmerk")),
         _L("big_nummer", r"big-?(?:nummer|nr\.?|registratie(?:nummer)?)", "ID.LICENSE", (r"\bbig",)),

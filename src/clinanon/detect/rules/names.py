@@ -413,6 +413,11 @@ _NL_PERSON_WORDS = (r"pati[ëe]nte?|cli[ëe]nte?|pt|pat|huisarts|supervisor|coll
                     r"jeugdarts|wijkverpleegkundige|praktijkondersteuner|poh|begeleider|gezinsvoogd|"
                     r"jeugdbeschermer|anesthesioloog|uroloog|longarts|geriater|dermatoloog|oogarts|kno-arts|"
                     r"gynaecoloog|radioloog|patholoog|intensivist|assistent|arts-assistent|verzorgende")
+#: heads of Dutch institutions: after a person word and "van (de)" they start no surname ("psychiater van de
+#: Crisisdienst X", "mentor van Stichting Y")
+_NL_INSTITUTION_HEADS = (r"Stichting|Gemeente|Zorggroep|Praktijk|Afdeling|GGZ|GGD|Crisisdienst|Ambulancezorg|Thuiszorg|"
+                         r"Kliniek|Polikliniek|Huisartsenpraktijk|Huisartsenpost|Apotheek|Rechtbank|Jeugdbescherming|"
+                         r"Buurtzorg|Arbodienst|Hogeschool|Universiteit|Politie|Meldkamer|Reclassering|Veilig")
 #: Dutch particles in lower case after a hyphen of a double surname ("Mulder-van der Linden", "Claessens-de Jong")
 _NL_LOWER_PARTICLES = r"(?:van(?:[ \t](?:de|der|den|het|'t))?|de|den|der|ten|ter|te|in[ \t]'t|in[ \t]de|op[ \t]de|'t)"
 #: an honorific before a Dutch name typed in lower case ("mw. bets van der meer", "pt. j. mulder")
@@ -438,11 +443,14 @@ def _dutch_name_patterns() -> list[RulePattern]:
                     regex=rf"(?<![\w.])(?i:dhr|mevr|mw|mevrouw|meneer|de[ \t]heer)\.?[ \t]{{1,3}}"
                           rf"((?:{_U}\.[ \t]?){{0,4}}(?:{CAPW}[ \t]{{1,2}}){{0,3}}\([ \t]?{CAPW}[ \t]?\)[ \t]{{1,2}}"
                           rf"{name})(?![\w])", group=1, trigger=r"\)[ \t]{1,2}"),
+        # a nickname after "roepnaam" ("(roepnaam Jopie)", "roepnaam: Trees", "roepnaam KJ")
+        RulePattern("roepnaam", first="letter", label="NAME", score=0.8,
+                    regex=rf"(?<![\w])(?i:roepnaam)[ \t]{{0,2}}:?[ \t]{{1,2}}({CAPW})(?![\w])", group=1),
         RulePattern("person_word", first="letter", label="NAME", score=0.7, adjust=_not_caps,
                     # (not "kinder-MDL-arts van het Erasmus MC": "van het" after a role is "of the")
                     # (nor "mentor van Stichting X": an organisation's head after "van")
                     regex=rf"(?<![\w.-])(?i:{_NL_PERSON_WORDS})\.?[ \t]{{1,2}}(?![Vv]an[ \t]het[ \t]|[Hh]et[ \t]"
-                          rf"|[Vv]an[ \t](?:de[ \t])?(?:Stichting|Gemeente|Zorggroep|Praktijk|Afdeling|GGZ)(?![\w]))"
+                          rf"|[Vv]an[ \t](?:de[ \t]|het[ \t])?(?:{_NL_INSTITUTION_HEADS})(?![\w]))"
                           rf"((?:{_U}\.[ \t]?){{0,3}}{name}(?:{_SP}{CAPW})?)(?![\w])", group=1),
         RulePattern("lower_honorific", first="letter", label="NAME", score=0.4, adjust=_nl_lower_adjust,
                     regex=rf"(?<![\w.])(?i:{_NL_LOWER_HONORIFIC})\.[ \t]{{1,2}}((?:{_LOW}\.[ \t]?){{0,3}}"
@@ -496,7 +504,7 @@ def _nl_lower_adjust(text: str, start: int, end: int) -> float:
 _NL_TITLES = r"dr|drs|dhr|mevr|mw|mevrouw|meneer|mr|ir|prof|zr|zuster|broeder|collega|de[ \t]heer"
 #: Dutch surname particles, as they start a surname ("van der", "in 't", "ter")
 _NL_PARTICLES = (r"(?:[Vv]an(?:[ \t](?:de|der|den|het|'t))?|[Dd]e|[Dd]en|[Dd]er|[Tt]en|[Tt]er|[Tt]e|[Hh]et|'t"
-                 r"|[Ii]n[ \t]'t|[Oo]p[ \t]de|[Oo]p[ \t]den|[Ii]n[ \t]de)")
+                 r"|[Ii]n[ \t]'t|[Oo]p[ \t]de|[Oo]p[ \t]den|[Ii]n[ \t]de|Oude)")  # (Twente's "Oude Elberink")
 
 
 # --- the neighbour recognizer -----------------------------------------------------------------------------
