@@ -259,7 +259,7 @@ HOSPITAL_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
     "en": (("Hospital", "B"), ("Medical Center", "L"), ("Medical Centre", "L"), ("Clinic", "L"),
            ("Infirmary", "L"), ("Health Centre", "L"), ("Health Center", "L"), ("University Hospital", "B"),
            ("General Hospital", "L"), ("Children's Hospital", "L"), ("Cancer Center", "L"),
-           ("Memorial Hospital", "L"), ("Medical College", "L")),
+           ("Memorial Hospital", "L"), ("Medical College", "L"), ("Hosp", "L"), ("Hosp.", "L")),
     "nl": (("Ziekenhuis", "B"), ("Academisch Ziekenhuis", "R"), ("UMC", "B"),
            ("Universitair Medisch Centrum", "R"), ("Medisch Centrum", "B"), ("MC", "L"), ("Gasthuis", "L"),
            ("Kliniek", "B"), ("Polikliniek", "R"), ("Gezondheidscentrum", "R"), ("Verpleeghuis", "R"),

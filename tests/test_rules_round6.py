@@ -397,3 +397,27 @@ def test_brackets_around_a_phone_number_stay_out(lang: str) -> None:
                                            ("Overleg met de Crisisdienst Zuid-Limburg.", "Crisisdienst Zuid-Limburg")])
 def test_nl_more_institution_heads_of_the_fifth_set(nl: Pipeline, text: str, org: str) -> None:
     assert [lab for t, lab in _found(nl, text) if t == org and lab.startswith("LOCATION.")]
+
+
+# --- from the eighth blind English set (tests/data/en-notes-8) -----------------------------------------------------
+
+@pytest.mark.parametrize("text", ["Daughter lives in Scranton PA, also called.", "son from Erie PA visiting",
+                                  "lives in Scarsdale NY from May to Oct."])
+def test_en_town_without_its_state_code(en: Pipeline, text: str) -> None:
+    towns = [t for t, lab in _found(en, text) if lab == "LOCATION.CITY"]
+    assert towns and not any(t.endswith((" PA", " NY")) for t in towns)
+
+
+def test_en_air_service_flown_by(en: Pipeline) -> None:
+    assert ("Granite Air", "LOCATION.ORGANIZATION") in _found(en, "Flown by Granite Air, arrived our ED 2210")
+
+
+@pytest.mark.parametrize("text", ["s/p MVR (#29 St. Jude mechanical) + TV repair",
+                                  "POD 3 s/p Ivor Lewis esophagectomy"])
+def test_en_valve_and_operation_names_are_no_names(en: Pipeline, text: str) -> None:
+    assert not [t for t, lab in _found(en, text) if lab.startswith("NAME")]
+
+
+def test_en_hosp_abbreviation_heads_a_hospital(en: Pipeline) -> None:
+    found = _found(en, "R CEA 4/2001 at Georgetown Heights Hosp. No anticoag.")
+    assert [lab for t, lab in found if t.startswith("Georgetown Heights")] == ["LOCATION.HOSPITAL"]

@@ -1301,6 +1301,8 @@ class PlaceContextRecognizer:
 
             while words and bad(words[-1]):
                 words.pop()
+            if self.lang == "en" and len(words) > 1 and text[words[-1][0]:words[-1][1]] in _US_STATES:
+                words.pop()  # "lives in Scranton PA": the state (no Safe Harbor identifier) is no part of the town
             if not words or bad(words[0]):
                 continue
             first = text[words[0][0]:words[0][1]]

@@ -316,6 +316,8 @@ class CareSiteRecognizer:
                                 (_SITE_TOWN, "LOCATION.CITY", "site_town")):
             for m in rx.finditer(text):  # "son from ...", "works at ...", "knows she is in ..."
                 words = self._words(text, _skip_the(text, m.end()), 3 if kind == "employer" else 2)
+                if kind != "employer":
+                    words = _without_state(text, words)
                 if words:
                     where = label if kind == "employer" else _region_label(text[words[0][0]:words[-1][1]], label)
                     out.append(Span(words[0][0], words[-1][1], where, f"{self.name}:{kind}", 0.65))
@@ -341,18 +343,19 @@ class CareSiteRecognizer:
                     if (rest and first.group().casefold() not in self.stop
                             and text[rest[-1][0]:rest[-1][1]].casefold() not in _EN_DWELLINGS):
                         words = [(first.start(), first.end()), *rest]  # not "lives alone in senior housing"
+            words = _without_state(text, words)
             if words:
                 at = m.group().rstrip().casefold().endswith("at")  # "resides at ...": a home or a facility
                 out.append(Span(words[0][0], words[-1][1], "LOCATION.OTHER" if at else "LOCATION.CITY",
                                 f"{self.name}:home", 0.65))
         if "liv" in lower or "resid" in lower:
             for m in _LIVES_AWAY.finditer(text):  # "lives 20 min away in fairmont", "lives with wife in ..."
-                words = self._words(text, m.end(), 2)
+                words = _without_state(text, self._words(text, m.end(), 2))
                 if words:
                     where = _region_label(text[words[0][0]:words[-1][1]], "LOCATION.CITY")
                     out.append(Span(words[0][0], words[-1][1], where, f"{self.name}:home", 0.65))
         out += self._word_towns(text)
-        if "wing" in lower or "helicopter" in lower or "crew" in lower or "jet" in lower or "helo" in lower:
+        if any(w in lower for w in ("wing", "helicopter", "crew", "jet", "helo", "flown", "flew", "medevac")):
             for m in _AIR_SERVICE.finditer(text):  # "via Big Sky Air fixed wing", "Prairie Wings fixed wing"
                 before = list(_WORD.finditer(text, max(0, m.start() - 40), m.start()))[-3:]
                 # the words right before the head that are no stop, generic or clinical word ("via Big Sky"; common
@@ -360,6 +363,9 @@ class CareSiteRecognizer:
                 while before and not all(w.group().casefold() not in self.stop and w.group().casefold() not in _GENERIC
                                          and w.group().casefold() not in _NOT_AIR_NAME for w in before):
                     before.pop(0)
+                if m.group("flown") is not None and (not before or _FLOWN_BY.search(
+                        text, max(0, before[0].start() - 20), before[0].start()) is None):
+                    continue
                 if before and text[before[-1].end():m.start()].strip() == "":
                     out.append(Span(before[0].start(), m.end("head"), "LOCATION.ORGANIZATION", f"{self.name}:air",
                                     0.65))
@@ -385,7 +391,7 @@ class CareSiteRecognizer:
                     out.append(Span(m.start(1), m.start(1) + len(place), "LOCATION.CITY", f"{self.name}:from_town",
                                     0.65))
         for m in _CALLED_FROM.finditer(text):  # "daughter called from ...", "son phoning in from ..."
-            words = self._words(text, _skip_the(text, m.end()), 2)
+            words = _without_state(text, self._words(text, _skip_the(text, m.end()), 2))
             if words:
                 where = _region_label(text[words[0][0]:words[-1][1]], "LOCATION.CITY")
                 out.append(Span(words[0][0], words[-1][1], where, f"{self.name}:called_from", 0.65))
@@ -674,6 +680,14 @@ class CareSiteRecognizer:
 
 
 #: the two-letter codes of the US states and DC
+def _without_state(text: str, words: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """A town's words without a US state's code after them ("Scarsdale NY", "Scranton PA"): the state is no Safe
+    Harbor identifier, and the gold of the English notes leaves it out."""
+    if len(words) > 1 and text[words[-1][0]:words[-1][1]] in _US_STATE_CODES:
+        return words[:-1]
+    return words
+
+
 _US_STATE_CODES = frozenset(re.findall(
     r"[A-Z]{2}", "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY "
                  "NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY"))
@@ -768,7 +782,12 @@ _LIVES_AWAY = re.compile(r"(?<![\w\-'’])(?i:lives|living|resides|residing)(?:[
 _AIR_SERVICE = re.compile(
     r"(?<=[ \t])(?P<head>(?i:air|wings|aviation))"
     r"(?=[ \t]{1,2}(?i:medical[ \t]|ambulance[ \t])?(?i:fixed[ \t-]?wing|rotor[ \t-]?wing|helicopter|helo|crew|"
-    r"lear[ \t]?jet|jet|plane|medevac|flight[ \t]crew)(?![\w]))")
+    r"lear[ \t]?jet|jet|plane|medevac|flight[ \t]crew)(?![\w])"
+    # or flown by it ("Flown by Berkshire Air, arrived"): the move before the name (checked in code)
+    r"|(?P<flown>[ \t]{0,2}[,.;(]))")
+#: a flight's verb right before an air service's name ("Flown by Berkshire Air, arrived")
+_FLOWN_BY = re.compile(r"(?i:flown|flew|transported|medevac(?:'d|ed)?|brought|arrived)[ \t]{1,2}(?:by|via|w/|with)"
+                       r"[ \t]{1,2}\Z")
 #: words before "air" that name no air service ("room air", "on air")
 _NOT_AIR_NAME = frozenset(("room", "ambient", "fresh", "free", "by", "via", "per", "pt", "patient", "flown", "flight",
                            "medical", "ambulance", "emergency", "transport", "helicopter", "rotor", "fixed"))
