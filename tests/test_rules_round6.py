@@ -12,11 +12,14 @@ scores, history lists of years, more street suffixes."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from _rules import found as _found
 from _rules import rules_pipeline
 from clinanon.detect.engine import Context
+from clinanon.detect.rules.detector import RulesDetector
 from clinanon.pipeline import Pipeline
 
 
@@ -421,3 +424,24 @@ def test_en_valve_and_operation_names_are_no_names(en: Pipeline, text: str) -> N
 def test_en_hosp_abbreviation_heads_a_hospital(en: Pipeline) -> None:
     found = _found(en, "R CEA 4/2001 at Georgetown Heights Hosp. No anticoag.")
     assert [lab for t, lab in found if t.startswith("Georgetown Heights")] == ["LOCATION.HOSPITAL"]
+
+
+@pytest.mark.parametrize(("lang", "chunk"), [
+    ("de", "am 1., 2., 3., "), ("de", "vom 12. bis "), ("de", "Anamnese: 72 J., "), ("de", "in Kayseri (Türkei "),
+    ("nl", "van 3 t/m 4 "), ("nl", "op de hoek van de Kerkweg en de "), ("nl", "Kinderen van 8 en 11 en 12 "),
+    ("nl", "Laatste controle 03-05-'21 "), ("nl", "in week 12 van "), ("nl", "7.1.24 8.2.25 "),
+    ("en", "bed 1 - Smith 45F "), ("en", "Big Sky Air Big Sky Air "), ("en", 'Ann ("Bo") '),
+    ("en", "step-down Owyhee 3 floor (Des 2) "), ("en", "Flown by Berkshire Air, "),
+])
+def test_round6_rules_linear_on_adversarial_input(lang: str, chunk: str) -> None:
+    text = chunk * 20_000
+    t0 = time.process_time()
+    RulesDetector(lang).analyze(text)
+    assert time.process_time() - t0 < 20.0
+
+
+def test_round6_day_list_lookahead_is_bounded() -> None:
+    text = "1., " * 20_000 + "1.2.2020"
+    t0 = time.process_time()
+    RulesDetector("de").analyze(text)
+    assert time.process_time() - t0 < 20.0
