@@ -83,6 +83,7 @@ def test_review_a_note_by_keyboard_add_a_missed_name_and_save_brat(server: tuple
     page.screenshot(path=str(tmp_path / "list.png"))
     page.click("text=nota-1")
     page.wait_for_selector("#text mark")
+    page.wait_for_selector('#spans tr[data-id="1"]')  # the span table too: the keys act on its rows
 
     def span_row(n: int):
         return page.locator(f'#spans tr[data-id="{n}"]')
@@ -96,12 +97,15 @@ def test_review_a_note_by_keyboard_add_a_missed_name_and_save_brat(server: tuple
     assert "current" in (span_row(1).get_attribute("class") or "")
     page.keyboard.press("{")
     page.wait_for_selector(f'mark#span-1[data-end="{_find(TEXT, "Ana Pérez")[1]}"]')
-    # j: the false positive "Acompañada" -> x rejects it
+    # j: the false positive "Acompañada" -> x rejects it (each key is handled asynchronously: wait for the
+    # selection to move before the next key, or a loaded machine applies "x" to the span before)
     page.keyboard.press("j")
+    page.wait_for_selector('#spans tr[data-id="2"].current')
     page.keyboard.press("x")
     wait_status(2, "rejected")
     # j: the date -> a accepts it
     page.keyboard.press("j")
+    page.wait_for_selector('#spans tr[data-id="3"].current')
     page.keyboard.press("a")
     wait_status(3, "accepted")
     # "Luis Gil" is a doctor: select it, l focuses the label list, the keyboard picks NAME.DOCTOR
