@@ -83,7 +83,9 @@ def test_review_a_note_by_keyboard_add_a_missed_name_and_save_brat(server: tuple
     page.screenshot(path=str(tmp_path / "list.png"))
     page.click("text=nota-1")
     page.wait_for_selector("#text mark")
-    page.wait_for_selector('#spans tr[data-id="1"]')  # the span table too: the keys act on its rows
+    # the page is rendered by the server and its script runs after: a key pressed before the script has attached
+    # its handler is lost; the script's first request fills the preview, so wait for that
+    page.wait_for_function("document.getElementById('preview-text').textContent.length > 0")
 
     def span_row(n: int):
         return page.locator(f'#spans tr[data-id="{n}"]')
