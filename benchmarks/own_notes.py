@@ -66,27 +66,31 @@ CORPORA = {"nl": ROOT / "tests" / "data" / "nl-notes", "sv": ROOT / "tests" / "d
            "en3": ROOT / "tests" / "data" / "en-notes-3", "en4": ROOT / "tests" / "data" / "en-notes-4",
            "en5": ROOT / "tests" / "data" / "en-notes-5", "en6": ROOT / "tests" / "data" / "en-notes-6",
            "en7": ROOT / "tests" / "data" / "en-notes-7", "en8": ROOT / "tests" / "data" / "en-notes-8",
+           "en9": ROOT / "tests" / "data" / "en-notes-9",
            "de": ROOT / "tests" / "data" / "de-notes", "de2": ROOT / "tests" / "data" / "de-notes-2",
-           "de3": ROOT / "tests" / "data" / "de-notes-3", "de4": ROOT / "tests" / "data" / "de-notes-4"}
+           "de3": ROOT / "tests" / "data" / "de-notes-3", "de4": ROOT / "tests" / "data" / "de-notes-4",
+           "de5": ROOT / "tests" / "data" / "de-notes-5"}
 #: the language of each corpus key (a key is its language unless listed here)
 LANGUAGE = {"nl2": "nl", "nl3": "nl", "nl4": "nl", "nl5": "nl", "en2": "en", "en3": "en", "en4": "en", "en5": "en",
-            "en6": "en", "en7": "en", "en8": "en", "de2": "de", "de3": "de", "de4": "de"}
+            "en6": "en", "en7": "en", "en8": "en", "en9": "en", "de2": "de", "de3": "de", "de4": "de", "de5": "de"}
 #: corpora scored under a legal profile (both sides filtered) instead of the NOT_ANNOTATED convention; the
 #: invented German letters are scored as real_notes.py scores the GraSCCo letters: ``gdpr-strict`` (professions,
 #: ages and weekdays with dates are PHI) with GraSCCo's own convention for clock times (PRED_CONVENTIONS)
 PROFILES = {"en": "hipaa", "en2": "hipaa", "en3": "hipaa", "en4": "hipaa", "en5": "hipaa", "en6": "hipaa",
-            "en7": "hipaa", "en8": "hipaa", "de": "gdpr-strict", "de2": "gdpr-strict", "de3": "gdpr-strict",
-            "de4": "gdpr-strict"}
+            "en7": "hipaa", "en8": "hipaa", "en9": "hipaa", "de": "gdpr-strict", "de2": "gdpr-strict",
+            "de3": "gdpr-strict", "de4": "gdpr-strict", "de5": "gdpr-strict"}
 #: result row of each corpus key, in output order
 ROWS = {"nl": "dutch_notes", "nl2": "dutch_notes_2", "nl3": "dutch_notes_3", "nl4": "dutch_notes_4",
         "nl5": "dutch_notes_5", "sv": "swedish_notes",
         "en": "english_notes", "en2": "english_notes_2", "en3": "english_notes_3", "en4": "english_notes_4",
         "en5": "english_notes_5", "en6": "english_notes_6", "en7": "english_notes_7", "en8": "english_notes_8",
+        "en9": "english_notes_9",
         "de": "german_notes",
-        "de2": "german_notes_2", "de3": "german_notes_3", "de4": "german_notes_4"}
+        "de2": "german_notes_2", "de3": "german_notes_3", "de4": "german_notes_4",
+        "de5": "german_notes_5"}
 #: a corpus's own convention applied to the predictions before its profile scores them
 PRED_CONVENTIONS = {"de": without_clock_times, "de2": without_clock_times, "de3": without_clock_times,
-                    "de4": without_clock_times}
+                    "de4": without_clock_times, "de5": without_clock_times}
 #: categories the notes do not annotate (dropped from the predictions before scoring)
 NOT_ANNOTATED = ("SEX", "PROFESSION")
 
