@@ -445,3 +445,13 @@ def test_round6_day_list_lookahead_is_bounded() -> None:
     t0 = time.process_time()
     RulesDetector("de").analyze(text)
     assert time.process_time() - t0 < 20.0
+
+
+@pytest.mark.parametrize(("text", "site"), [
+    ("transferred from Souhegan Valley Hosp (Nashua) on dobutamine", "Souhegan Valley"),
+    ("born 1/6 at 1512 at Winnekenni Hosp (Haverhill)", "Winnekenni"),
+])
+def test_en_a_name_ending_in_an_institution_head_is_a_care_site(en: Pipeline, text: str, site: str) -> None:
+    found = _found(en, text)
+    assert (site, "LOCATION.HOSPITAL") in found
+    assert not [t for t, lab in found if lab.startswith("NAME")]

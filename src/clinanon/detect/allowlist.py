@@ -661,6 +661,11 @@ _EN_LEAD_NOT_NAME = frozenset((
 #: weekdays after a name are no part of it ("Dr. Sattler Tues the 9th")
 _EN_WEEKDAYS = frozenset(("mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun", "monday",
                           "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
+#: the last word of a care site's or an organisation's name: a candidate name ending in it is none
+_EN_INSTITUTION_TAILS = frozenset(("hosp", "hospital", "rehab", "nh", "snf", "ltac", "ltach", "clinic", "school",
+                                   "academy", "hospice", "ctr", "inn", "motel", "elementary", "high"))
+#: abbreviated heads that are no name even alone ("Hosp" is a surname of the lists)
+_EN_INSTITUTION_ABBREVIATIONS = frozenset(("hosp", "nh", "snf", "ltac", "ltach", "ctr"))
 _EDGE_WORD = re.compile(r"[^\W\d_][\w.'’\-]*")
 
 
@@ -673,6 +678,10 @@ def _en_edges(text: str, spans: list[Span], lang: str) -> list[Span]:
     out = []
     for s in spans:
         if s.label.startswith("NAME") and lang == "en":
+            words = _EDGE_WORD.findall(text, s.start, s.end)
+            tail = words[-1].rstrip(".").casefold() if words else ""
+            if (len(words) > 1 and tail in _EN_INSTITUTION_TAILS) or tail in _EN_INSTITUTION_ABBREVIATIONS:
+                continue  # "Souhegan Valley Hosp", "Larkspur Commons NH": a care site's name (the care-site rules)
             s = _en_name_edges(text, s)
         elif (s.label == "CONTACT.PHONE" and text[s.start:s.start + 1] == "(" and text[s.end - 1:s.end] == ")"
               and ")" not in text[s.start + 1:s.end - 1]):

@@ -660,8 +660,8 @@ def _german_numeric_patterns(M: str) -> list[RulePattern]:
         # a bare day before a range's or a list's numeric end ("vom 12. bis 19.03.2024", "am 4., 11. und
         # 18.10.2023", "9. bis 13.1."): its own date, as annotated
         RulePattern("de_day_to_dm", first="digit", regex=
-                    _NUM_LEFT + rf"{D}\.(?=\s{{0,2}}(?:-|–|bis|und|,)\s{{0,3}}(?:{D}\.\s{{0,2}}(?:,|und)\s{{0,3}}){{0,8}}"
-                    rf"{D}\.{MO}\.)", score=0.8),
+                    _NUM_LEFT + rf"{D}\.(?=\s{{0,2}}(?:-|–|bis|und|,)\s{{0,3}}"
+                    rf"(?:{D}\.\s{{0,2}}(?:,|und)\s{{0,3}}){{0,8}}{D}\.{MO}\.)", score=0.8),
         RulePattern("de_dm_to_dm", first="digit", regex=
                     _NUM_LEFT + rf"{D}\.{MO}\.?(?=\s{{0,2}}[-–]\s{{0,2}}{D}\.{MO}\.)", score=0.8,
                     validator=_dm_valid),
