@@ -455,3 +455,37 @@ def test_en_a_name_ending_in_an_institution_head_is_a_care_site(en: Pipeline, te
     found = _found(en, text)
     assert (site, "LOCATION.HOSPITAL") in found
     assert not [t for t, lab in found if lab.startswith("NAME")]
+
+
+# --- from the fifth blind German set (tests/data/de-notes-5) -------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "dates"), [("Polysomnographie Nacht 1 (6./7.5.): AHI 58/h", ["6.", "7.5."]),
+                                             ("Liegezeit am 10./11.06.2024 bis", ["10.", "11.06.2024"]),
+                                             ("Befund 1./2.3.4 laut Tabelle", [])])
+def test_de_slash_ranges_of_days(de: Pipeline, text: str, dates: list[str]) -> None:
+    assert [t for t, lab in _found(de, text) if lab == "DATE"] == dates
+
+
+@pytest.mark.parametrize(("text", "name"), [("Vorsitz: Prof. Dr. H.-J. Ebersbach) vorgestellt", "H.-J. Ebersbach"),
+                                            ("Dr. med. K.-D. Nagel\nLeitender Oberarzt", "K.-D. Nagel")])
+def test_de_hyphenated_initials_stay_with_the_name(de: Pipeline, text: str, name: str) -> None:
+    assert name in [t for t, lab in _found(de, text) if lab.startswith("NAME")]
+
+
+def test_de_signature_columns(de: Pipeline) -> None:
+    text = "Mit freundlichen Grüßen\n\nDr. med. F. Haas             Kübra Yılmaz\nChefarzt                     Ärztin"
+    assert ("Kübra Yılmaz", "NAME.DOCTOR") in _found(de, text)
+    closing = "Mit freundlichen Grüßen\nKlinik für Innere Medizin\nChefarzt Sekretariat"
+    assert not [t for t, lab in _found(de, closing) if t == "Chefarzt Sekretariat"]
+
+
+@pytest.mark.parametrize(("text", "town"), [("Kinderarztpraxis Tal\nHauptstrasse 14\n4242 Laufen\n\nBasel", "Laufen"),
+                                            ("Birsweg 5, 4242 Laufen\nPID 5", "Laufen"),
+                                            ("Spitalgasse 10, 3580 Horn\nT +43", "Horn")])
+def test_de_swiss_and_austrian_postcodes_in_an_address(de: Pipeline, text: str, town: str) -> None:
+    found = _found(de, text)
+    assert (town, "LOCATION.CITY") in found and [t for t, lab in found if lab == "LOCATION.ZIP"]
+
+
+def test_de_four_digit_counts_are_no_postcodes(de: Pipeline) -> None:
+    assert not [t for t, lab in _found(de, "Es wurden 1500 Einheiten gegeben") if lab.startswith("LOCATION")]

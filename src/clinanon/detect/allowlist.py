@@ -664,6 +664,8 @@ _EN_WEEKDAYS = frozenset(("mon", "tue", "tues", "wed", "thu", "thur", "thurs", "
 #: the last word of a care site's or an organisation's name: a candidate name ending in it is none
 _EN_INSTITUTION_TAILS = frozenset(("hosp", "hospital", "rehab", "nh", "snf", "ltac", "ltach", "clinic", "school",
                                    "academy", "hospice", "ctr", "inn", "motel", "elementary", "high"))
+#: the first part of a hyphenated pair of initials right before a name ("H.-" of "H.-J. Ebersbach")
+_HYPHEN_INITIAL = re.compile(r"(?<![\w.])[A-ZÄÖÜ]\.-")
 #: abbreviated heads that are no name even alone ("Hosp" is a surname of the lists)
 _EN_INSTITUTION_ABBREVIATIONS = frozenset(("hosp", "nh", "snf", "ltac", "ltach", "ctr"))
 _EDGE_WORD = re.compile(r"[^\W\d_][\w.'’\-]*")
@@ -677,6 +679,9 @@ def _en_edges(text: str, spans: list[Span], lang: str) -> list[Span]:
     every language)."""
     out = []
     for s in spans:
+        if s.label.startswith("NAME") and lang in ("de", "nl") and s.start >= 3 and _HYPHEN_INITIAL.match(
+                text, s.start - 3, s.start):
+            s = Span(s.start - 3, s.end, s.label, s.source, s.score)  # "H.-J. Ebersbach": the first initial too
         if s.label.startswith("NAME") and lang == "en":
             words = _EDGE_WORD.findall(text, s.start, s.end)
             tail = words[-1].rstrip(".").casefold() if words else ""

@@ -662,6 +662,11 @@ def _german_numeric_patterns(M: str) -> list[RulePattern]:
         RulePattern("de_day_to_dm", first="digit", regex=
                     _NUM_LEFT + rf"{D}\.(?=\s{{0,2}}(?:-|–|bis|und|,)\s{{0,3}}"
                     rf"(?:{D}\.\s{{0,2}}(?:,|und)\s{{0,3}}){{0,8}}{D}\.{MO}\.)", score=0.8),
+        # a night or a weekend written with a slash ("Nacht 1 (6./7.5.)", "am 10./11.06.2024"): two dates
+        RulePattern("de_day_slash_dm", first="digit", regex=
+                    _NUM_LEFT + rf"{D}\.(?=/{D}\.{MO}\.(?:{Y})?{_NUM_RIGHT})", score=0.8),
+        RulePattern("de_dm_after_day_slash", first="digit", regex=
+                    rf"(?<=\d\./){D}\.{MO}\.(?:{Y})?{_NUM_RIGHT}", score=0.8, validator=_dm_valid),
         RulePattern("de_dm_to_dm", first="digit", regex=
                     _NUM_LEFT + rf"{D}\.{MO}\.?(?=\s{{0,2}}[-–]\s{{0,2}}{D}\.{MO}\.)", score=0.8,
                     validator=_dm_valid),
