@@ -646,7 +646,7 @@ def word_list_guard(text: str, spans: Iterable[Span], lang: str) -> list[Span]:
     out: :func:`device_guard` (devices, procedures; nationalities relabelled), then :func:`drug_guard` (drug and
     brand words), then :func:`scale_guard` (English grading scales with their grade). The last step of the rules
     detector; a language without those lists passes through."""
-    return _en_edges(text, scale_guard(text, drug_guard(text, device_guard(text, spans, lang), lang), lang), lang)
+    return _span_edges(text, scale_guard(text, drug_guard(text, device_guard(text, spans, lang), lang), lang), lang)
 
 
 #: words that stand before an English name but are none of it: kinship, companions, military and police ranks, a
@@ -671,12 +671,14 @@ _EN_INSTITUTION_ABBREVIATIONS = frozenset(("hosp", "nh", "snf", "ltac", "ltach",
 _EDGE_WORD = re.compile(r"[^\W\d_][\w.'’\-]*")
 
 
-def _en_edges(text: str, spans: list[Span], lang: str) -> list[Span]:
-    """English spans with their edges set right: a name without a possessive ``'s`` at its end ("Dr. Aldous
-    Fairweather's office"), without a kinship word or a rank before it (:data:`_EN_LEAD_NOT_NAME`) and without a
-    weekday after it (:data:`_EN_WEEKDAYS`); a phone number written in brackets without them ("(334-555-0191)": the
-    PhysioNet gold leaves them out of most such spans and keeps them in a few; the Dutch and German sets too: in
-    every language)."""
+def _span_edges(text: str, spans: list[Span], lang: str) -> list[Span]:
+    """Spans with their edges set right. Every language: a phone number written in brackets without them
+    ("(334-555-0191)": the PhysioNet gold leaves them out of most such spans, the Dutch and German sets too). German
+    and Dutch: a name with the first part of hyphenated initials ("H.-J. Ebersbach"). English: a name without a
+    possessive ``'s`` at its end ("Dr. Aldous Fairweather's office"), without a kinship word or a rank before it
+    (:data:`_EN_LEAD_NOT_NAME`) and without a weekday after it (:data:`_EN_WEEKDAYS`); a name candidate that ends
+    in a care site's head ("Souhegan Valley Hosp") or is an abbreviated head alone ("Hosp") is dropped, the care
+    sites' rules find the site."""
     out = []
     for s in spans:
         if s.label.startswith("NAME") and lang in ("de", "nl") and s.start >= 3 and _HYPHEN_INITIAL.match(

@@ -73,6 +73,7 @@ __all__ = [
     "DEFAULT_SCORES",
     "GazetteerDetector",
     "census_names",
+    "context_city_keys",
     "en_name_alone_ok",
     "name_frequency",
 ]
@@ -238,7 +239,7 @@ def _builtin_index(lang: str, kinds: tuple[str, ...], accents: AccentMode) -> Ph
 
 
 @memo(maxsize=8)
-def _context_city_keys(lang: str, accents: bool) -> frozenset[str]:
+def context_city_keys(lang: str, accents: bool) -> frozenset[str]:
     """The folded one-word :func:`~clinanon.lang.wordlists.context_cities` (people's names as well)."""
     return frozenset(fold_uncached(n, accents) for n in context_cities(lang) if n.isalpha())
 
@@ -479,7 +480,7 @@ class GazetteerDetector:
         if i > 0 and org_before_place(text, table, norm, i, self.lang):
             return False
         if j - i == 1 and norm[i] in common_places(self.lang, self.accents == "fold"):
-            if norm[i] in _context_city_keys(self.lang, self.accents == "fold"):
+            if norm[i] in context_city_keys(self.lang, self.accents == "fold"):
                 return strict_place_context(table, norm, i, self.lang)
             return place_context(text, table, norm, i, self.lang)
         return True

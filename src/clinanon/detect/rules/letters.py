@@ -40,10 +40,11 @@ from collections.abc import Iterator
 from clinanon.caches import memo
 from clinanon.detect.allowlist import allowlist_for
 from clinanon.detect.engine import finditer_word_start, word_start_scan
+from clinanon.detect.gazetteer import context_city_keys
 from clinanon.document import Document, Span
 from clinanon.lang.fold import fold
 from clinanon.lang.lexicon import ANATOMY_DE, common_lexicon, common_words, drug_words
-from clinanon.lang.wordlists import context_cities, load_rows
+from clinanon.lang.wordlists import load_rows
 
 __all__ = ["LANGS", "SPECIALTY", "GermanLetterCueRecognizer", "LetterLayoutRecognizer", "recognizers"]
 
@@ -324,44 +325,6 @@ def _de_towns() -> frozenset[str]:
     return frozenset(out)
 
 
-#: the closing formula of a German letter; the signatures follow within a few lines
-_DE_CLOSING = re.compile(r"(?i:mit[ \t]+(?:freundlichen|kollegialen|besten|herzlichen)[ \t]+grüßen|hochachtungsvoll"
-                         r"|mit[ \t]+freundlichen[ \t]+grüssen)")
-
-
-@memo
-def _de_sign_titles() -> re.Pattern[str]:
-    return re.compile(rf"(?:{_DE_TITLES})")
-
-
-def _de_signature_columns(text: str, src: str) -> list[Span]:
-    """Names of a signature block set side by side in columns after the closing formula ("Dr. med. F. Haas
-    ␣␣␣␣␣ Kübra Yılmaz" above "Chefarzt ␣␣␣ Assistenzärztin"): each column's name without its titles, two or three
-    words that may be names (``NAME.DOCTOR`` 0.7)."""
-    out: list[Span] = []
-    for c in _DE_CLOSING.finditer(text):
-        end = c.end()
-        for _ in range(5):
-            nl = text.find("\n", end + 1)
-            line_end = nl if nl >= 0 else len(text)
-            for seg in re.finditer(r"\S+(?:[ \t]{1,2}\S+)*", text[end:line_end]):
-                a = end + seg.start()
-                t = _de_sign_titles().match(text, a)
-                if t is not None:
-                    a = t.end()
-                words = list(re.finditer(r"[^\W\d_][\w'’-]*", text[a:end + seg.end()]))
-                if not 2 <= len(words) <= 3 or len(words) != len(text[a:end + seg.end()].split()):
-                    continue
-                if all(w.group()[:1].isupper() and (_de_word_ok(w.group(), strict=True) or fold(w.group()) in
-                                                    _de_names()) for w in words):
-                    out.append(Span(a + words[0].start(), a + words[-1].end(), "NAME.DOCTOR", f"{src}:signature",
-                                    0.7))
-            if nl < 0:
-                break
-            end = nl
-    return out
-
-
 @memo
 def _de_town_country_rx() -> re.Pattern[str]:
     """A town after "in"/"aus"/"nach"/"bei" and before its country in brackets ("in Kayseri (Türkei)", "in Breslau
@@ -395,13 +358,7 @@ def _de_count_noun(text: str, start: int, end: int) -> bool:
     town of the gazetteers ("Fällen", "Proben"; not "Hagen", "Singen")."""
     m = re.match(r"[\w'’-]+", text[start:end])
     f = fold(m.group()) if m else ""
-    return bool(_lexicon_de().get(f)) and f not in _de_town_names() and f not in _de_word_town_names()
-
-
-@memo
-def _de_word_town_names() -> frozenset[str]:
-    """Folded German, Austrian and Swiss towns that are also a name or a word ("Hagen", "Singen")."""
-    return frozenset(fold(t) for t in context_cities("de"))
+    return bool(_lexicon_de().get(f)) and f not in _de_town_names() and f not in context_city_keys("de", True)
 
 
 def _de_four_digit_ok(text: str, m: re.Match[str], ext: tuple[int, int] | None) -> bool:
@@ -519,6 +476,40 @@ _DE_NOUN_END = re.compile(r"(?i).{3,}(?:ung|ungen|heit|keit|schaft|ion|ionen|it�
                           r"|bereich|chirurg|chirurgin|loge|login|iater|iaterin|ose|osen|itis|ome|omen|ektomie"
                           r"|tomie|skopie|graphie|gramm|ase|asen|ämie|urie|plastik|therapeut|therapeutin"
                           r"|koordinator|koordinatorin|betreuer|betreuerin|leiter|leiterin|assistent|assistentin)$")
+#: the closing formula of a German letter; the signatures follow within a few lines
+_DE_CLOSING = re.compile(r"(?i:mit[ \t]+(?:freundlichen|kollegialen|besten|herzlichen)[ \t]+grüßen|hochachtungsvoll"
+                         r"|mit[ \t]+freundlichen[ \t]+grüssen)")
+#: the titles before a signature's name (:data:`_DE_TITLES`)
+_DE_SIGN_TITLES = re.compile(_DE_TITLES)
+
+
+def _de_signature_columns(text: str, src: str) -> list[Span]:
+    """Names of a signature block set side by side in columns after the closing formula ("Dr. med. F. Haas
+    ␣␣␣␣␣ Kübra Yılmaz" above "Chefarzt ␣␣␣ Assistenzärztin"): each column's name without its titles, two or three
+    words that may be names (``NAME.DOCTOR`` 0.7)."""
+    out: list[Span] = []
+    for c in _DE_CLOSING.finditer(text):
+        end = c.end()
+        for _ in range(5):
+            nl = text.find("\n", end + 1)
+            line_end = nl if nl >= 0 else len(text)
+            for seg in re.finditer(r"\S+(?:[ \t]{1,2}\S+)*", text[end:line_end]):
+                a = end + seg.start()
+                t = _DE_SIGN_TITLES.match(text, a)
+                if t is not None:
+                    a = t.end()
+                words = list(re.finditer(r"[^\W\d_][\w'’-]*", text[a:end + seg.end()]))
+                if not 2 <= len(words) <= 3 or len(words) != len(text[a:end + seg.end()].split()):
+                    continue
+                if all(w.group()[:1].isupper() and (_de_word_ok(w.group(), strict=True) or fold(w.group()) in
+                                                    _de_names()) for w in words):
+                    out.append(Span(a + words[0].start(), a + words[-1].end(), "NAME.DOCTOR", f"{src}:signature",
+                                    0.7))
+            if nl < 0:
+                break
+            end = nl
+    return out
+
 
 #: a care institution's, practice's or care service's head noun, alone or ending a compound ("Herzzentrum",
 #: "Kreiskliniken", "Seniorenheim", "Gemeinschaftspraxis", "Institutsambulanz", "Asklepios-Klinik", "KfH-Nierenzentrum",

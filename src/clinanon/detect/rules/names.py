@@ -1367,7 +1367,7 @@ class CaselessCueRecognizer:
             if not said or not (all(self._bed_list_word(w) for w in said)
                                 and not any(w.casefold() in self.stop for w in said)):
                 continue
-            if not m.group(0).lstrip().lower().startswith("b"):  # a room's number; a bed's is none (care_sites)
+            if m.group("kind").casefold() in ("rm", "room"):  # a room's number; a bed's is none (care_sites)
                 out.append(Span(m.start("room"), m.end("room"), "LOCATION.ROOM", f"{self.name}:bed_list", 0.7))
             out.append(Span(words[0][0], words[-1][1], "NAME.PATIENT", f"{self.name}:bed_list", 0.7))
         return out
@@ -1545,7 +1545,7 @@ _QUOTED_NICKNAME = re.compile(r"(?<![\w'’])([^\W\d_][\w'’\-]{1,30})[ \t]{0,2
                               r"([^\W\d_][\w'’\-]{1,20})[\"”']")
 _BED_LIST_HINT = re.compile(r"(?im)^[ \t]{0,4}(?:rm|room|bed|bd)\b")
 _BED_LIST = re.compile(
-    r"(?m)^[ \t]{0,4}(?i:rm|room|bed|bd)\.?[ \t]{0,2}#?[ \t]{0,2}(?P<room>\d{1,4}[A-Da-d]?)"
+    r"(?m)^[ \t]{0,4}(?P<kind>(?i:rm|room|bed|bd))\.?[ \t]{0,2}#?[ \t]{0,2}(?P<room>\d{1,4}[A-Da-d]?)"
     r"(?:[ \t]{0,2}[-–:][ \t]{0,2}|[ \t]{1,2})"
     r"(?P<name>[A-Za-z][A-Za-z'’]{1,30}(?:-[A-Za-z][A-Za-z'’]{1,30})?(?:[ \t]{1,2}[A-Z][A-Za-z'’]{1,30}"
     r"(?:-[A-Z][A-Za-z'’]{1,30})?)?(?:,[ \t]{0,2}[A-Z]\.(?=[ \t]))?)"
